@@ -1,0 +1,29 @@
+// What every `clgen` subcommand shares: global options, and the way a
+// subcommand hands its work to main() once flags are parsed.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "support/log.h"
+#include "support/status.h"
+
+namespace clgen::cli {
+
+struct GlobalOptions {
+  std::string workspace = "clgen-work";  // --workspace
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+// Set by the chosen subcommand's parse callback; main() runs it after
+// parsing, so flag errors and command failures get distinct exit codes.
+using Action = std::function<Status()>;
+
+// Each subcommand lives in its own cmd_*.cpp and registers itself on the app.
+// `global` outlives the parse; `action` receives the work to run.
+void add_devices_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_version_command(CLI::App& app, const GlobalOptions& global, Action& action);
+
+}  // namespace clgen::cli

@@ -1,0 +1,84 @@
+// clgen: the command-line front end. Parses flags into option structs, runs
+// the chosen subcommand, and maps its Status to a message and an exit code:
+// 0 ok, 1 failure, 2 usage error.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/command.h"
+#include "support/interrupt.h"
+#include "support/log.h"
+#include "support/version.h"
+
+namespace {
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace clgen;
+  CLI::App app{"clgen: deep-learning benchmark synthesizer for OpenCL", "clgen"};
+  // Unknown words are kept (not a parse error) so the message can name them.
+  app.require_subcommand(0, 1);
+  app.allow_extras();
+  app.set_version_flag("--version", clgen_version());
+  app.footer("Run 'clgen COMMAND --help' for a command's options.");
+
+  cli::GlobalOptions global;
+  bool verbose = false, quiet = false;
+  app.add_option("--workspace", global.workspace,
+                 "Workspace directory holding the database, models and samples")
+      ->capture_default_str();
+  app.add_flag("-v,--verbose", verbose, "Print debug messages");
+  app.add_flag("-q,--quiet", quiet, "Print only warnings and errors");
+
+  cli::Action action;
+  cli::add_devices_command(app, global, action);
+  cli::add_version_command(app, global, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the message and a hint to use --help
+    return kExitUsage;
+  }
+
+  if (app.get_subcommands().empty()) {
+    std::vector<std::string> extra = app.remaining();
+    if (extra.empty()) {
+      std::fprintf(stderr, "clgen: a command is required\n%s", app.help().c_str());
+    } else {
+      std::fprintf(stderr, "clgen: unknown command '%s' (see 'clgen --help')\n",
+                   extra.front().c_str());
+    }
+    return kExitUsage;
+  }
+  for (const CLI::App* sub : app.get_subcommands()) {
+    if (!sub->remaining().empty()) {
+      std::fprintf(stderr, "clgen %s: unexpected argument '%s' (see 'clgen %s --help')\n",
+                   sub->get_name().c_str(), sub->remaining().front().c_str(),
+                   sub->get_name().c_str());
+      return kExitUsage;
+    }
+  }
+
+  init_logging(quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal);
+  install_interrupt_handlers();
+  if (!action) {
+    std::fprintf(stderr, "clgen: no command to run\n");
+    return kExitUsage;
+  }
+  Status st = action();
+  if (!st.ok()) {
+    std::fprintf(stderr, "clgen: error: %s\n", st.message().c_str());
+    return st.code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;
+  }
+  return kExitOk;
+}

@@ -1,0 +1,12 @@
+// Versions of the libraries the corpus module links (libgit2, libcurl).
+#pragma once
+
+#include <vector>
+
+#include "support/version.h"
+
+namespace clgen::corpus {
+
+std::vector<DependencyVersion> dependency_versions();
+
+}  // namespace clgen::corpus

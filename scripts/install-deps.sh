@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package clgen needs to build, test and run.
+# Idempotent and non-interactive; run as root or with sudo available.
+set -euo pipefail
+
+packages=(
+  # Toolchain
+  cmake ninja-build ccache g++ pkg-config git
+  # LLVM/Clang 15: the version Debian's PoCL links, so one LLVM serves the process.
+  llvm-15-dev libclang-15-dev clang-15 clang-format-15 libclc-15-dev libclc-15
+  # Model
+  libtorch-dev libsentencepiece-dev
+  # OpenCL: ICD loader, headers, PoCL's CPU device, clinfo for diagnostics
+  ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
+  # Corpus mining and storage
+  libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libssl-dev
+  # Small libraries
+  libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+  # Predictive models (decision trees, forests, SVM, ... from OpenCV's ml module)
+  libopencv-ml-dev
+  # Tests: GoogleTest; python3 serves the local GitHub API fixture (git ships git-daemon)
+  libgtest-dev libgmock-dev python3
+)
+
+# Only call apt-get when something is missing, so repeat runs take a second.
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

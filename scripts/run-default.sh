@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job on the embedded default: installs dependencies, builds, and
+# runs every pipeline stage that exists end to end in ./clgen-work.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+./scripts/build.sh
+CLGEN=${BUILD_DIR:-build}/cli/clgen
+WORKSPACE=${WORKSPACE:-clgen-work}
+
+echo "== clgen version --deps"
+"$CLGEN" version --deps
+echo "== clgen devices"
+"$CLGEN" --workspace "$WORKSPACE" devices
