@@ -163,7 +163,8 @@ Status run_stats(const GlobalOptions& global, const StatsOptions& opts) {
                         {"preprocessed", s.preprocessed}, {"by_source", nlohmann::json::array()}};
     for (const auto& src : s.by_source)
       j["by_source"].push_back({{"kind", src.kind}, {"source", src.key}, {"commit", src.commit},
-                                {"files", src.files}, {"bytes", src.bytes}, {"skipped", src.skipped}});
+                                {"files", src.files}, {"bytes", src.bytes}, {"skipped", src.skipped},
+                                {"complete", src.complete}});
     std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return ok_status();
   }

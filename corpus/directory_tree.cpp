@@ -73,8 +73,9 @@ class DirectoryTree : public SourceTree {
         it.disable_recursion_pending();
         continue;
       }
-      std::string rel = fs::relative(e.path(), root_, ec).generic_string();
-      if (ec) continue;
+      // Lexical: fs::relative() would resolve a symlink to its target.
+      std::string rel = e.path().lexically_relative(root_).generic_string();
+      if (rel.empty() || rel.rfind("..", 0) == 0) continue;
       TreeEntry entry;
       entry.path = rel;
       if (e.is_symlink(ec)) {

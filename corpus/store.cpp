@@ -169,7 +169,8 @@ SELECT r.kind, r.source, COALESCE(r.commit_sha, ''),
   (SELECT COUNT(*) FROM (SELECT DISTINCT o.sha256 FROM content_origins o WHERE o.repository_id = r.id)),
   (SELECT COALESCE(SUM(c.size), 0) FROM content_files c WHERE c.sha256 IN
      (SELECT o.sha256 FROM content_origins o WHERE o.repository_id = r.id)),
-  (SELECT COUNT(*) FROM skipped s WHERE s.repository_id = r.id)
+  (SELECT COUNT(*) FROM skipped s WHERE s.repository_id = r.id),
+  r.fetched_at IS NOT NULL
 FROM repositories r ORDER BY r.kind, r.source)sql"));
   for (;;) {
     ASSIGN_OR_RETURN(bool more, by_source.step());
@@ -181,6 +182,7 @@ FROM repositories r ORDER BY r.kind, r.source)sql"));
     s.files = by_source.column_int(3);
     s.bytes = by_source.column_int(4);
     s.skipped = by_source.column_int(5);
+    s.complete = by_source.column_int(6) != 0;
     stats.by_source.push_back(std::move(s));
   }
   ASSIGN_OR_RETURN(Statement reasons,

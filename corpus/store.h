@@ -70,6 +70,7 @@ struct SourceStats {
   int64_t bytes = 0;  // their total size
   int64_t skipped = 0;
   std::string commit;
+  bool complete = false;  // the last import of this source finished
 };
 
 struct CorpusStats {
