@@ -24,12 +24,14 @@ struct ImportFlags {
   std::vector<std::string> globs;  // added to *.cl and *.ocl
   uint64_t max_file_size = 1 << 20;
   size_t batch_size = 200;
+  bool reimport = false;
 
   corpus::ImportOptions options() const {
     corpus::ImportOptions o;
     o.globs.insert(o.globs.end(), globs.begin(), globs.end());
     o.max_file_size = max_file_size;
     o.batch_size = batch_size;
+    o.reimport = reimport;
     o.inline_options.max_include_bytes = max_file_size;
     return o;
   }
@@ -43,6 +45,8 @@ void add_import_flags(CLI::App* cmd, ImportFlags& f) {
   cmd->add_option("--batch-size", f.batch_size, "Files stored per transaction")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_flag("--reimport", f.reimport,
+                "Import sources again even when already imported at the same commit or version");
 }
 
 struct AddOptions {
@@ -87,15 +91,19 @@ std::string human_bytes(int64_t b) {
 }
 
 void print_summary(const std::string& what, const corpus::ImportSummary& s) {
+  if (s.unchanged_sources > 0 && s.candidates == 0) {
+    std::printf("%s: unchanged since its last import (--reimport to import again)\n", what.c_str());
+    return;
+  }
   int64_t skipped = 0;
   std::string reasons;
   for (const auto& [reason, n] : s.skipped) {
     skipped += n;
     reasons += (reasons.empty() ? "" : ", ") + reason + " " + std::to_string(n);
   }
-  std::printf("%s: %lld files stored (%lld new, %s), %lld skipped%s%s%s\n", what.c_str(),
+  std::printf("%s: %lld files stored (%lld new, %s; read %s), %lld skipped%s%s%s\n", what.c_str(),
               static_cast<long long>(s.accepted), static_cast<long long>(s.new_contents),
-              human_bytes(s.bytes_stored).c_str(), static_cast<long long>(skipped),
+              human_bytes(s.bytes_stored).c_str(), human_bytes(s.bytes_read).c_str(), static_cast<long long>(skipped),
               reasons.empty() ? "" : " (", reasons.c_str(), reasons.empty() ? "" : ")");
   if (s.includes_inlined + s.includes_unresolved + s.includes_refused + s.include_cycles > 0)
     std::printf("  includes: %lld inlined, %lld unresolved, %lld refused (outside the root), %lld cycles\n",
@@ -126,7 +134,7 @@ Status run_add(const GlobalOptions& global, const AddOptions& opts) {
     print_summary(path, s);
     total.add(s);
   }
-  if (opts.installed + opts.paths.size() > 1) print_summary("total", total);
+  if (opts.installed || opts.paths.size() > 1) print_summary("total", total);
   return ok_status();
 }
 

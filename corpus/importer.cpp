@@ -29,6 +29,7 @@ void ImportSummary::add(const ImportSummary& o) {
   includes_refused += o.includes_refused;
   include_cycles += o.include_cycles;
   for (const auto& [k, v] : o.skipped) skipped[k] += v;
+  unchanged_sources += o.unchanged_sources;
 }
 
 bool matches_globs(const std::string& path, const std::vector<std::string>& globs) {
@@ -113,6 +114,13 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
                                     const std::optional<std::vector<std::string>>& only_paths) {
   ImportSummary summary;
   RETURN_IF_ERROR(ensure_corpus_schema(db));
+  if (!commit.empty() && !options.reimport) {
+    ASSIGN_OR_RETURN(std::optional<std::string> done, imported_commit(db, source.key));
+    if (done && *done == commit) {
+      summary.unchanged_sources = 1;
+      return summary;
+    }
+  }
   ASSIGN_OR_RETURN(int64_t source_id, upsert_source(db, source));
   ASSIGN_OR_RETURN(std::vector<TreeEntry> entries, tree.list());
   std::vector<TreeEntry> chosen;
@@ -172,6 +180,7 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
                                         sources.ok() ? "" : sources.status().message()));
         continue;
       }
+      int64_t raw_bytes = static_cast<int64_t>(raw->size());  // counted once per header
       for (auto& s : *sources) {
         std::string p2 = content_problem(s.text);
         std::string path = e.path + ":" + s.name;
@@ -179,7 +188,8 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
           RETURN_IF_ERROR(writer.add_skip(path, p2, "decoded string literal"));
           continue;
         }
-        RETURN_IF_ERROR(accept(path, std::move(s.text), static_cast<int64_t>(raw->size())));
+        RETURN_IF_ERROR(accept(path, std::move(s.text), raw_bytes));
+        raw_bytes = 0;
       }
       continue;
     }

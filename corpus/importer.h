@@ -27,6 +27,9 @@ struct ImportOptions {
   // each literal becomes one content file, named "path:variable".
   bool embedded_literals = false;
   bool progress = true;              // draw a progress line on a terminal
+  // Import even a source already completely imported at the same commit or
+  // package version (git repositories and packages are otherwise skipped).
+  bool reimport = false;
 };
 
 struct ImportSummary {
@@ -37,6 +40,7 @@ struct ImportSummary {
   int64_t bytes_stored = 0;  // bytes of accepted texts after inlining
   int64_t includes_inlined = 0, includes_unresolved = 0, includes_refused = 0, include_cycles = 0;
   std::map<std::string, int64_t> skipped;  // reason -> count
+  int64_t unchanged_sources = 0;           // skipped: already imported at this commit/version
 
   void add(const ImportSummary& o);
 };

@@ -147,6 +147,12 @@ TEST(CorpusAdd, StoresADuplicateFileOnceWithBothOrigins) {
   int origins_of_shared = 0;
   for (const auto& o : snap.origins) origins_of_shared += o.find(sha) != std::string::npos;
   EXPECT_EQ(origins_of_shared, 2);
+
+  // Git repositories already imported at their HEAD are not read again.
+  r = run_clgen({"--workspace", ws, "corpus", "add", tmp / "one"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("unchanged since its last import"), std::string::npos) << r.out;
+  EXPECT_TRUE(snap == snapshot_store(ws + "/clgen.db"));
 }
 
 TEST(CorpusAdd, ImportsASingleFile) {
