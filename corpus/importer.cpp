@@ -99,6 +99,40 @@ class BatchWriter {
   size_t stored_ = 0;
 };
 
+// Remembers the include files read while inlining one source: popular
+// headers (hashcat's inc_*.cl) are included by thousands of files. Bounded
+// by `budget` bytes of cached text; beyond it, reads go to the tree.
+class IncludeCache : public SourceTree {
+ public:
+  IncludeCache(SourceTree& tree, uint64_t budget) : tree_(tree), budget_(budget) {}
+  Expected<std::vector<TreeEntry>> list() override { return tree_.list(); }
+  Expected<std::string> read(const std::string& path, uint64_t max_bytes) override {
+    auto it = texts_.find(path);
+    if (it != texts_.end() && it->second.first == max_bytes) return it->second.second;
+    auto r = tree_.read(path, max_bytes);
+    if (r.ok() && used_ + r->size() <= budget_) {
+      used_ += r->size();
+      texts_[path] = {max_bytes, *r};
+    }
+    return r;
+  }
+  bool is_file(const std::string& path) override {
+    auto it = is_file_.find(path);
+    if (it != is_file_.end()) return it->second;
+    bool f = tree_.is_file(path);
+    is_file_[path] = f;
+    return f;
+  }
+  std::string describe() const override { return tree_.describe(); }
+
+ private:
+  SourceTree& tree_;
+  uint64_t budget_;
+  uint64_t used_ = 0;
+  std::map<std::string, std::pair<uint64_t, std::string>> texts_;
+  std::map<std::string, bool> is_file_;
+};
+
 std::string real_or_absolute(const std::string& path) {
   char* r = ::realpath(path.c_str(), nullptr);
   if (!r) return fs::absolute(path).lexically_normal().string();
@@ -141,6 +175,7 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
   Progress progress("import " + (source.name.empty() ? source.key : source.name), chosen.size(),
                     nullptr, options.progress ? -1 : 0);
   BatchWriter writer(db, source_id, commit, std::max<size_t>(1, options.batch_size), summary);
+  IncludeCache includes(tree, 256ull << 20);
   auto accept = [&](const std::string& path, std::string text, int64_t raw_bytes) -> Status {
     ++summary.accepted;
     summary.bytes_read += raw_bytes;
@@ -193,7 +228,7 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
       }
       continue;
     }
-    ASSIGN_OR_RETURN(InlineResult inl, inline_includes(tree, e.path, *raw, options.inline_options));
+    ASSIGN_OR_RETURN(InlineResult inl, inline_includes(includes, e.path, *raw, options.inline_options));
     summary.includes_inlined += inl.inlined;
     summary.includes_unresolved += inl.unresolved;
     summary.includes_refused += inl.refused;

@@ -12,3 +12,9 @@ echo "== clgen version --deps"
 "$CLGEN" version --deps
 echo "== clgen devices"
 "$CLGEN" --workspace "$WORKSPACE" devices
+
+echo "== clgen corpus add --installed (the embedded default corpus)"
+./scripts/fetch-darktable-kernels.sh "$WORKSPACE" || echo "darktable kernels not fetched; continuing without them"
+"$CLGEN" --workspace "$WORKSPACE" corpus add --installed
+echo "== clgen corpus stats"
+"$CLGEN" --workspace "$WORKSPACE" corpus stats

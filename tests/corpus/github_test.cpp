@@ -59,8 +59,9 @@ class GitHubServer {
   std::string api_;
 };
 
-// Builds the served repositories: alice/kernels holds every kind of hostile
-// or broken input; bob/dup shares one file with it; the rest fill pages.
+// Builds the served repositories under `tmp`/served: alice/kernels holds every
+// kind of hostile or broken input; bob/dup shares one file with it; the rest
+// fill pages. Returns the fixture's repository list.
 json make_repositories(const TempDir& tmp) {
   write_text(tmp / "etc-secret.h", "SECRET\n");
   make_git_repo(tmp / "work/alice",
@@ -115,15 +116,29 @@ json stats(const std::string& ws) {
 
 class MineGitHub : public ::testing::Test {
  protected:
-  void SetUp() override { repos_ = make_repositories(tmp_); }
+  // The repositories are built once; each test serves its own copy.
+  static void SetUpTestSuite() {
+    pristine_ = new TempDir();
+    repos_ = new json(make_repositories(*pristine_));
+  }
+  static void TearDownTestSuite() {
+    delete pristine_;
+    delete repos_;
+  }
+  void SetUp() override {
+    fs::copy(*pristine_ / "served", tmp_ / "served", fs::copy_options::recursive);
+  }
   json config(json extra = json::object()) {
-    json c = {{"repos", repos_}, {"per_page", 2}, {"token", kToken}};
+    json c = {{"repos", *repos_}, {"per_page", 2}, {"token", kToken}};
     c.update(extra);
     return c;
   }
   TempDir tmp_;
-  json repos_;
+  static TempDir* pristine_;
+  static json* repos_;
 };
+TempDir* MineGitHub::pristine_ = nullptr;
+json* MineGitHub::repos_ = nullptr;
 
 TEST_F(MineGitHub, FollowsPagesThroughRateLimitsServerErrorsAndMalformedPages) {
   GitHubServer server(tmp_, config({{"rate_limit_page", 2}, {"rate_limit_reset_in", 1},
@@ -170,10 +185,12 @@ TEST_F(MineGitHub, SkipsRepositoriesAlreadyFetchedAtTheSameCommit) {
   EXPECT_TRUE(first == snapshot_store(ws + "/clgen.db"));
 
   // A new commit upstream is fetched and imported again.
-  write_text(tmp_ / "work/carol/new.cl", "kernel void New() {}\n");
-  git(tmp_ / "work/carol", {"add", "-A"});
-  git(tmp_ / "work/carol", {"commit", "-q", "-m", "new kernel"});
-  git(tmp_ / "work/carol", {"push", "-q", tmp_ / "served/carol/cl.git", "master"});
+  std::string work = tmp_ / "carol-work";
+  ASSERT_EQ(run_command({"/usr/bin/git", "clone", "-q", tmp_ / "served/carol/cl.git", work}).exit_code, 0);
+  write_text(work + "/new.cl", "kernel void New() {}\n");
+  git(work, {"add", "-A"});
+  git(work, {"commit", "-q", "-m", "new kernel"});
+  git(work, {"push", "-q", "origin", "master"});
   r = run_with_token(mine_args(ws, server.api()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("8 repositories: 1 imported, 7 unchanged"), std::string::npos) << r.out;
