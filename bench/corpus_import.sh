@@ -39,6 +39,7 @@ for i in $(seq "$RUNS"); do
   ln -s "$cache/packages/darktable" "$ws/packages/darktable"
   t0=$(now); "$CLGEN" -q --workspace "$ws" corpus add --installed > "$tmp/out$i" 2> "$tmp/err$i"; t1=$(now)
   calc "$t1 - $t0" >> "$tmp/clgen.times"
+  "$CLGEN" --workspace "$ws" corpus stats --json > "$tmp/stats"
   rm -rf "$ws"
 done
 tc=$(median < "$tmp/clgen.times")
@@ -51,5 +52,10 @@ printf 'clgen corpus add --installed (median of %d): %.2f s, %.0f files/s, %.1f 
 printf 'baseline sha256sum           (median of %d): %.2f s, %.0f files/s, %.1f MB/s\n' \
   "$RUNS" "$tb" "$(calc "$nfiles / $tb")" "$(calc "$mb / $tb")"
 printf 'ratio clgen / baseline time: %.1fx\n' "$(calc "$tc / $tb")"
+stored=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["bytes"])' "$tmp/stats")
+printf 'stored after inlining: %.1f MB, %.1f MB/s written\n' "$(calc "$stored / 1000000")" \
+  "$(calc "$stored / 1000000 / $tc")"
+echo "last run's per-package progress (stderr):"
+sed 's/^/  /' "$tmp/err$RUNS"
 echo "last run's summary:"
 sed 's/^/  /' "$tmp/out$RUNS"
