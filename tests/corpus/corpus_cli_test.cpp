@@ -258,3 +258,36 @@ TEST(CorpusExport, WritesFilesNamedByTheirHashAndAManifest) {
 
 }  // namespace
 }  // namespace clgen::testing
+
+namespace clgen::testing {
+namespace {
+
+TEST(CorpusStats, CountsPreprocessedKernelsByStatusWhenThatTableExists) {
+  TempDir tmp;
+  write_text(tmp / "src/a.cl", "kernel void A() {}\n");
+  write_text(tmp / "src/b.cl", "kernel void B() {}\n");
+  std::string ws = tmp / "ws";
+  ASSERT_EQ(run_clgen({"--workspace", ws, "corpus", "add", tmp / "src"}).exit_code, 0);
+  EXPECT_TRUE(stats_json(ws)["preprocessed"].empty());
+  {
+    auto db = Database::open(ws + "/clgen.db");
+    ASSERT_TRUE(db.ok());
+    // The preprocess module's table, as its schema contract defines it.
+    ASSERT_TRUE(db->exec(R"sql(
+      CREATE TABLE preprocessed (content_sha256 TEXT NOT NULL, preprocessor_version TEXT NOT NULL,
+        status TEXT NOT NULL, category TEXT, reason TEXT, normalized_text TEXT,
+        normalized_sha256 TEXT, instruction_count INTEGER,
+        PRIMARY KEY (content_sha256, preprocessor_version));
+      INSERT INTO preprocessed (content_sha256, preprocessor_version, status, category)
+        SELECT sha256, '1', CASE WHEN text LIKE '%A()%' THEN 'ok' ELSE 'rejected' END,
+               CASE WHEN text LIKE '%A()%' THEN NULL ELSE 'no_kernel' END FROM content_files;
+    )sql").ok());
+  }
+  nlohmann::json s = stats_json(ws);
+  EXPECT_EQ(s["preprocessed"], nlohmann::json({{"ok", 1}, {"rejected/no_kernel", 1}})) << s.dump();
+  CommandResult r = run_clgen({"--workspace", ws, "corpus", "stats"});
+  EXPECT_NE(r.out.find("rejected/no_kernel"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace clgen::testing
