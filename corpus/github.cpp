@@ -100,6 +100,34 @@ std::optional<RateLimitWait> rate_limit_wait(const HttpResponse& r, std::time_t 
   return std::nullopt;
 }
 
+namespace {
+// "scheme://host[:port]" of a URL, lowercased, with default ports made explicit.
+std::string origin_of(const std::string& url) {
+  size_t scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) return "";
+  std::string scheme = lower(url.substr(0, scheme_end));
+  size_t host_start = scheme_end + 3;
+  size_t host_end = url.find_first_of("/?#", host_start);
+  std::string authority = lower(url.substr(host_start, host_end == std::string::npos ? std::string::npos
+                                                                                     : host_end - host_start));
+  size_t at = authority.rfind('@');
+  if (at != std::string::npos) authority = authority.substr(at + 1);
+  if (authority.find(':') == std::string::npos && authority.find(']') == std::string::npos)
+    authority += scheme == "https" ? ":443" : scheme == "http" ? ":80" : "";
+  return scheme + "://" + authority;
+}
+}  // namespace
+
+bool same_origin(const std::string& a, const std::string& b) {
+  std::string oa = origin_of(a);
+  return !oa.empty() && oa == origin_of(b);
+}
+
+bool allowed_clone_url(const std::string& url) {
+  std::string l = lower(url);
+  return l.rfind("https://", 0) == 0 || l.rfind("http://", 0) == 0 || l.rfind("git://", 0) == 0;
+}
+
 Expected<std::vector<GitHubRepo>> parse_search_page(const std::string& body) {
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded()) return parse_error("search results are not valid JSON");
@@ -267,6 +295,8 @@ Expected<MineSummary> mine_github(Database& db, const MineOptions& options) {
   while (!api.empty() && api.back() == '/') api.pop_back();
 
   auto mine_repo = [&](const GitHubRepo& repo) -> Status {
+    if (!allowed_clone_url(repo.clone_url))
+      return invalid_argument("refusing clone URL '" + repo.clone_url + "' (only http, https and git)");
     SourceInfo source;
     source.key = repo.clone_url;
     source.kind = "github";
@@ -315,6 +345,10 @@ Expected<MineSummary> mine_github(Database& db, const MineOptions& options) {
       ++summary.pages;
       auto links = parse_link_header(page->header("link"));
       std::string next = links.count("next") ? links["next"] : "";
+      if (!next.empty() && !same_origin(next, api)) {
+        spdlog::warn("GitHub: not following a Link to another origin: {}", next);
+        next.clear();
+      }
       auto repos = parse_search_page(page->body);
       if (!repos.ok()) {
         ++summary.malformed_pages;

@@ -49,13 +49,23 @@ struct GitHubRepo {
   int64_t stars = 0, forks = 0;
 };
 
+// True when both URLs have the same scheme, host and port: the token is only
+// ever sent to the API's origin, so Link headers elsewhere are not followed.
+bool same_origin(const std::string& a, const std::string& b);
+
+// Clone URLs taken from API responses must be http(s):// or git:// (never
+// file:// or local paths, which would import the miner's own disk).
+bool allowed_clone_url(const std::string& url);
+
 // The repositories of one search-results page body; kParse on malformed JSON.
 Expected<std::vector<GitHubRepo>> parse_search_page(const std::string& body);
 
 // GET against the API with the token, rate limits and retries applied.
 class GitHubClient {
  public:
-  explicit GitHubClient(GitHubOptions options) : options_(std::move(options)) {}
+  explicit GitHubClient(GitHubOptions options) : options_(std::move(options)) {
+    while (!options_.api_url.empty() && options_.api_url.back() == '/') options_.api_url.pop_back();
+  }
   // A 2xx response, or an error naming the URL and the last status.
   Expected<HttpResponse> get(const std::string& url, const std::string& accept = "application/vnd.github+json");
   // The commit id at the tip of `branch`, from /repos/OWNER/NAME/commits/BRANCH.

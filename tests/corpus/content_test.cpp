@@ -129,6 +129,24 @@ TEST(SearchPage, ParsesRepositoriesAndRejectsMalformedJson) {
   EXPECT_EQ(parse_search_page("{\"message\": \"x\"}").status().code(), ErrorCode::kParse);
 }
 
+TEST(GitHubUrls, FollowLinksOnlyWithinTheApiOrigin) {
+  EXPECT_TRUE(same_origin("https://api.github.com/search/repositories?page=2", "https://api.github.com"));
+  EXPECT_TRUE(same_origin("https://API.github.com:443/x", "https://api.github.com/"));
+  EXPECT_TRUE(same_origin("http://127.0.0.1:8080/search", "http://127.0.0.1:8080"));
+  EXPECT_FALSE(same_origin("http://127.0.0.1:8081/search", "http://127.0.0.1:8080"));
+  EXPECT_FALSE(same_origin("https://evil.example/?https://api.github.com", "https://api.github.com"));
+  EXPECT_FALSE(same_origin("https://api.github.com@evil.example/", "https://api.github.com"));
+  EXPECT_FALSE(same_origin("http://api.github.com/", "https://api.github.com"));
+}
+
+TEST(GitHubUrls, RefusesLocalCloneUrls) {
+  EXPECT_TRUE(allowed_clone_url("https://github.com/a/b.git"));
+  EXPECT_TRUE(allowed_clone_url("git://127.0.0.1:9418/a/b.git"));
+  EXPECT_FALSE(allowed_clone_url("file:///home/me/private.git"));
+  EXPECT_FALSE(allowed_clone_url("/home/me/private.git"));
+  EXPECT_FALSE(allowed_clone_url("ext::sh -c touch% /tmp/pwned"));
+}
+
 TEST(DefaultQueries, UseCLgensTerms) {
   auto q = default_github_queries();
   ASSERT_EQ(q.size(), 9u);
