@@ -205,16 +205,6 @@ Status run_export(const GlobalOptions& global, const ExportOptions& opts) {
 
 }  // namespace
 
-CLI::App* corpus_command_group(CLI::App& app) {
-  try {
-    return app.get_subcommand("corpus");
-  } catch (const CLI::OptionNotFound&) {
-    CLI::App* group = app.add_subcommand("corpus", "Build, inspect and export the OpenCL corpus");
-    group->require_subcommand(1);
-    return group;
-  }
-}
-
 void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   CLI::App* group = corpus_command_group(app);
 

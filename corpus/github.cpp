@@ -197,6 +197,8 @@ Expected<HttpResponse> GitHubClient::get(const std::string& url, const std::stri
     ++requests_;
     if (!r.ok()) {
       last = r.status().message();
+      const std::string prefix = "GET " + url + ": ";
+      if (last.rfind(prefix, 0) == 0) last = last.substr(prefix.size());
       if (!can_retry) break;
       spdlog::warn("GitHub: {}; retrying", last);
       RETURN_IF_ERROR(sleep_for(backoff, "backoff after a failed request"));

@@ -291,3 +291,21 @@ TEST(CorpusStats, CountsPreprocessedKernelsByStatusWhenThatTableExists) {
 
 }  // namespace
 }  // namespace clgen::testing
+
+namespace clgen::testing {
+namespace {
+
+TEST(CorpusCli, EverySubcommandHasHelp) {
+  CommandResult group = run_clgen({"corpus", "--help"});
+  EXPECT_EQ(group.exit_code, 0) << group.err;
+  for (const char* cmd : {"add", "mine-github", "stats", "export"}) {
+    EXPECT_NE(group.out.find(cmd), std::string::npos) << group.out;
+    CommandResult r = run_clgen({"corpus", cmd, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
+  }
+  EXPECT_EQ(run_clgen({"corpus", "mine-github", "--per-page", "500"}).exit_code, 2);
+  EXPECT_EQ(run_clgen({"corpus", "export"}).exit_code, 2);  // DIR is required
+}
+
+}  // namespace
+}  // namespace clgen::testing
