@@ -77,6 +77,10 @@ Expected<std::vector<InstalledImport>> import_installed(Database& db,
     result.package = pkg.package;
     if (!fs::is_directory(pkg.root)) {
       result.note = pkg.root + " does not exist";
+      if (!pkg.version_file.empty())
+        result.note += "; scripts/fetch-darktable-kernels.sh WORKSPACE extracts it from Debian's archive";
+      else
+        result.note += "; install the package (scripts/install-deps.sh)";
       out.push_back(std::move(result));
       continue;
     }
