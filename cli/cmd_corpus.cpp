@@ -64,6 +64,7 @@ struct MineOptions {
   int retries = 5;
   double retry_delay = 1;
   int per_page = 100;
+  long timeout = 60;
   ImportFlags import;
 };
 
@@ -151,6 +152,7 @@ Status run_mine(const GlobalOptions& global, const MineOptions& opts) {
   m.github.max_retries = opts.retries;
   m.github.retry_delay_s = opts.retry_delay;
   m.github.per_page = opts.per_page;
+  m.github.timeout_s = opts.timeout;
   m.queries = opts.queries;
   m.max_repos = opts.max_repos;
   m.clone_dir = clones;
@@ -235,6 +237,8 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& acti
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   mine_cmd->add_option("--per-page", mine->per_page, "Search results per page (GitHub allows 100)")
       ->check(CLI::Range(1, 100))->capture_default_str();
+  mine_cmd->add_option("--timeout", mine->timeout, "Seconds before an API request times out (then retried)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   add_import_flags(mine_cmd, mine->import);
   mine_cmd->final_callback([mine, &global, &action] { action = [mine, &global] { return run_mine(global, *mine); }; });
 

@@ -197,6 +197,18 @@ TEST_F(MineGitHub, SkipsRepositoriesAlreadyFetchedAtTheSameCommit) {
   EXPECT_EQ(stats(ws)["files"], 10);
 }
 
+TEST_F(MineGitHub, RetriesARequestThatTimedOut) {
+  GitHubServer server(tmp_, config({{"slow_page", 1}, {"slow_seconds", 4}}));
+  std::string ws = tmp_ / "ws";
+  auto args = mine_args(ws, server.api());
+  args.insert(args.end(), {"--timeout", "1", "--max-repos", "2"});
+  CommandResult r = run_with_token(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.err;
+  EXPECT_EQ(server.search_requests_for_page(1), 2);
+  EXPECT_EQ(stats(ws)["sources"], 2);
+}
+
 TEST_F(MineGitHub, MaxReposLimitsTheRun) {
   GitHubServer server(tmp_, config());
   std::string ws = tmp_ / "ws";
