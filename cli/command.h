@@ -25,5 +25,10 @@ using Action = std::function<Status()>;
 // `global` outlives the parse; `action` receives the work to run.
 void add_devices_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_version_command(CLI::App& app, const GlobalOptions& global, Action& action);
+// `clgen corpus add | mine-github | stats | export`.
+void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& action);
+// The `corpus` command group, created on first use, so other modules can add
+// their own `corpus` subcommands (e.g. preprocess) in any order.
+CLI::App* corpus_command_group(CLI::App& app);
 
 }  // namespace clgen::cli

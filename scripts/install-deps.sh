@@ -18,6 +18,9 @@ packages=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   # Predictive models (decision trees, forests, SVM, ... from OpenCV's ml module)
   libopencv-ml-dev
+  # Embedded default corpus: OpenCL kernels shipped by Debian packages (darktable's
+  # are extracted from its .deb by scripts/fetch-darktable-kernels.sh instead)
+  pocl-tests ufo-filters-data libufo-data hashcat-data libbullet-dev
   # Tests: GoogleTest; python3 serves the local GitHub API fixture (git ships git-daemon)
   libgtest-dev libgmock-dev python3
 )

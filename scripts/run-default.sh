@@ -12,3 +12,13 @@ echo "== clgen version --deps"
 "$CLGEN" version --deps
 echo "== clgen devices"
 "$CLGEN" --workspace "$WORKSPACE" devices
+
+if "$CLGEN" corpus --help > /dev/null 2>&1; then
+  echo "== clgen corpus add --installed (the embedded default corpus)"
+  ./scripts/fetch-darktable-kernels.sh "$WORKSPACE" || echo "darktable kernels not fetched; continuing without them"
+  "$CLGEN" --workspace "$WORKSPACE" corpus add --installed
+  echo "== clgen corpus stats"
+  "$CLGEN" --workspace "$WORKSPACE" corpus stats
+else
+  echo "== corpus: component not built (libgit2/libcurl missing), skipped"
+fi

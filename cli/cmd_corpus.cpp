@@ -1,0 +1,256 @@
+// `clgen corpus add | mine-github | stats | export`: build the OpenCL corpus
+// in the workspace database from local trees, git repositories, installed
+// Debian packages and GitHub, and report on or export it.
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "corpus/export.h"
+#include "corpus/github.h"
+#include "corpus/importer.h"
+#include "corpus/installed.h"
+#include "corpus/store.h"
+#include "support/log.h"
+#include "support/workspace.h"
+
+namespace clgen::cli {
+
+namespace {
+
+struct ImportFlags {
+  std::vector<std::string> globs;  // added to *.cl and *.ocl
+  uint64_t max_file_size = 1 << 20;
+  size_t batch_size = 200;
+  bool reimport = false;
+
+  corpus::ImportOptions options() const {
+    corpus::ImportOptions o;
+    o.globs.insert(o.globs.end(), globs.begin(), globs.end());
+    o.max_file_size = max_file_size;
+    o.batch_size = batch_size;
+    o.reimport = reimport;
+    o.inline_options.max_include_bytes = max_file_size;
+    return o;
+  }
+};
+
+void add_import_flags(CLI::App* cmd, ImportFlags& f) {
+  cmd->add_option("--glob", f.globs, "Also import files matching this pattern (e.g. '*.h'); repeatable");
+  cmd->add_option("--max-file-size", f.max_file_size, "Skip files larger than this (bytes; K/M suffixes)")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  cmd->add_option("--batch-size", f.batch_size, "Files stored per transaction")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--reimport", f.reimport,
+                "Import sources again even when already imported at the same commit or version");
+}
+
+struct AddOptions {
+  std::vector<std::string> paths;
+  bool installed = false;
+  ImportFlags import;
+};
+
+struct MineOptions {
+  std::vector<std::string> queries;
+  std::string api_url = "https://api.github.com";
+  std::string token_env = "GITHUB_TOKEN";
+  int max_repos = 1000;
+  double max_wait = 900;
+  int retries = 5;
+  double retry_delay = 1;
+  int per_page = 100;
+  long timeout = 60;
+  ImportFlags import;
+};
+
+struct StatsOptions {
+  bool json = false;
+};
+
+struct ExportOptions {
+  std::string dir;
+};
+
+Expected<Database> open_corpus_db(const GlobalOptions& global) {
+  ASSIGN_OR_RETURN(Workspace ws, Workspace::open(global.workspace));
+  ASSIGN_OR_RETURN(Database db, ws.open_database());
+  RETURN_IF_ERROR(corpus::ensure_corpus_schema(db));
+  return db;
+}
+
+std::string human_bytes(int64_t b) {
+  char buf[32];
+  if (b >= (1 << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
+  else if (b >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
+  else std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
+  return buf;
+}
+
+void print_summary(const std::string& what, const corpus::ImportSummary& s) {
+  if (s.unchanged_sources > 0 && s.candidates == 0) {
+    std::printf("%s: unchanged since its last import (--reimport to import again)\n", what.c_str());
+    return;
+  }
+  int64_t skipped = 0;
+  std::string reasons;
+  for (const auto& [reason, n] : s.skipped) {
+    skipped += n;
+    reasons += (reasons.empty() ? "" : ", ") + reason + " " + std::to_string(n);
+  }
+  std::printf("%s: %lld files stored (%lld new, %s; read %s), %lld skipped%s%s%s\n", what.c_str(),
+              static_cast<long long>(s.accepted), static_cast<long long>(s.new_contents),
+              human_bytes(s.bytes_stored).c_str(), human_bytes(s.bytes_read).c_str(), static_cast<long long>(skipped),
+              reasons.empty() ? "" : " (", reasons.c_str(), reasons.empty() ? "" : ")");
+  if (s.includes_inlined + s.includes_unresolved + s.includes_refused + s.include_cycles > 0)
+    std::printf("  includes: %lld inlined, %lld unresolved, %lld refused (outside the root), %lld cycles\n",
+                static_cast<long long>(s.includes_inlined), static_cast<long long>(s.includes_unresolved),
+                static_cast<long long>(s.includes_refused), static_cast<long long>(s.include_cycles));
+}
+
+Status run_add(const GlobalOptions& global, const AddOptions& opts) {
+  if (opts.paths.empty() && !opts.installed)
+    return usage_error("corpus add: give one or more PATHs, or --installed");
+  ASSIGN_OR_RETURN(Database db, open_corpus_db(global));
+  corpus::ImportOptions options = opts.import.options();
+  corpus::ImportSummary total;
+  if (opts.installed) {
+    ASSIGN_OR_RETURN(auto results,
+                     corpus::import_installed(db, corpus::default_installed_packages(global.workspace), options));
+    for (const auto& r : results) {
+      if (!r.found) {
+        std::printf("package:%s: not present (%s)\n", r.package.c_str(), r.note.c_str());
+        continue;
+      }
+      print_summary("package:" + r.package, r.summary);
+      total.add(r.summary);
+    }
+  }
+  for (const auto& path : opts.paths) {
+    ASSIGN_OR_RETURN(corpus::ImportSummary s, corpus::import_path(db, path, options));
+    print_summary(path, s);
+    total.add(s);
+  }
+  if (opts.installed || opts.paths.size() > 1) print_summary("total", total);
+  return ok_status();
+}
+
+Status run_mine(const GlobalOptions& global, const MineOptions& opts) {
+  ASSIGN_OR_RETURN(Workspace ws, Workspace::open(global.workspace));
+  ASSIGN_OR_RETURN(Database db, ws.open_database());
+  ASSIGN_OR_RETURN(std::string clones, ws.subdir("clones"));
+  corpus::MineOptions m;
+  m.github.api_url = opts.api_url;
+  const char* token = opts.token_env.empty() ? nullptr : std::getenv(opts.token_env.c_str());
+  if (token && *token) m.github.token = token;
+  else spdlog::warn("${} is not set: unauthenticated GitHub requests are limited to 60 an hour", opts.token_env);
+  m.github.max_wait_s = opts.max_wait;
+  m.github.max_retries = opts.retries;
+  m.github.retry_delay_s = opts.retry_delay;
+  m.github.per_page = opts.per_page;
+  m.github.timeout_s = opts.timeout;
+  m.queries = opts.queries;
+  m.max_repos = opts.max_repos;
+  m.clone_dir = clones;
+  m.import = opts.import.options();
+  ASSIGN_OR_RETURN(corpus::MineSummary s, corpus::mine_github(db, m));
+  std::printf("GitHub: %d pages (%d malformed), %d repositories: %d imported, %d unchanged, %d failed\n",
+              s.pages, s.malformed_pages, s.repos_seen, s.repos_imported, s.repos_unchanged, s.repos_failed);
+  print_summary("files", s.files);
+  return ok_status();
+}
+
+Status run_stats(const GlobalOptions& global, const StatsOptions& opts) {
+  ASSIGN_OR_RETURN(Database db, open_corpus_db(global));
+  ASSIGN_OR_RETURN(corpus::CorpusStats s, corpus::corpus_stats(db));
+  if (opts.json) {
+    nlohmann::json j = {{"sources", s.sources}, {"files", s.files}, {"bytes", s.bytes},
+                        {"origins", s.origins}, {"skipped", s.skipped_by_reason},
+                        {"preprocessed", s.preprocessed}, {"by_source", nlohmann::json::array()}};
+    for (const auto& src : s.by_source)
+      j["by_source"].push_back({{"kind", src.kind}, {"source", src.key}, {"commit", src.commit},
+                                {"files", src.files}, {"bytes", src.bytes}, {"skipped", src.skipped},
+                                {"complete", src.complete}});
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return ok_status();
+  }
+  std::printf("corpus: %lld files, %s, %lld sources, %lld origins\n", static_cast<long long>(s.files),
+              human_bytes(s.bytes).c_str(), static_cast<long long>(s.sources),
+              static_cast<long long>(s.origins));
+  std::printf("\nby source:\n  %-10s %8s %11s %8s  %s\n", "kind", "files", "bytes", "skipped", "source");
+  for (const auto& src : s.by_source)
+    std::printf("  %-10s %8lld %11s %8lld  %s\n", src.kind.c_str(), static_cast<long long>(src.files),
+                human_bytes(src.bytes).c_str(), static_cast<long long>(src.skipped), src.key.c_str());
+  std::printf("\nskipped by reason:\n");
+  if (s.skipped_by_reason.empty()) std::printf("  (none)\n");
+  for (const auto& [reason, n] : s.skipped_by_reason)
+    std::printf("  %-26s %lld\n", reason.c_str(), static_cast<long long>(n));
+  if (!s.preprocessed.empty()) {
+    std::printf("\npreprocessed by status/category:\n");
+    for (const auto& [key, n] : s.preprocessed)
+      std::printf("  %-26s %lld\n", key.c_str(), static_cast<long long>(n));
+  }
+  return ok_status();
+}
+
+Status run_export(const GlobalOptions& global, const ExportOptions& opts) {
+  ASSIGN_OR_RETURN(Database db, open_corpus_db(global));
+  ASSIGN_OR_RETURN(corpus::ExportSummary s, corpus::export_corpus(db, opts.dir));
+  std::printf("exported %lld files (%s, %lld origins) to %s\n", static_cast<long long>(s.files),
+              human_bytes(s.bytes).c_str(), static_cast<long long>(s.origins), opts.dir.c_str());
+  return ok_status();
+}
+
+}  // namespace
+
+void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  CLI::App* group = corpus_command_group(app);
+
+  auto add = std::make_shared<AddOptions>();
+  CLI::App* add_cmd = group->add_subcommand(
+      "add", "Import OpenCL files from directories, git repositories (at HEAD) or single files");
+  add_cmd->add_option("PATH", add->paths, "Directory, git repository or file");
+  add_cmd->add_flag("--installed", add->installed,
+                    "Import the default corpus of kernels installed by Debian packages");
+  add_import_flags(add_cmd, add->import);
+  add_cmd->final_callback([add, &global, &action] { action = [add, &global] { return run_add(global, *add); }; });
+
+  auto mine = std::make_shared<MineOptions>();
+  CLI::App* mine_cmd = group->add_subcommand("mine-github", "Search GitHub for OpenCL repositories, clone and import them");
+  mine_cmd->add_option("--query", mine->queries,
+                       "Search query (repeatable); default: CLgen's terms, each with language:OpenCL");
+  mine_cmd->add_option("--api-url", mine->api_url, "GitHub API base URL")->capture_default_str();
+  mine_cmd->add_option("--token-env", mine->token_env, "Environment variable holding the API token")
+      ->capture_default_str();
+  mine_cmd->add_option("--max-repos", mine->max_repos, "Stop after this many repositories")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  mine_cmd->add_option("--max-wait", mine->max_wait,
+                       "Longest wait (seconds) for a rate limit or backoff; a longer one is an error")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  mine_cmd->add_option("--retries", mine->retries, "Retries per request on 5xx, timeouts, rate limits")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  mine_cmd->add_option("--retry-delay", mine->retry_delay, "First backoff in seconds (doubles per retry)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  mine_cmd->add_option("--per-page", mine->per_page, "Search results per page (GitHub allows 100)")
+      ->check(CLI::Range(1, 100))->capture_default_str();
+  mine_cmd->add_option("--timeout", mine->timeout, "Seconds before an API request times out (then retried)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  add_import_flags(mine_cmd, mine->import);
+  mine_cmd->final_callback([mine, &global, &action] { action = [mine, &global] { return run_mine(global, *mine); }; });
+
+  auto stats = std::make_shared<StatsOptions>();
+  CLI::App* stats_cmd = group->add_subcommand("stats", "Corpus counts by source and skip reason");
+  stats_cmd->add_flag("--json", stats->json, "Print JSON");
+  stats_cmd->final_callback([stats, &global, &action] { action = [stats, &global] { return run_stats(global, *stats); }; });
+
+  auto exp = std::make_shared<ExportOptions>();
+  CLI::App* exp_cmd = group->add_subcommand("export", "Write the corpus as <sha256>.cl files with a manifest");
+  exp_cmd->add_option("DIR", exp->dir, "Output directory")->required();
+  exp_cmd->final_callback([exp, &global, &action] { action = [exp, &global] { return run_export(global, *exp); }; });
+}
+
+}  // namespace clgen::cli

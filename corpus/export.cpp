@@ -1,0 +1,77 @@
+// Corpus export: .cl files named by content hash and a provenance manifest.
+#include "corpus/export.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "corpus/store.h"
+#include "support/files.h"
+#include "support/interrupt.h"
+
+namespace clgen::corpus {
+
+namespace fs = std::filesystem;
+
+namespace {
+// RFC 4180 quoting.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+}  // namespace
+
+Expected<ExportSummary> export_corpus(Database& db, const std::string& dir) {
+  RETURN_IF_ERROR(ensure_corpus_schema(db));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return io_error("creating " + dir + ": " + ec.message());
+  ExportSummary summary;
+  nlohmann::json manifest = nlohmann::json::array();
+  std::string csv = "sha256,size,language,source_kind,source,commit,path\n";
+
+  ASSIGN_OR_RETURN(Statement files, db.prepare(
+      "SELECT sha256, text, size, language FROM content_files ORDER BY sha256"));
+  ASSIGN_OR_RETURN(Statement origins, db.prepare(
+      "SELECT r.kind, r.source, o.commit_sha, o.path FROM content_origins o "
+      "JOIN repositories r ON r.id = o.repository_id WHERE o.sha256 = ?1 "
+      "ORDER BY r.source, o.path"));
+  for (;;) {
+    ASSIGN_OR_RETURN(bool row, files.step());
+    if (!row) break;
+    if (interrupted()) return cancelled("export interrupted; rerun to finish");
+    std::string sha = files.column_text(0);
+    std::string text = files.column_text(1);
+    int64_t size = files.column_int(2);
+    std::string language = files.column_text(3);
+    RETURN_IF_ERROR(write_file_atomic((fs::path(dir) / (sha + ".cl")).string(), text));
+    nlohmann::json entry = {{"sha256", sha}, {"file", sha + ".cl"}, {"size", size},
+                            {"language", language}, {"origins", nlohmann::json::array()}};
+    origins.reset();
+    RETURN_IF_ERROR(origins.bind(1, std::string_view(sha)));
+    for (;;) {
+      ASSIGN_OR_RETURN(bool o, origins.step());
+      if (!o) break;
+      entry["origins"].push_back({{"source_kind", origins.column_text(0)},
+                                  {"source", origins.column_text(1)},
+                                  {"commit", origins.column_text(2)},
+                                  {"path", origins.column_text(3)}});
+      csv += sha + "," + std::to_string(size) + "," + csv_field(language) + "," +
+             csv_field(origins.column_text(0)) + "," + csv_field(origins.column_text(1)) + "," +
+             csv_field(origins.column_text(2)) + "," + csv_field(origins.column_text(3)) + "\n";
+      ++summary.origins;
+    }
+    manifest.push_back(std::move(entry));
+    ++summary.files;
+    summary.bytes += size;
+  }
+  RETURN_IF_ERROR(write_file_atomic((fs::path(dir) / "manifest.json").string(), manifest.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  RETURN_IF_ERROR(write_file_atomic((fs::path(dir) / "manifest.csv").string(), csv));
+  return summary;
+}
+
+}  // namespace clgen::corpus

@@ -1,0 +1,285 @@
+// Tree import: selection, classification, inlining and batched storage.
+#include "corpus/importer.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "corpus/content_check.h"
+#include "corpus/string_literals.h"
+#include "support/interrupt.h"
+#include "support/log.h"
+#include "support/progress.h"
+#include "support/sha256.h"
+
+namespace clgen::corpus {
+
+namespace fs = std::filesystem;
+
+void ImportSummary::add(const ImportSummary& o) {
+  candidates += o.candidates;
+  accepted += o.accepted;
+  new_contents += o.new_contents;
+  bytes_read += o.bytes_read;
+  bytes_stored += o.bytes_stored;
+  includes_inlined += o.includes_inlined;
+  includes_unresolved += o.includes_unresolved;
+  includes_refused += o.includes_refused;
+  include_cycles += o.include_cycles;
+  for (const auto& [k, v] : o.skipped) skipped[k] += v;
+  unchanged_sources += o.unchanged_sources;
+}
+
+bool matches_globs(const std::string& path, const std::vector<std::string>& globs) {
+  size_t slash = path.rfind('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  for (const auto& g : globs) {
+    bool whole = g.find('/') != std::string::npos;
+    if (fnmatch(g.c_str(), whole ? path.c_str() : base.c_str(), 0) == 0) return true;
+  }
+  return false;
+}
+
+namespace {
+
+std::string language_of(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  if (ext == ".cl" || ext == ".ocl") return "opencl";
+  if (ext == ".cu" || ext == ".cuh") return "cuda";
+  if (ext == ".h" || ext == ".hpp") return "header";
+  return ext.empty() ? "unknown" : ext.substr(1);
+}
+
+class BatchWriter {
+ public:
+  BatchWriter(Database& db, int64_t source_id, std::string commit, size_t batch_size,
+              ImportSummary& summary)
+      : db_(db), source_id_(source_id), commit_(std::move(commit)), batch_size_(batch_size),
+        summary_(summary) {}
+
+  Status add_file(StoredFile f) {
+    files_.push_back(std::move(f));
+    return maybe_flush();
+  }
+  Status add_skip(std::string path, std::string reason, std::string detail) {
+    ++summary_.skipped[reason];
+    skips_.push_back({std::move(path), std::move(reason), std::move(detail)});
+    return maybe_flush();
+  }
+  Status flush() {
+    if (files_.empty() && skips_.empty()) return ok_status();
+    ASSIGN_OR_RETURN(BatchResult r, store_batch(db_, source_id_, commit_, files_, skips_));
+    summary_.new_contents += r.new_contents;
+    stored_ += files_.size();
+    files_.clear();
+    skips_.clear();
+    return ok_status();
+  }
+  size_t stored() const { return stored_; }
+
+ private:
+  Status maybe_flush() {
+    if (files_.size() + skips_.size() < batch_size_) return ok_status();
+    RETURN_IF_ERROR(flush());
+    if (interrupted())
+      return cancelled("interrupted after storing " + std::to_string(stored_) +
+                       " files of this source; rerun to resume");
+    return ok_status();
+  }
+
+  Database& db_;
+  int64_t source_id_;
+  std::string commit_;
+  size_t batch_size_;
+  ImportSummary& summary_;
+  std::vector<StoredFile> files_;
+  std::vector<SkippedFile> skips_;
+  size_t stored_ = 0;
+};
+
+// Remembers the include files read while inlining one source: popular
+// headers (hashcat's inc_*.cl) are included by thousands of files. Bounded
+// by `budget` bytes of cached text; beyond it, reads go to the tree.
+class IncludeCache : public SourceTree {
+ public:
+  IncludeCache(SourceTree& tree, uint64_t budget) : tree_(tree), budget_(budget) {}
+  Expected<std::vector<TreeEntry>> list() override { return tree_.list(); }
+  Expected<std::string> read(const std::string& path, uint64_t max_bytes) override {
+    auto it = texts_.find(path);
+    if (it != texts_.end() && it->second.first == max_bytes) return it->second.second;
+    auto r = tree_.read(path, max_bytes);
+    if (r.ok() && used_ + r->size() <= budget_) {
+      used_ += r->size();
+      texts_[path] = {max_bytes, *r};
+    }
+    return r;
+  }
+  bool is_file(const std::string& path) override {
+    auto it = is_file_.find(path);
+    if (it != is_file_.end()) return it->second;
+    bool f = tree_.is_file(path);
+    is_file_[path] = f;
+    return f;
+  }
+  std::string describe() const override { return tree_.describe(); }
+
+ private:
+  SourceTree& tree_;
+  uint64_t budget_;
+  uint64_t used_ = 0;
+  std::map<std::string, std::pair<uint64_t, std::string>> texts_;
+  std::map<std::string, bool> is_file_;
+};
+
+std::string real_or_absolute(const std::string& path) {
+  char* r = ::realpath(path.c_str(), nullptr);
+  if (!r) return fs::absolute(path).lexically_normal().string();
+  std::string out(r);
+  ::free(r);
+  return out;
+}
+
+}  // namespace
+
+Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const SourceInfo& source,
+                                    const std::string& commit, const ImportOptions& options,
+                                    const std::optional<std::vector<std::string>>& only_paths) {
+  ImportSummary summary;
+  RETURN_IF_ERROR(ensure_corpus_schema(db));
+  if (!commit.empty() && !options.reimport) {
+    ASSIGN_OR_RETURN(std::optional<std::string> done, imported_commit(db, source.key));
+    if (done && *done == commit) {
+      summary.unchanged_sources = 1;
+      return summary;
+    }
+  }
+  ASSIGN_OR_RETURN(int64_t source_id, upsert_source(db, source));
+  ASSIGN_OR_RETURN(std::vector<TreeEntry> entries, tree.list());
+  std::vector<TreeEntry> chosen;
+  if (only_paths) {
+    std::map<std::string, TreeEntry> by_path;
+    for (auto& e : entries) by_path[e.path] = e;
+    for (const auto& p : *only_paths) {
+      auto it = by_path.find(p);
+      if (it != by_path.end()) chosen.push_back(it->second);
+      else chosen.push_back({p, 0, skip_reason::kUnreadable, "not a readable file in " + tree.describe()});
+    }
+  } else {
+    for (auto& e : entries)
+      if (matches_globs(e.path, options.globs)) chosen.push_back(std::move(e));
+  }
+  summary.candidates = static_cast<int64_t>(chosen.size());
+
+  Progress progress("import " + (source.name.empty() ? source.key : source.name), chosen.size(),
+                    nullptr, options.progress ? -1 : 0);
+  BatchWriter writer(db, source_id, commit, std::max<size_t>(1, options.batch_size), summary);
+  IncludeCache includes(tree, 256ull << 20);
+  auto accept = [&](const std::string& path, std::string text, int64_t raw_bytes) -> Status {
+    ++summary.accepted;
+    summary.bytes_read += raw_bytes;
+    summary.bytes_stored += static_cast<int64_t>(text.size());
+    std::string sha = sha256_hex(text);
+    return writer.add_file({std::move(sha), std::move(text), path, language_of(path)});
+  };
+
+  for (const TreeEntry& e : chosen) {
+    progress.advance();
+    if (!e.problem.empty()) {
+      RETURN_IF_ERROR(writer.add_skip(e.path, e.problem, e.detail));
+      continue;
+    }
+    if (e.size > options.max_file_size) {
+      RETURN_IF_ERROR(writer.add_skip(e.path, skip_reason::kTooLarge,
+                                      std::to_string(e.size) + " bytes"));
+      continue;
+    }
+    auto raw = tree.read(e.path, options.max_file_size);
+    if (!raw.ok()) {
+      ErrorCode code = raw.status().code();
+      const char* reason = code == ErrorCode::kInvalidArgument ? skip_reason::kTooLarge
+                                                               : skip_reason::kUnreadable;
+      RETURN_IF_ERROR(writer.add_skip(e.path, reason, raw.status().message()));
+      continue;
+    }
+    std::string problem = content_problem(*raw);
+    if (!problem.empty()) {
+      RETURN_IF_ERROR(writer.add_skip(e.path, problem, ""));
+      continue;
+    }
+    if (options.embedded_literals) {
+      auto sources = decode_string_literal_sources(*raw);
+      if (!sources.ok() || sources->empty()) {
+        RETURN_IF_ERROR(writer.add_skip(e.path, skip_reason::kNoSource,
+                                        sources.ok() ? "" : sources.status().message()));
+        continue;
+      }
+      int64_t raw_bytes = static_cast<int64_t>(raw->size());  // counted once per header
+      for (auto& s : *sources) {
+        std::string p2 = content_problem(s.text);
+        std::string path = e.path + ":" + s.name;
+        if (!p2.empty()) {
+          RETURN_IF_ERROR(writer.add_skip(path, p2, "decoded string literal"));
+          continue;
+        }
+        RETURN_IF_ERROR(accept(path, std::move(s.text), raw_bytes));
+        raw_bytes = 0;
+      }
+      continue;
+    }
+    ASSIGN_OR_RETURN(InlineResult inl, inline_includes(includes, e.path, *raw, options.inline_options));
+    summary.includes_inlined += inl.inlined;
+    summary.includes_unresolved += inl.unresolved;
+    summary.includes_refused += inl.refused;
+    summary.include_cycles += inl.cycles;
+    if (inl.too_large) {
+      RETURN_IF_ERROR(writer.add_skip(e.path, skip_reason::kTooLargeInlined,
+                                      "over " + std::to_string(options.inline_options.max_output_bytes) +
+                                          " bytes after inlining"));
+      continue;
+    }
+    RETURN_IF_ERROR(accept(e.path, std::move(inl.text), static_cast<int64_t>(raw->size())));
+  }
+  RETURN_IF_ERROR(writer.flush());
+  progress.finish();
+  RETURN_IF_ERROR(mark_source_imported(db, source_id, commit));
+  return summary;
+}
+
+Expected<ImportSummary> import_path(Database& db, const std::string& path, const ImportOptions& options) {
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return not_found("adding " + path + ": no such file or directory");
+  std::string real = real_or_absolute(path);
+  SourceInfo source;
+  source.name = fs::path(real).filename().string();
+  if (fs::is_directory(st) && is_git_repository(real)) {
+    ASSIGN_OR_RETURN(auto tree, open_git_tree(real));
+    ASSIGN_OR_RETURN(std::string commit, git_head_commit(real));
+    source.key = "git:" + real;
+    source.kind = "git";
+    source.clone_url = real;
+    auto r = import_tree(db, *tree, source, commit, options);
+    if (!r.ok()) return r.status().with_context("adding " + path);
+    return r;
+  }
+  if (fs::is_directory(st)) {
+    ASSIGN_OR_RETURN(auto tree, open_directory_tree(real));
+    source.key = "dir:" + real;
+    source.kind = "directory";
+    auto r = import_tree(db, *tree, source, "", options);
+    if (!r.ok()) return r.status().with_context("adding " + path);
+    return r;
+  }
+  // A single file: its directory bounds what its includes may read.
+  ASSIGN_OR_RETURN(auto tree, open_directory_tree(fs::path(real).parent_path().string()));
+  source.key = "file:" + real;
+  source.kind = "file";
+  auto r = import_tree(db, *tree, source, "", options,
+                       std::vector<std::string>{fs::path(real).filename().string()});
+  if (!r.ok()) return r.status().with_context("adding " + path);
+  return r;
+}
+
+}  // namespace clgen::corpus

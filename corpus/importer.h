@@ -1,0 +1,62 @@
+// Imports the source files of one SourceTree into the content store:
+// select by glob, classify (size, binary, UTF-8, empty), inline includes,
+// hash, and store in batches of one transaction each. Interruptible between
+// batches; a rerun stores nothing twice.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "corpus/inliner.h"
+#include "corpus/source_tree.h"
+#include "corpus/store.h"
+#include "support/sqlite.h"
+
+namespace clgen::corpus {
+
+struct ImportOptions {
+  // Basename patterns (fnmatch); a pattern with '/' matches the whole relative path.
+  std::vector<std::string> globs = {"*.cl", "*.ocl"};
+  uint64_t max_file_size = 1 << 20;  // bytes; larger files are skipped as too_large
+  size_t batch_size = 200;           // files per transaction
+  InlineOptions inline_options;
+  // The files are C/C++ headers holding kernels as string literals (Bullet):
+  // each literal becomes one content file, named "path:variable".
+  bool embedded_literals = false;
+  bool progress = true;              // draw a progress line on a terminal
+  // Import even a source already completely imported at the same commit or
+  // package version (git repositories and packages are otherwise skipped).
+  bool reimport = false;
+};
+
+struct ImportSummary {
+  int64_t candidates = 0;    // files matching the globs
+  int64_t accepted = 0;      // stored (new or already known)
+  int64_t new_contents = 0;  // texts not in the store before
+  int64_t bytes_read = 0;    // raw bytes of accepted files
+  int64_t bytes_stored = 0;  // bytes of accepted texts after inlining
+  int64_t includes_inlined = 0, includes_unresolved = 0, includes_refused = 0, include_cycles = 0;
+  std::map<std::string, int64_t> skipped;  // reason -> count
+  int64_t unchanged_sources = 0;           // skipped: already imported at this commit/version
+
+  void add(const ImportSummary& o);
+};
+
+// True when `path` (relative) matches one of `globs`.
+bool matches_globs(const std::string& path, const std::vector<std::string>& globs);
+
+// Imports `tree` as `source` at `commit` ("" when not applicable). With
+// `only_paths`, exactly those relative paths are considered (no glob
+// filter). On SIGINT/SIGTERM the current batch is committed and kCancelled is
+// returned; the source is marked imported only when every file was handled.
+Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const SourceInfo& source,
+                                    const std::string& commit, const ImportOptions& options,
+                                    const std::optional<std::vector<std::string>>& only_paths = {});
+
+// `clgen corpus add PATH`: a git repository (at HEAD), a directory or a file.
+Expected<ImportSummary> import_path(Database& db, const std::string& path, const ImportOptions& options);
+
+}  // namespace clgen::corpus

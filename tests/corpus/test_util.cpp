@@ -1,0 +1,144 @@
+// Corpus test helpers.
+#include "tests/corpus/test_util.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "support/sqlite.h"
+#include "tests/cli/run_command.h"
+
+namespace clgen::testing {
+
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  std::string tmpl = (fs::temp_directory_path() / "clgen-corpus-test-XXXXXX").string();
+  char* made = ::mkdtemp(tmpl.data());
+  path_ = made ? made : "";
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!path_.empty()) fs::remove_all(path_, ec);
+}
+
+void write_text(const std::string& path, const std::string& content) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << content;
+}
+
+void git(const std::string& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"/usr/bin/git", "-C", dir, "-c", "user.name=clgen test",
+                                   "-c", "user.email=test@localhost", "-c", "init.defaultBranch=master",
+                                   "-c", "core.symlinks=true"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  CommandResult r = run_command(argv);
+  ASSERT_EQ(r.exit_code, 0) << "git " << args.front() << ": " << r.err;
+}
+
+std::string make_git_repo(const std::string& dir, const std::map<std::string, std::string>& files,
+                          const std::map<std::string, std::string>& symlinks) {
+  fs::create_directories(dir);
+  git(dir, {"init", "-q"});
+  for (const auto& [path, content] : files) write_text(dir + "/" + path, content);
+  for (const auto& [path, target] : symlinks) {
+    fs::create_directories(fs::path(dir + "/" + path).parent_path());
+    fs::create_symlink(target, dir + "/" + path);
+  }
+  git(dir, {"add", "-A"});
+  git(dir, {"commit", "-q", "-m", "test repository"});
+  CommandResult r = run_command({"/usr/bin/git", "-C", dir, "rev-parse", "HEAD"});
+  std::string head = r.out.substr(0, 40);
+  return head;
+}
+
+pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+    }
+    setpgid(0, 0);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int kill_and_wait(pid_t pid, int sig) {
+  ::kill(pid, sig);
+  return wait_exit(pid);
+}
+
+bool wait_until(const std::function<bool()>& pred, double seconds) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return pred();
+}
+
+bool StoreSnapshot::operator==(const StoreSnapshot& o) const {
+  return contents == o.contents && origins == o.origins && skipped == o.skipped &&
+         repositories == o.repositories;
+}
+
+namespace {
+std::vector<std::string> rows(Database& db, const std::string& sql) {
+  std::vector<std::string> out;
+  auto st = db.prepare(sql);
+  EXPECT_TRUE(st.ok()) << st.status().message();
+  if (!st.ok()) return out;
+  for (;;) {
+    auto more = st->step();
+    if (!more.ok() || !*more) break;
+    out.push_back(st->column_text(0));
+  }
+  return out;
+}
+}  // namespace
+
+StoreSnapshot snapshot_store(const std::string& db_path) {
+  StoreSnapshot s;
+  auto db = Database::open(db_path);
+  EXPECT_TRUE(db.ok()) << db.status().message();
+  if (!db.ok()) return s;
+  s.contents = rows(*db, "SELECT sha256 || '|' || size || '|' || language FROM content_files ORDER BY 1");
+  s.origins = rows(*db,
+                   "SELECT r.source || '|' || o.commit_sha || '|' || o.path || '|' || o.sha256 "
+                   "FROM content_origins o JOIN repositories r ON r.id = o.repository_id ORDER BY 1");
+  s.skipped = rows(*db,
+                   "SELECT r.source || '|' || s.commit_sha || '|' || s.path || '|' || s.reason "
+                   "FROM skipped s JOIN repositories r ON r.id = s.repository_id ORDER BY 1");
+  s.repositories = rows(*db,
+                        "SELECT source || '|' || kind || '|' || COALESCE(commit_sha, '-') || '|' || "
+                        "COALESCE(owner, '') || '|' || COALESCE(name, '') || '|' || COALESCE(stars, '') "
+                        "|| '|' || COALESCE(forks, '') || '|' || COALESCE(license, '') "
+                        "FROM repositories ORDER BY 1");
+  return s;
+}
+
+}  // namespace clgen::testing
