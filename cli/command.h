@@ -25,5 +25,11 @@ using Action = std::function<Status()>;
 // `global` outlives the parse; `action` receives the work to run.
 void add_devices_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_version_command(CLI::App& app, const GlobalOptions& global, Action& action);
+#ifdef CLGEN_HAVE_CLANG
+void add_preprocess_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_shim_command(CLI::App& app, const GlobalOptions& global, Action& action);
+// Adds `preprocess` under the `corpus` command group.
+void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& global, Action& action);
+#endif
 
 }  // namespace clgen::cli

@@ -36,6 +36,16 @@ int main(int argc, char** argv) {
   cli::Action action;
   cli::add_devices_command(app, global, action);
   cli::add_version_command(app, global, action);
+#ifdef CLGEN_HAVE_CLANG
+  cli::add_preprocess_command(app, global, action);
+  cli::add_shim_command(app, global, action);
+  {  // TEMPORARY (preprocess branch): the corpus branch owns the `corpus` group;
+     // at merge, call add_corpus_preprocess_command on that group instead.
+    CLI::App* corpus = app.add_subcommand("corpus", "The corpus store");
+    corpus->require_subcommand(1);
+    cli::add_corpus_preprocess_command(*corpus, global, action);
+  }
+#endif
 
   try {
     app.parse(argc, argv);

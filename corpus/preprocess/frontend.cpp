@@ -393,6 +393,25 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
   return r;
 }
 
+// Pragmas that survive pass 1: OpenCL extensions and unroll hints with a
+// literal count. -E leaves macros in pragma arguments unexpanded, and other
+// pragmas do not change what a kernel computes.
+bool keep_pragma(std::string_view line) {
+  size_t i = line.find_first_not_of(" \t");
+  if (i == std::string_view::npos || line.substr(i, 7) != "#pragma") return true;
+  std::string_view rest = line.substr(i + 7);
+  rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
+  if (rest.substr(0, 6) == "OPENCL") return true;
+  if (rest.substr(0, 6) == "unroll") {
+    std::string_view arg = rest.substr(6);
+    for (char c : arg) {
+      if (!std::isdigit(static_cast<unsigned char>(c)) && c != ' ' && c != '\t') return false;
+    }
+    return true;
+  }
+  return false;
+}
+
 // -E output of the main file only: drops every line that line markers
 // attribute to another file (the shim, <built-in>, <command line>).
 std::string keep_main_file_lines(const std::string& pp) {
@@ -412,6 +431,7 @@ std::string keep_main_file_lines(const std::string& pp) {
       continue;
     }
     if (in_main) {
+      if (!keep_pragma(line)) continue;
       out.append(line.data(), line.size());
       out += '\n';
     }
@@ -477,6 +497,9 @@ class OccurrenceVisitor : public clang::RecursiveASTVisitor<OccurrenceVisitor> {
   void add(const clang::NamedDecl* d, clang::SourceLocation loc, bool function) {
     const clang::NamedDecl* canon = llvm::cast<clang::NamedDecl>(d->getCanonicalDecl());
     if (!canon->getIdentifier() || canon->getName().empty()) return;
+    // Sema replaces uses of a constant sampler by its initializer, so not
+    // every use can be found: samplers keep their names.
+    if (auto* var = llvm::dyn_cast<clang::VarDecl>(canon); var && var->getType()->isSamplerT()) return;
     // Lazily declared OpenCL builtins are implicit and located at their use.
     if (canon->isImplicit()) return;
     clang::SourceLocation decl_loc = canon->getLocation();
@@ -632,11 +655,23 @@ CompileResult compile(std::string_view text, const CompileOptions& options) {
                    "input of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
                        std::to_string(kMaxInputBytes));
   }
-  CompileResult result;
-  if (!run_safely([&] { result = compile_unsafe(text, options); })) {
-    return failure(category::kClangCrash, "Clang crashed while compiling the input");
+  auto attempt = [&](bool shim) {
+    CompileOptions o = options;
+    o.shim = shim;
+    CompileResult result;
+    if (!run_safely([&] { result = compile_unsafe(text, o); })) {
+      result = failure(category::kClangCrash, "Clang crashed while compiling the input");
+    }
+    result.used_shim = shim;
+    return result;
+  };
+  CompileResult plain = attempt(false);
+  if (options.shim && !plain.ok &&
+      (plain.category == category::kUndeclaredIdentifier ||
+       plain.category == category::kUnknownTypeName)) {
+    return attempt(true);
   }
-  return result;
+  return plain;
 }
 
 Expected<std::string> expand_main_file(std::string_view text, const CompileOptions& options) {

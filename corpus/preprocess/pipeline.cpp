@@ -53,9 +53,12 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
     r.reason = first.reason;
     return r;
   }
-  Expected<std::string> expanded = expand_main_file(text, opts);
+  // The passes see the shim only when the input needed it.
+  CompileOptions pass_opts = opts;
+  pass_opts.shim = first.used_shim;
+  Expected<std::string> expanded = expand_main_file(text, pass_opts);
   if (!expanded) return bug("expand", expanded.status());
-  Expected<std::string> renamed = rename_identifiers(*expanded, opts);
+  Expected<std::string> renamed = rename_identifiers(*expanded, pass_opts);
   if (!renamed) return bug("rename", renamed.status());
   Expected<std::string> formatted = format_source(*renamed);
   if (!formatted) return bug("format", formatted.status());

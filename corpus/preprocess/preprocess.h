@@ -20,7 +20,9 @@ enum class BuiltinHeader {
 
 struct CompileOptions {
   BuiltinHeader header = BuiltinHeader::kClang;  // measured better: see docs/PREPROCESS.md
-  bool shim = true;         // include shim/shim.h before the input
+  // Fall back to including shim/shim.h when the input fails without it for a
+  // missing name (so the shim can rescue files but never break one).
+  bool shim = true;
   bool to_ptx = false;      // strict: also link libclc's nvptx64 bitcode and emit PTX
   bool keep_ir = false;     // fill CompileResult::ir (and ::ptx with to_ptx)
   int min_instructions = 3;  // fewer instructions in the kernels: rejected
@@ -56,6 +58,7 @@ struct CompileError {
 
 struct CompileResult {
   bool ok = false;
+  bool used_shim = false;  // the result is from the retry with the shim
   std::string category;  // empty when ok
   std::string reason;    // the first error message (or why the input was rejected)
   std::vector<std::string> kernels;  // kernel function names, in source order
