@@ -155,11 +155,28 @@ std::string categorize(unsigned id) {
   return category::kOtherError;
 }
 
+// clang::Lexer::cutOffLexing() (make the lexer see its buffer's end) is
+// private. An explicit template instantiation may name a private member
+// (C++17 [temp.explicit]/12), which hands us its address without touching
+// Clang's headers.
+using LexerCutOff = void (clang::Lexer::*)();
+LexerCutOff lexer_cut_off();
+template <LexerCutOff F>
+struct LexerCutOffAccess {
+  friend LexerCutOff lexer_cut_off() { return F; }
+};
+template struct LexerCutOffAccess<&clang::Lexer::cutOffLexing>;
+
 // Records compile errors (messages with "file:line:col: " and the offset in
 // the input), up to a limit.
 class ErrorCollector : public clang::DiagnosticConsumer {
  public:
   explicit ErrorCollector(size_t limit) : limit_(limit) {}
+
+  void BeginSourceFile(const clang::LangOptions&, const clang::Preprocessor* pp) override {
+    pp_ = pp;
+  }
+  void EndSourceFile() override { pp_ = nullptr; }
 
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
                         const clang::Diagnostic& info) override {
@@ -167,11 +184,27 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     if (level < clang::DiagnosticsEngine::Error) return;
     if (info.getID() == clang::diag::fatal_too_many_errors) return;
     if (errors.size() >= limit_) return;
+    record(info);
+    // Clang parses on after its error limit with diagnostics suppressed; the
+    // verdict is known, so the rest of the file is cut off (the input's lexer
+    // sees its end). In Clang 15 every file lexer is a clang::Lexer.
+    if (errors.size() >= limit_ && pp_) {
+      if (clang::PreprocessorLexer* lexer = pp_->getCurrentFileLexer()) {
+        (static_cast<clang::Lexer*>(lexer)->*lexer_cut_off())();
+      }
+    }
+  }
+
+  std::vector<CompileError> errors;
+
+ private:
+  void record(const clang::Diagnostic& info) {
     llvm::SmallString<256> text;
     info.FormatDiagnostic(text);
     CompileError e;
     e.category = categorize(info.getID());
     std::string message(text.str());
+    if (message.empty()) message = "error without a message (an empty #error)";
     if (e.category == category::kUndeclaredIdentifier ||
         e.category == category::kUnknownTypeName ||
         e.category == category::kImplicitFunction) {
@@ -192,10 +225,8 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     errors.push_back(std::move(e));
   }
 
-  std::vector<CompileError> errors;
-
- private:
   size_t limit_;
+  const clang::Preprocessor* pp_ = nullptr;
 };
 
 enum class Mode { kCompile, kExpand, kSyntax };
@@ -639,6 +670,26 @@ class RenameAction : public clang::ASTFrontendAction {
   std::string* error_;
 };
 
+// True when the shim has a `#define NAME`: retrying with the shim can only
+// help an input whose first missing name the shim defines.
+bool shim_defines(const std::string& name) {
+  static const std::unordered_set<std::string> names = [] {
+    std::unordered_set<std::string> set;
+    std::string_view text = shim_text();
+    size_t pos = 0;
+    while ((pos = text.find("#define ", pos)) != std::string_view::npos) {
+      bool line_start = pos == 0 || text[pos - 1] == '\n';
+      pos += 8;
+      if (!line_start) continue;  // a commented-out proposal
+      size_t end = pos;
+      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+      set.emplace(text.substr(pos, end - pos));
+    }
+    return set;
+  }();
+  return !name.empty() && names.count(name) > 0;
+}
+
 // Runs `fn` under LLVM's crash recovery; false when Clang or LLVM crashed.
 template <typename F>
 bool run_safely(F&& fn) {
@@ -668,7 +719,8 @@ CompileResult compile(std::string_view text, const CompileOptions& options) {
   CompileResult plain = attempt(false);
   if (options.shim && !plain.ok &&
       (plain.category == category::kUndeclaredIdentifier ||
-       plain.category == category::kUnknownTypeName)) {
+       plain.category == category::kUnknownTypeName) &&
+      !plain.errors.empty() && shim_defines(plain.errors.front().name)) {
     return attempt(true);
   }
   return plain;
