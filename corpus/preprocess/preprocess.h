@@ -62,7 +62,7 @@ struct CompileResult {
   std::string category;  // empty when ok
   std::string reason;    // the first error message (or why the input was rejected)
   std::vector<std::string> kernels;  // kernel function names, in source order
-  int64_t instruction_count = 0;     // LLVM instructions in the kernel functions (-O1)
+  int64_t instruction_count = 0;     // LLVM instructions in the kernel functions (-O0, then mem2reg + ADCE)
   std::vector<CompileError> errors;  // every error seen (at most error_limit, or 1)
   std::string ir;                    // textual LLVM IR, with keep_ir
   std::string ptx;                   // PTX, with to_ptx and keep_ir
