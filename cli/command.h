@@ -30,5 +30,11 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& acti
 // The `corpus` command group, created on first use, so other modules can add
 // their own `corpus` subcommands (e.g. preprocess) in any order.
 CLI::App* corpus_command_group(CLI::App& app);
+#ifdef CLGEN_HAVE_CLANG
+void add_preprocess_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_shim_command(CLI::App& app, const GlobalOptions& global, Action& action);
+// Adds `preprocess` under the `corpus` command group.
+void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& global, Action& action);
+#endif
 
 }  // namespace clgen::cli

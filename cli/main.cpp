@@ -39,6 +39,11 @@ int main(int argc, char** argv) {
 #ifdef CLGEN_HAVE_CORPUS
   cli::add_corpus_command(app, global, action);
 #endif
+#ifdef CLGEN_HAVE_CLANG
+  cli::add_preprocess_command(app, global, action);
+  cli::add_shim_command(app, global, action);
+  cli::add_corpus_preprocess_command(*cli::corpus_command_group(app), global, action);
+#endif
 
   try {
     app.parse(argc, argv);

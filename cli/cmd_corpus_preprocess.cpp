@@ -1,0 +1,57 @@
+// `clgen corpus preprocess`: filter + rewrite every content file of the
+// workspace's corpus into the `preprocessed` table (parallel, resumable).
+#include <cstdio>
+#include <memory>
+
+#include "cli/command.h"
+#include "cli/preprocess_options.h"
+#include "corpus/preprocess/store.h"
+#include "support/workspace.h"
+
+namespace clgen::cli {
+namespace {
+
+struct CorpusPreprocessOptions {
+  unsigned threads = 0;
+  size_t batch = 256;
+  CompileFlags flags;
+};
+
+Status run_corpus_preprocess(const GlobalOptions& global, const CorpusPreprocessOptions& opts) {
+  ASSIGN_OR_RETURN(Workspace ws, Workspace::open(global.workspace));
+  ASSIGN_OR_RETURN(Database db, ws.open_database());
+  preprocess::CorpusPreprocessOptions o;
+  o.compile = opts.flags.options();
+  o.threads = opts.threads;
+  o.batch_size = opts.batch;
+  o.progress = global.verbosity != Verbosity::kQuiet;
+  Expected<preprocess::CorpusPreprocessStats> stats = preprocess::preprocess_corpus(db, o);
+  if (!stats) return stats.status().with_context("corpus preprocess");
+  std::printf("preprocessor %s: %llu files processed now (ok %llu, rejected %llu, rewrite_bug %llu)\n",
+              stats->version.c_str(), static_cast<unsigned long long>(stats->processed),
+              static_cast<unsigned long long>(stats->ok), static_cast<unsigned long long>(stats->rejected),
+              static_cast<unsigned long long>(stats->rewrite_bug));
+  ASSIGN_OR_RETURN(auto counts, preprocess::preprocess_counts(db, stats->version));
+  std::printf("stored results for this version:\n");
+  for (const auto& [key, n] : counts) {
+    std::printf("  %-48s %llu\n", key.c_str(), static_cast<unsigned long long>(n));
+  }
+  if (stats->interrupted) return cancelled("corpus preprocess interrupted; run it again to resume");
+  return ok_status();
+}
+
+}  // namespace
+
+void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& global, Action& action) {
+  auto opts = std::make_shared<CorpusPreprocessOptions>();
+  CLI::App* cmd = corpus_group.add_subcommand(
+      "preprocess", "Filter and normalize the corpus into the preprocessed table (resumable)");
+  cmd->add_option("-j,--threads", opts->threads, "Worker threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--batch", opts->batch, "Files per transaction")->check(CLI::PositiveNumber)->capture_default_str();
+  opts->flags.add_to(*cmd);
+  cmd->final_callback([opts, &global, &action] {
+    action = [opts, &global] { return run_corpus_preprocess(global, *opts); };
+  });
+}
+
+}  // namespace clgen::cli

@@ -1,0 +1,69 @@
+// `clgen preprocess FILE... [--check]`: the corpus filter + rewriter on files.
+#include <cstdio>
+#include <memory>
+
+#include "cli/command.h"
+#include "cli/preprocess_options.h"
+#include "corpus/preprocess/preprocess.h"
+#include "support/files.h"
+
+namespace clgen::cli {
+namespace {
+
+struct PreprocessOptions {
+  std::vector<std::string> files;
+  bool check = false;  // print only the verdict
+  CompileFlags flags;
+};
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+Status run_preprocess(const PreprocessOptions& opts) {
+  const preprocess::CompileOptions options = opts.flags.options();
+  size_t rejected = 0;
+  for (const std::string& path : opts.files) {
+    // Oversized inputs are read (up to a sanity bound) and then rejected by
+    // the same check the corpus run applies.
+    Expected<std::string> text = read_file(path, 64 * preprocess::kMaxInputBytes);
+    if (!text) return text.status().with_context("preprocess");
+    preprocess::RewriteResult r = preprocess::rewrite(*text, options);
+    if (r.status != preprocess::RewriteStatus::kOk) {
+      ++rejected;
+      std::printf("%s: %s [%s] %s\n", path.c_str(), preprocess::rewrite_status_name(r.status),
+                  r.category.c_str(), r.reason.c_str());
+      continue;
+    }
+    if (opts.check) {
+      std::printf("%s: ok (kernels: %s; %lld instructions)\n", path.c_str(), join(r.kernels).c_str(),
+                  static_cast<long long>(r.instruction_count));
+    } else {
+      if (opts.files.size() > 1) std::printf("// %s\n", path.c_str());
+      std::fputs(r.text.c_str(), stdout);
+    }
+  }
+  std::fflush(stdout);
+  if (rejected > 0) {
+    return invalid_argument(std::to_string(rejected) + " of " + std::to_string(opts.files.size()) +
+                            " files rejected");
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+void add_preprocess_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  auto opts = std::make_shared<PreprocessOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "preprocess", "Filter and normalize OpenCL files; print the normalized text or the rejection reason");
+  cmd->add_option("files", opts->files, "OpenCL source files")->required()->check(CLI::ExistingFile);
+  cmd->add_flag("--check", opts->check, "Print only the verdict for each file");
+  opts->flags.add_to(*cmd);
+  cmd->final_callback([opts, &action] { action = [opts] { return run_preprocess(*opts); }; });
+  (void)global;
+}
+
+}  // namespace clgen::cli

@@ -1,0 +1,862 @@
+// In-process Clang 15 over an in-memory file system: the rejection filter
+// (compile to LLVM IR, count kernel instructions, optionally lower to PTX) and
+// the Clang-based rewriter passes (expand the main file, rename identifiers).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/DiagnosticIDs.h>
+#include <clang/Basic/DiagnosticLex.h>
+#include <clang/Basic/DiagnosticSema.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/FrontendActions.h>
+#include <clang/Frontend/Utils.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Lex/Preprocessor.h>
+#include <clang/Rewrite/Core/Rewriter.h>
+#include <clang/Serialization/ASTWriter.h>
+#include <clang/Serialization/InMemoryModuleCache.h>
+#include <clang/Serialization/PCHContainerOperations.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Scalar/ADCE.h>
+#include <llvm/Transforms/Utils/Mem2Reg.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/CrashRecoveryContext.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "corpus/preprocess/preprocess.h"
+
+namespace clgen::preprocess {
+namespace {
+
+constexpr const char* kMainFile = "/clgen/input.cl";
+constexpr const char* kShimFile = "/clgen/shim.h";
+constexpr const char* kTriple = "nvptx64-nvidia-nvcl";
+
+// Builtin headers, read once from disk and then served from memory to every
+// compile, so the compiler never touches the real file system.
+struct HeaderFile {
+  std::string path;
+  std::string text;
+};
+struct HeaderSet {
+  std::vector<HeaderFile> files;
+  std::string error;  // non-empty when a header could not be read
+};
+
+void add_file(HeaderSet& set, const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    set.error = "cannot read builtin header " + path.string();
+    return;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  set.files.push_back({path.string(), ss.str()});
+}
+
+const HeaderSet& clang_headers() {
+  static const HeaderSet set = [] {
+    HeaderSet s;
+    std::filesystem::path dir = std::filesystem::path(CLGEN_CLANG_RESOURCE_DIR) / "include";
+    add_file(s, dir / "opencl-c-base.h");
+    add_file(s, dir / "opencl-c.h");
+    return s;
+  }();
+  return set;
+}
+
+const HeaderSet& libclc_headers() {
+  static const HeaderSet set = [] {
+    HeaderSet s;
+    std::error_code ec;
+    std::filesystem::path root = std::filesystem::path(CLGEN_LIBCLC_INCLUDE_DIR) / "clc";
+    for (std::filesystem::recursive_directory_iterator it(root, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      if (it->is_regular_file()) add_file(s, it->path());
+    }
+    if (ec || s.files.empty()) s.error = "cannot read libclc headers under " + root.string();
+    return s;
+  }();
+  return set;
+}
+
+const std::string& libclc_bitcode(std::string& error) {
+  static std::string err;
+  static const std::string bc = [] {
+    std::ifstream in(CLGEN_LIBCLC_BITCODE, std::ios::binary);
+    if (!in) {
+      err = std::string("cannot read libclc bitcode ") + CLGEN_LIBCLC_BITCODE;
+      return std::string();
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }();
+  error = err;
+  return bc;
+}
+
+void enable_crash_recovery() {
+  static std::once_flag once;
+  std::call_once(once, [] { llvm::CrashRecoveryContext::Enable(); });
+}
+
+// The identifier a diagnostic names: the first 'quoted' word of its message.
+std::string quoted_name(const std::string& message) {
+  size_t a = message.find('\'');
+  if (a == std::string::npos) return "";
+  size_t b = message.find('\'', a + 1);
+  if (b == std::string::npos) return "";
+  return message.substr(a + 1, b - a - 1);
+}
+
+std::string categorize(unsigned id) {
+  namespace diag = clang::diag;
+  switch (id) {
+    case diag::err_undeclared_var_use:
+    case diag::err_undeclared_var_use_suggest:
+    case diag::err_undeclared_use:
+      return category::kUndeclaredIdentifier;
+    case diag::err_unknown_typename:
+    case diag::err_unknown_typename_suggest:
+      return category::kUnknownTypeName;
+    case diag::err_pp_file_not_found:
+      return category::kIncludeNotFound;
+    case diag::ext_implicit_function_decl_c99:
+    case diag::warn_implicit_function_decl:
+      return category::kImplicitFunction;
+    default:
+      break;
+  }
+  llvm::StringRef cat =
+      clang::DiagnosticIDs::getCategoryNameFromID(clang::DiagnosticIDs::getCategoryNumberForDiag(id));
+  if (cat == "Parse Issue") return category::kParseError;
+  if (cat == "Semantic Issue") return category::kSemanticError;
+  if (cat == "Lexical or Preprocessor Issue") return category::kPreprocessorError;
+  return category::kOtherError;
+}
+
+// clang::Lexer::cutOffLexing() (make the lexer see its buffer's end) is
+// private. An explicit template instantiation may name a private member
+// (C++17 [temp.explicit]/12), which hands us its address without touching
+// Clang's headers.
+using LexerCutOff = void (clang::Lexer::*)();
+LexerCutOff lexer_cut_off();
+template <LexerCutOff F>
+struct LexerCutOffAccess {
+  friend LexerCutOff lexer_cut_off() { return F; }
+};
+template struct LexerCutOffAccess<&clang::Lexer::cutOffLexing>;
+
+// Records compile errors (messages with "file:line:col: " and the offset in
+// the input), up to a limit.
+class ErrorCollector : public clang::DiagnosticConsumer {
+ public:
+  explicit ErrorCollector(size_t limit) : limit_(limit) {}
+
+  void BeginSourceFile(const clang::LangOptions&, const clang::Preprocessor* pp) override {
+    pp_ = pp;
+  }
+  void EndSourceFile() override { pp_ = nullptr; }
+
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic& info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error) return;
+    if (info.getID() == clang::diag::fatal_too_many_errors) return;
+    if (errors.size() >= limit_) return;
+    record(info);
+    // Clang parses on after its error limit with diagnostics suppressed; the
+    // verdict is known, so the rest of the file is cut off (the input's lexer
+    // sees its end). In Clang 15 every file lexer is a clang::Lexer.
+    if (errors.size() >= limit_ && pp_) {
+      if (clang::PreprocessorLexer* lexer = pp_->getCurrentFileLexer()) {
+        (static_cast<clang::Lexer*>(lexer)->*lexer_cut_off())();
+      }
+    }
+  }
+
+  std::vector<CompileError> errors;
+
+ private:
+  void record(const clang::Diagnostic& info) {
+    llvm::SmallString<256> text;
+    info.FormatDiagnostic(text);
+    CompileError e;
+    e.category = categorize(info.getID());
+    std::string message(text.str());
+    if (message.empty()) message = "error without a message (an empty #error)";
+    if (e.category == category::kUndeclaredIdentifier ||
+        e.category == category::kUnknownTypeName ||
+        e.category == category::kImplicitFunction) {
+      e.name = quoted_name(message);
+    }
+    std::string where;
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      const clang::SourceManager& sm = info.getSourceManager();
+      clang::SourceLocation loc = sm.getFileLoc(info.getLocation());
+      clang::PresumedLoc p = sm.getPresumedLoc(loc);
+      if (p.isValid()) {
+        std::string file = llvm::sys::path::filename(p.getFilename()).str();
+        where = file + ":" + std::to_string(p.getLine()) + ":" + std::to_string(p.getColumn()) + ": ";
+      }
+      if (sm.isInMainFile(loc)) e.offset = sm.getFileOffset(loc);
+    }
+    e.message = where + message;
+    errors.push_back(std::move(e));
+  }
+
+  size_t limit_;
+  const clang::Preprocessor* pp_ = nullptr;
+};
+
+enum class Mode { kCompile, kExpand, kSyntax, kBuildPch };
+
+constexpr const char* kPchFile = "/clgen/builtins.pch";
+constexpr const char* kPchSource = "/clgen/builtins.h";  // the PCH's (empty) main file
+const std::string& builtins_pch();
+
+// Builds a CompilerInstance for `text` with the given options. The input,
+// the shim and the builtin headers live in an in-memory file system.
+std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
+                                                       const CompileOptions& opts, Mode mode,
+                                                       ErrorCollector& errors,
+                                                       std::string& setup_error) {
+  auto fs = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  // The PCH records its own main file, which must not be the input's name.
+  const char* main_file = mode == Mode::kBuildPch ? kPchSource : kMainFile;
+  fs->addFile(main_file, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text.data(), text.size()), main_file));
+  std::string_view shim = shim_text();
+  fs->addFile(kShimFile, 0,
+              llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(shim.data(), shim.size()), kShimFile, false));
+  // Pass 1 sees only the shim, so builtin macros (CLK_LOCAL_MEM_FENCE, ...)
+  // stay as written.
+  bool builtins = mode != Mode::kExpand;
+  if (builtins) {
+    const HeaderSet& headers =
+        opts.header == BuiltinHeader::kClang ? clang_headers() : libclc_headers();
+    if (!headers.error.empty()) {
+      setup_error = headers.error;
+      return nullptr;
+    }
+    for (const HeaderFile& h : headers.files) {
+      fs->addFile(h.path, 0, llvm::MemoryBuffer::getMemBuffer(h.text, h.path, true));
+    }
+  }
+
+  // Clang's builtin header, precompiled once per process (see builtins_pch).
+  const std::string* pch = nullptr;
+  if ((mode == Mode::kCompile || mode == Mode::kSyntax) && opts.header == BuiltinHeader::kClang &&
+      !builtins_pch().empty()) {
+    pch = &builtins_pch();
+    fs->addFile(kPchFile, 0, llvm::MemoryBuffer::getMemBuffer(*pch, kPchFile, false));
+    fs->addFile(kPchSource, 0, llvm::MemoryBuffer::getMemBuffer("", kPchSource));
+  }
+
+  std::string error_limit = std::to_string(std::max(1, opts.error_limit));
+  std::vector<const char*> args = {
+      "-triple", kTriple, "-x", mode == Mode::kBuildPch ? "cl-header" : "cl", "-cl-std=CL1.2",
+      "-resource-dir", CLGEN_CLANG_RESOURCE_DIR,
+      "-w", "-fno-spell-checking", "-ferror-limit", error_limit.c_str(), "-O0",
+      "-fno-caret-diagnostics"};
+  if (builtins && opts.header == BuiltinHeader::kClang) {
+    args.push_back("-finclude-default-header");
+    args.push_back("-fdeclare-opencl-builtins");
+  }
+  if (builtins && opts.header == BuiltinHeader::kLibclc) {
+    args.push_back("-isystem");
+    args.push_back(CLGEN_LIBCLC_INCLUDE_DIR);
+    args.push_back("-include");
+    args.push_back("clc/clc.h");
+  }
+  if (pch) {
+    args.push_back("-include-pch");
+    args.push_back(kPchFile);
+  }
+  if (opts.shim && mode != Mode::kBuildPch) {
+    args.push_back("-include");
+    args.push_back(kShimFile);
+  }
+  args.push_back(main_file);
+
+  auto ci = std::make_unique<clang::CompilerInstance>();
+  ci->createDiagnostics(&errors, /*ShouldOwnClient=*/false);
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  if (!clang::CompilerInvocation::CreateFromArgs(*invocation, args, ci->getDiagnostics())) {
+    setup_error = "invalid compiler arguments";
+    return nullptr;
+  }
+  invocation->getFrontendOpts().DisableFree = false;
+  if (mode == Mode::kBuildPch) {
+    invocation->getFrontendOpts().ProgramAction = clang::frontend::GeneratePCH;
+    invocation->getLangOpts()->CompilingPCH = true;
+  }
+  ci->setInvocation(std::move(invocation));
+  ci->createFileManager(fs);
+  return ci;
+}
+
+// Builds a PCH of the builtin header into memory.
+class BuildPchAction : public clang::ASTFrontendAction {
+ public:
+  explicit BuildPchAction(std::shared_ptr<clang::PCHBuffer> buffer) : buffer_(std::move(buffer)) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                        llvm::StringRef) override {
+    return std::make_unique<clang::PCHGenerator>(
+        ci.getPreprocessor(), *cache_, "builtins.pch", "", buffer_,
+        llvm::ArrayRef<std::shared_ptr<clang::ModuleFileExtension>>(),
+        /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/false);
+  }
+  clang::TranslationUnitKind getTranslationUnitKind() override { return clang::TU_Prefix; }
+
+ private:
+  std::shared_ptr<clang::PCHBuffer> buffer_;
+  llvm::IntrusiveRefCntPtr<clang::InMemoryModuleCache> cache_{new clang::InMemoryModuleCache};
+};
+
+// Parsing Clang's opencl-c-base.h dominated the cost of a small compile; a
+// precompiled header of it, built once per process in memory, is read
+// lazily instead. Empty when it could not be built (compiles then parse the
+// header as text).
+const std::string& builtins_pch() {
+  static const std::string pch = [] {
+    std::string out;
+    llvm::CrashRecoveryContext::Enable();
+    llvm::CrashRecoveryContext crc;
+    crc.RunSafely([&] {
+      ErrorCollector errors(1);
+      std::string setup_error;
+      CompileOptions o;
+      o.shim = false;
+      auto ci = make_instance("", o, Mode::kBuildPch, errors, setup_error);
+      if (!ci) return;
+      auto buffer = std::make_shared<clang::PCHBuffer>();
+      BuildPchAction action(buffer);
+      if (!ci->ExecuteAction(action) || ci->getDiagnostics().hasErrorOccurred()) return;
+      if (!buffer->IsComplete) return;
+      out.assign(buffer->Data.begin(), buffer->Data.end());
+    });
+    return out;
+  }();
+  return pch;
+}
+
+CompileResult failure(std::string cat, std::string reason) {
+  CompileResult r;
+  r.category = std::move(cat);
+  r.reason = std::move(reason);
+  return r;
+}
+
+// First error as the result's category and reason.
+void set_first_error(CompileResult& r, std::vector<CompileError> errors) {
+  r.ok = false;
+  if (errors.empty()) {
+    r.category = category::kOtherError;
+    r.reason = "compilation failed without an error message";
+  } else {
+    r.category = errors.front().category;
+    r.reason = errors.front().message;
+  }
+  r.errors = std::move(errors);
+}
+
+bool is_kernel(const llvm::Function& f) {
+  return !f.isDeclaration() && f.getMetadata("kernel_arg_addr_space") != nullptr;
+}
+
+void init_nvptx() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+// Links libclc's nvptx64 bitcode into `module` and emits PTX; returns an
+// error message or "".
+std::string lower_to_ptx(llvm::Module& module, std::string& ptx) {
+  std::string err;
+  const std::string& bc = libclc_bitcode(err);
+  if (!err.empty()) return err;
+  init_nvptx();
+  llvm::LLVMContext& ctx = module.getContext();
+  std::string backend_error;
+  ctx.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo& di, void* p) {
+        if (di.getSeverity() != llvm::DS_Error) return;
+        auto* out = static_cast<std::string*>(p);
+        if (!out->empty()) return;
+        llvm::raw_string_ostream os(*out);
+        llvm::DiagnosticPrinterRawOStream printer(os);
+        di.print(printer);
+      },
+      &backend_error);
+  auto lib = llvm::getLazyBitcodeModule(llvm::MemoryBufferRef(bc, "libclc"), ctx);
+  if (!lib) return "loading libclc: " + llvm::toString(lib.takeError());
+  const std::string triple = "nvptx64-nvidia-cuda";
+  (*lib)->setTargetTriple(triple);
+  (*lib)->setDataLayout(module.getDataLayout());
+  module.setTargetTriple(triple);
+  if (llvm::Linker::linkModules(module, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded)) {
+    return "linking libclc failed" + (backend_error.empty() ? "" : ": " + backend_error);
+  }
+  for (const llvm::Function& f : module) {
+    if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty()) {
+      return "undefined function after linking libclc: " + f.getName().str();
+    }
+  }
+  std::string lookup_error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, lookup_error);
+  if (!target) return "NVPTX target: " + lookup_error;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, "sm_50", "", llvm::TargetOptions(), llvm::None));
+  module.setDataLayout(tm->createDataLayout());
+  llvm::SmallString<4096> out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile)) {
+    return "NVPTX backend cannot emit assembly";
+  }
+  pm.run(module);
+  if (!backend_error.empty()) return backend_error;
+  ptx = out.str().str();
+  return "";
+}
+
+CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) {
+  ErrorCollector errors(opts.error_limit > 0 ? opts.error_limit : 1);
+  std::string setup_error;
+  auto ci = make_instance(text, opts, Mode::kCompile, errors, setup_error);
+  if (!ci) return failure(category::kOtherError, setup_error);
+  llvm::LLVMContext ctx;
+  clang::EmitLLVMOnlyAction action(&ctx);
+  bool ran = ci->ExecuteAction(action);
+  std::unique_ptr<llvm::Module> module = action.takeModule();
+  CompileResult r;
+  if (!ran || !module || ci->getDiagnostics().hasErrorOccurred()) {
+    set_first_error(r, std::move(errors.errors));
+    return r;
+  }
+  // Codegen runs at -O0 (the -O1 pipeline cost more than all the rest); the
+  // kernels' stack slots are then promoted to registers and dead code
+  // removed, so the count measures the work a kernel does, not its
+  // parameter spills.
+  llvm::PassBuilder pb;
+  llvm::FunctionAnalysisManager fam;
+  pb.registerFunctionAnalyses(fam);
+  llvm::FunctionPassManager fpm;
+  fpm.addPass(llvm::PromotePass());
+  fpm.addPass(llvm::ADCEPass());
+  for (llvm::Function& f : *module) {
+    if (!is_kernel(f)) continue;
+    fpm.run(f, fam);
+    r.kernels.push_back(f.getName().str());
+    r.instruction_count += f.getInstructionCount();
+  }
+  if (opts.keep_ir) {
+    llvm::raw_string_ostream os(r.ir);
+    module->print(os, nullptr);
+  }
+  if (r.kernels.empty()) {
+    r.category = category::kNoKernel;
+    r.reason = "no kernel function";
+    return r;
+  }
+  if (r.instruction_count < opts.min_instructions) {
+    r.category = category::kTooFewInstructions;
+    r.reason = "kernels have " + std::to_string(r.instruction_count) +
+               " instructions, fewer than " + std::to_string(opts.min_instructions);
+    return r;
+  }
+  if (opts.to_ptx) {
+    std::string ptx;
+    std::string err = lower_to_ptx(*module, ptx);
+    if (!err.empty()) {
+      r.category = category::kPtxError;
+      r.reason = err;
+      return r;
+    }
+    if (opts.keep_ir) r.ptx = std::move(ptx);
+  }
+  r.ok = true;
+  return r;
+}
+
+// Pragmas that survive pass 1: OpenCL extensions and unroll hints with a
+// literal count. -E leaves macros in pragma arguments unexpanded, and other
+// pragmas do not change what a kernel computes.
+bool keep_pragma(std::string_view line) {
+  size_t i = line.find_first_not_of(" \t");
+  if (i == std::string_view::npos || line.substr(i, 7) != "#pragma") return true;
+  std::string_view rest = line.substr(i + 7);
+  rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
+  if (rest.substr(0, 6) == "OPENCL") return true;
+  if (rest.substr(0, 6) == "unroll") {
+    std::string_view arg = rest.substr(6);
+    for (char c : arg) {
+      if (!std::isdigit(static_cast<unsigned char>(c)) && c != ' ' && c != '\t') return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+// -E output of the main file only: drops every line that line markers
+// attribute to another file (the shim, <built-in>, <command line>).
+std::string keep_main_file_lines(const std::string& pp) {
+  std::string out;
+  bool in_main = false;
+  size_t pos = 0;
+  const std::string main_marker = std::string("\"") + kMainFile + "\"";
+  while (pos < pp.size()) {
+    size_t nl = pp.find('\n', pos);
+    if (nl == std::string::npos) nl = pp.size();
+    std::string_view line(pp.data() + pos, nl - pos);
+    pos = nl + 1;
+    if (line.size() > 2 && line[0] == '#' && line[1] == ' ' && std::isdigit(static_cast<unsigned char>(line[2]))) {
+      bool now_main = line.find(main_marker) != std::string_view::npos;
+      if (now_main && in_main) out += "\n";  // a gap of skipped lines
+      in_main = now_main;
+      continue;
+    }
+    if (in_main) {
+      if (!keep_pragma(line)) continue;
+      out.append(line.data(), line.size());
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+class ExpandAction : public clang::PreprocessorFrontendAction {
+ public:
+  explicit ExpandAction(std::string* out) : out_(out) {}
+
+ protected:
+  void ExecuteAction() override {
+    clang::PreprocessorOutputOptions o;
+    o.ShowCPP = 1;
+    o.ShowLineMarkers = 1;
+    o.ShowComments = 0;
+    o.ShowMacroComments = 0;
+    o.ShowMacros = 0;
+    o.ShowIncludeDirectives = 0;
+    o.RewriteIncludes = 0;
+    o.MinimizeWhitespace = 0;
+    llvm::raw_string_ostream os(*out_);
+    clang::DoPrintPreprocessedInput(getCompilerInstance().getPreprocessor(), &os, o);
+    os.flush();
+  }
+
+ private:
+  std::string* out_;
+};
+
+// --- Renaming -------------------------------------------------------------
+
+// One place where a renamable declaration's name is written in the input.
+struct Occurrence {
+  unsigned offset;
+  const clang::NamedDecl* decl;  // canonical declaration
+  bool function;
+};
+
+class OccurrenceVisitor : public clang::RecursiveASTVisitor<OccurrenceVisitor> {
+ public:
+  explicit OccurrenceVisitor(const clang::SourceManager& sm) : sm_(sm) {}
+
+  bool VisitVarDecl(clang::VarDecl* d) {
+    add(d, d->getLocation(), false);
+    return true;
+  }
+  bool VisitFunctionDecl(clang::FunctionDecl* d) {
+    add(d, d->getLocation(), true);
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* e) {
+    if (auto* v = llvm::dyn_cast<clang::VarDecl>(e->getDecl())) add(v, e->getLocation(), false);
+    if (auto* f = llvm::dyn_cast<clang::FunctionDecl>(e->getDecl())) add(f, e->getLocation(), true);
+    return true;
+  }
+
+  std::vector<Occurrence> occurrences;
+  bool in_macro = false;  // a renamable name was written inside a macro expansion
+
+ private:
+  void add(const clang::NamedDecl* d, clang::SourceLocation loc, bool function) {
+    const clang::NamedDecl* canon = llvm::cast<clang::NamedDecl>(d->getCanonicalDecl());
+    if (!canon->getIdentifier() || canon->getName().empty()) return;
+    // Sema replaces uses of a constant sampler by its initializer, so not
+    // every use can be found: samplers keep their names.
+    if (auto* var = llvm::dyn_cast<clang::VarDecl>(canon); var && var->getType()->isSamplerT()) return;
+    // Lazily declared OpenCL builtins are implicit and located at their use.
+    if (canon->isImplicit()) return;
+    clang::SourceLocation decl_loc = canon->getLocation();
+    if (decl_loc.isInvalid() || !sm_.isInMainFile(sm_.getExpansionLoc(decl_loc))) return;
+    if (loc.isInvalid()) return;
+    if (loc.isMacroID()) {
+      in_macro = true;
+      return;
+    }
+    if (!sm_.isInMainFile(loc)) return;
+    occurrences.push_back({sm_.getFileOffset(loc), canon, function});
+  }
+  const clang::SourceManager& sm_;
+};
+
+// a..z, aa..zz, aaa...; upper case for functions.
+std::string nth_name(size_t n, bool upper) {
+  std::string s;
+  n += 1;
+  while (n > 0) {
+    n -= 1;
+    s.insert(s.begin(), static_cast<char>((upper ? 'A' : 'a') + n % 26));
+    n /= 26;
+  }
+  return s;
+}
+
+// Short OpenCL builtin functions a generated name could reach (names of
+// three letters or fewer); the builtins are declared lazily, so a lookup in
+// the translation unit would miss them.
+const std::unordered_set<std::string>& short_builtin_names() {
+  static const std::unordered_set<std::string> names = {
+      "abs", "all", "any", "cos", "dot", "erf", "exp", "fma", "log", "max", "min", "mix",
+      "nan", "pow", "sin", "tan", "cbrt", "ceil", "fabs", "fdim", "fmax", "fmin", "fmod",
+      "sign", "sqrt", "step"};
+  return names;
+}
+
+class RenameConsumer : public clang::ASTConsumer {
+ public:
+  RenameConsumer(clang::CompilerInstance& ci, std::string* out, std::string* error)
+      : ci_(ci), out_(out), error_(error) {}
+
+  void HandleTranslationUnit(clang::ASTContext& ctx) override {
+    if (ci_.getDiagnostics().hasErrorOccurred()) return;
+    clang::SourceManager& sm = ctx.getSourceManager();
+    OccurrenceVisitor v(sm);
+    v.TraverseDecl(ctx.getTranslationUnitDecl());
+    if (v.in_macro) {
+      *error_ = "a name to rename is written inside a macro expansion";
+      return;
+    }
+    std::sort(v.occurrences.begin(), v.occurrences.end(),
+              [](const Occurrence& a, const Occurrence& b) { return a.offset < b.offset; });
+    std::set<const clang::NamedDecl*> renamed;
+    std::unordered_set<unsigned> renamed_offsets;
+    for (const Occurrence& o : v.occurrences) {
+      renamed.insert(o.decl);
+      renamed_offsets.insert(o.offset);
+    }
+
+    // Identifiers that stay as they are (fields, types, builtins, keywords,
+    // labels...): a new name must not collide with any of them.
+    clang::FileID main = sm.getMainFileID();
+    llvm::StringRef buffer = sm.getBufferData(main);
+    std::unordered_set<std::string> kept;
+    {
+      clang::Lexer lexer(sm.getLocForStartOfFile(main), ctx.getLangOpts(), buffer.begin(),
+                         buffer.begin(), buffer.end());
+      clang::Token tok;
+      while (!lexer.LexFromRawLexer(tok)) {
+        if (tok.is(clang::tok::raw_identifier) &&
+            !renamed_offsets.count(sm.getFileOffset(tok.getLocation()))) {
+          kept.insert(tok.getRawIdentifier().str());
+        }
+      }
+      if (tok.is(clang::tok::raw_identifier) &&
+          !renamed_offsets.count(sm.getFileOffset(tok.getLocation()))) {
+        kept.insert(tok.getRawIdentifier().str());
+      }
+    }
+    clang::Preprocessor& pp = ci_.getPreprocessor();
+    auto usable = [&](const std::string& name) {
+      if (kept.count(name) || short_builtin_names().count(name)) return false;
+      clang::IdentifierInfo& ii = pp.getIdentifierTable().get(name);
+      if (ii.isKeyword(ctx.getLangOpts()) || pp.isMacroDefined(&ii)) return false;
+      for (const clang::NamedDecl* d : ctx.getTranslationUnitDecl()->lookup(&ii)) {
+        if (!renamed.count(llvm::cast<clang::NamedDecl>(d->getCanonicalDecl()))) return false;
+      }
+      return true;
+    };
+
+    std::map<const clang::NamedDecl*, std::string> names;
+    size_t next_var = 0, next_fn = 0;
+    clang::Rewriter rw(sm, ctx.getLangOpts());
+    for (const Occurrence& o : v.occurrences) {
+      auto it = names.find(o.decl);
+      if (it == names.end()) {
+        std::string name;
+        do {
+          name = o.function ? nth_name(next_fn++, true) : nth_name(next_var++, false);
+        } while (!usable(name));
+        it = names.emplace(o.decl, name).first;
+      }
+      clang::SourceLocation loc = sm.getLocForStartOfFile(main).getLocWithOffset(o.offset);
+      rw.ReplaceText(loc, o.decl->getName().size(), it->second);
+    }
+    if (const clang::RewriteBuffer* b = rw.getRewriteBufferFor(main)) {
+      *out_ = std::string(b->begin(), b->end());
+    } else {
+      *out_ = buffer.str();
+    }
+    done_ = true;
+  }
+
+  bool done() const { return done_; }
+
+ private:
+  clang::CompilerInstance& ci_;
+  std::string* out_;
+  std::string* error_;
+  bool done_ = false;
+};
+
+class RenameAction : public clang::ASTFrontendAction {
+ public:
+  RenameAction(std::string* out, std::string* error) : out_(out), error_(error) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                        llvm::StringRef) override {
+    return std::make_unique<RenameConsumer>(ci, out_, error_);
+  }
+
+ private:
+  std::string* out_;
+  std::string* error_;
+};
+
+// True when the shim has a `#define NAME`: retrying with the shim can only
+// help an input whose first missing name the shim defines.
+bool shim_defines(const std::string& name) {
+  static const std::unordered_set<std::string> names = [] {
+    std::unordered_set<std::string> set;
+    std::string_view text = shim_text();
+    size_t pos = 0;
+    while ((pos = text.find("#define ", pos)) != std::string_view::npos) {
+      bool line_start = pos == 0 || text[pos - 1] == '\n';
+      pos += 8;
+      if (!line_start) continue;  // a commented-out proposal
+      size_t end = pos;
+      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+      set.emplace(text.substr(pos, end - pos));
+    }
+    return set;
+  }();
+  return !name.empty() && names.count(name) > 0;
+}
+
+// Runs `fn` under LLVM's crash recovery; false when Clang or LLVM crashed.
+template <typename F>
+bool run_safely(F&& fn) {
+  enable_crash_recovery();
+  llvm::CrashRecoveryContext crc;
+  return crc.RunSafely(fn);
+}
+
+}  // namespace
+
+CompileResult compile(std::string_view text, const CompileOptions& options) {
+  if (text.size() > kMaxInputBytes) {
+    return failure(category::kInputTooLarge,
+                   "input of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+                       std::to_string(kMaxInputBytes));
+  }
+  auto attempt = [&](bool shim) {
+    CompileOptions o = options;
+    o.shim = shim;
+    CompileResult result;
+    if (!run_safely([&] { result = compile_unsafe(text, o); })) {
+      result = failure(category::kClangCrash, "Clang crashed while compiling the input");
+    }
+    result.used_shim = shim;
+    return result;
+  };
+  CompileResult plain = attempt(false);
+  if (options.shim && !plain.ok &&
+      (plain.category == category::kUndeclaredIdentifier ||
+       plain.category == category::kUnknownTypeName) &&
+      !plain.errors.empty() && shim_defines(plain.errors.front().name)) {
+    return attempt(true);
+  }
+  return plain;
+}
+
+Expected<std::string> expand_main_file(std::string_view text, const CompileOptions& options) {
+  std::string out, setup_error, first_error;
+  bool ok = false;
+  bool safe = run_safely([&] {
+    ErrorCollector errors(1);
+    auto ci = make_instance(text, options, Mode::kExpand, errors, setup_error);
+    if (!ci) return;
+    std::string pp;
+    ExpandAction action(&pp);
+    if (!ci->ExecuteAction(action) || ci->getDiagnostics().hasErrorOccurred()) {
+      first_error = errors.errors.empty() ? "preprocessing failed" : errors.errors.front().message;
+      return;
+    }
+    out = keep_main_file_lines(pp);
+    ok = true;
+  });
+  if (!safe) return internal_error("expanding macros: Clang crashed");
+  if (!setup_error.empty()) return internal_error("expanding macros: " + setup_error);
+  if (!ok) return parse_error("expanding macros: " + first_error);
+  return out;
+}
+
+Expected<std::string> rename_identifiers(std::string_view text, const CompileOptions& options) {
+  std::string out, setup_error, error;
+  bool ok = false;
+  bool safe = run_safely([&] {
+    ErrorCollector errors(1);
+    auto ci = make_instance(text, options, Mode::kSyntax, errors, setup_error);
+    if (!ci) return;
+    RenameAction action(&out, &error);
+    bool ran = ci->ExecuteAction(action);
+    if (!ran || ci->getDiagnostics().hasErrorOccurred()) {
+      if (error.empty()) {
+        error = errors.errors.empty() ? "parsing failed" : errors.errors.front().message;
+      }
+      return;
+    }
+    ok = error.empty();
+  });
+  if (!safe) return internal_error("renaming identifiers: Clang crashed");
+  if (!setup_error.empty()) return internal_error("renaming identifiers: " + setup_error);
+  if (!ok) return parse_error("renaming identifiers: " + error);
+  return out;
+}
+
+}  // namespace clgen::preprocess

@@ -1,0 +1,77 @@
+// The rewriter pipeline (compile, expand, rename, format, compile again) and
+// the preprocessor's version key.
+#include "corpus/preprocess/preprocess.h"
+#include "support/sha256.h"
+
+namespace clgen::preprocess {
+
+// Bump when a pass changes its output, so stored results are recomputed.
+constexpr const char* kPassesVersion = "1";
+
+const char* rewrite_status_name(RewriteStatus status) {
+  switch (status) {
+    case RewriteStatus::kOk:
+      return "ok";
+    case RewriteStatus::kRejected:
+      return "rejected";
+    case RewriteStatus::kRewriteBug:
+      return "rewrite_bug";
+  }
+  return "?";
+}
+
+std::string preprocessor_version(const CompileOptions& options) {
+  std::string v = kPassesVersion;
+  v += options.header == BuiltinHeader::kClang ? "-clang" : "-libclc";
+  v += options.shim ? "-shim-" + sha256_hex(shim_text()).substr(0, 8) : "-noshim";
+  if (options.to_ptx) v += "-ptx";
+  if (options.min_instructions != 3) v += "-min" + std::to_string(options.min_instructions);
+  return v;
+}
+
+namespace {
+
+RewriteResult bug(const char* pass, const Status& st) {
+  RewriteResult r;
+  r.status = RewriteStatus::kRewriteBug;
+  r.category = pass;
+  r.reason = st.message();
+  return r;
+}
+
+}  // namespace
+
+RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
+  CompileOptions opts = options;
+  opts.keep_ir = false;
+  opts.error_limit = 0;
+  RewriteResult r;
+  CompileResult first = compile(text, opts);
+  if (!first.ok) {
+    r.status = RewriteStatus::kRejected;
+    r.category = first.category;
+    r.reason = first.reason;
+    return r;
+  }
+  // The passes see the shim only when the input needed it.
+  CompileOptions pass_opts = opts;
+  pass_opts.shim = first.used_shim;
+  Expected<std::string> expanded = expand_main_file(text, pass_opts);
+  if (!expanded) return bug("expand", expanded.status());
+  Expected<std::string> renamed = rename_identifiers(*expanded, pass_opts);
+  if (!renamed) return bug("rename", renamed.status());
+  Expected<std::string> formatted = format_source(*renamed);
+  if (!formatted) return bug("format", formatted.status());
+  CompileResult again = compile(*formatted, opts);
+  if (!again.ok) {
+    return bug("recompile", parse_error("the rewritten text does not compile: [" +
+                                        again.category + "] " + again.reason));
+  }
+  r.status = RewriteStatus::kOk;
+  r.text = std::move(*formatted);
+  r.kernels = std::move(again.kernels);
+  r.instruction_count = again.instruction_count;
+  return r;
+}
+
+}  // namespace clgen::preprocess

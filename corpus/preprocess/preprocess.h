@@ -1,0 +1,123 @@
+// Public API of the preprocessor: the in-process Clang rejection filter
+// (compile), the normalizing rewriter (rewrite) and its passes. Free of Clang
+// and LLVM types; every function is safe to call from many threads at once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/status.h"
+
+namespace clgen::preprocess {
+
+// Which declarations of the OpenCL builtins the compiler sees.
+enum class BuiltinHeader {
+  kClang,   // Clang's own (-finclude-default-header -fdeclare-opencl-builtins)
+  kLibclc,  // libclc's clc/clc.h
+};
+
+struct CompileOptions {
+  BuiltinHeader header = BuiltinHeader::kClang;  // measured better: see docs/PREPROCESS.md
+  // Fall back to including shim/shim.h when the input fails without it for a
+  // missing name (so the shim can rescue files but never break one).
+  bool shim = true;
+  bool to_ptx = false;      // strict: also link libclc's nvptx64 bitcode and emit PTX
+  bool keep_ir = false;     // fill CompileResult::ir (and ::ptx with to_ptx)
+  int min_instructions = 3;  // fewer instructions in the kernels: rejected
+  // 0 = stop at the first error (fast); otherwise report up to this many errors
+  // in CompileResult::errors (shim inference wants them all).
+  int error_limit = 0;
+};
+
+// Rejection categories (the `category` column of the `preprocessed` table).
+namespace category {
+inline constexpr const char* kNoKernel = "no_kernel";
+inline constexpr const char* kUndeclaredIdentifier = "undeclared_identifier";
+inline constexpr const char* kUnknownTypeName = "unknown_type_name";
+inline constexpr const char* kImplicitFunction = "implicit_function_declaration";
+inline constexpr const char* kIncludeNotFound = "include_not_found";
+inline constexpr const char* kParseError = "parse_error";          // other syntax errors
+inline constexpr const char* kSemanticError = "semantic_error";    // other type/semantic errors
+inline constexpr const char* kPreprocessorError = "preprocessor_error";  // other #-errors
+inline constexpr const char* kOtherError = "compile_error";
+inline constexpr const char* kTooFewInstructions = "too_few_instructions";
+inline constexpr const char* kClangCrash = "clang_crash";
+inline constexpr const char* kPtxError = "ptx_error";  // only with to_ptx
+inline constexpr const char* kInputTooLarge = "input_too_large";
+}  // namespace category
+
+// One compile error, as Clang reported it.
+struct CompileError {
+  std::string category;  // one of category::k*
+  std::string message;   // "input.cl:3:5: use of undeclared identifier 'N'"
+  std::string name;      // the identifier named by undeclared/unknown-type errors, else ""
+  int64_t offset = -1;   // byte offset in the input text, -1 when not in the input
+};
+
+struct CompileResult {
+  bool ok = false;
+  bool used_shim = false;  // the result is from the retry with the shim
+  std::string category;  // empty when ok
+  std::string reason;    // the first error message (or why the input was rejected)
+  std::vector<std::string> kernels;  // kernel function names, in source order
+  int64_t instruction_count = 0;     // LLVM instructions in the kernel functions (-O0, then mem2reg + ADCE)
+  std::vector<CompileError> errors;  // every error seen (at most error_limit, or 1)
+  std::string ir;                    // textual LLVM IR, with keep_ir
+  std::string ptx;                   // PTX, with to_ptx and keep_ir
+};
+
+// Compiles `text` as OpenCL C 1.2 for nvptx64-nvidia-nvcl in memory (no file
+// outside an in-memory file system is read; #include of anything but the
+// builtin headers fails) and classifies it. Never throws; a Clang crash is
+// caught and reported as category::kClangCrash.
+CompileResult compile(std::string_view text, const CompileOptions& options = {});
+
+// --- The rewriter: small passes, each usable alone -------------------------
+
+// Pass 1: expands macros, drops comments and resolves #if in the input only;
+// the shim's text never appears. Fails when the input does not preprocess.
+Expected<std::string> expand_main_file(std::string_view text, const CompileOptions& options = {});
+
+// Pass 2: renames variables and parameters to a, b, ..., z, aa, ab, ... and
+// user functions to A, B, ..., AA, ... in order of first appearance; built-ins,
+// keywords and names the shim or headers declare are kept. Expects text
+// without macros of its own (the output of pass 1). Fails when the text does
+// not compile.
+Expected<std::string> rename_identifiers(std::string_view text, const CompileOptions& options = {});
+
+// Pass 3: clang-format (Google style, 2-space indent, pointers left, no short
+// blocks or functions on one line, very wide column limit, so every kernel
+// prototype is on one line). Fails when clang-format reports an error.
+Expected<std::string> format_source(std::string_view text);
+
+enum class RewriteStatus { kOk, kRejected, kRewriteBug };
+const char* rewrite_status_name(RewriteStatus status);  // "ok" | "rejected" | "rewrite_bug"
+
+struct RewriteResult {
+  RewriteStatus status = RewriteStatus::kRejected;
+  std::string category;  // rejection category, or the failing pass for kRewriteBug
+  std::string reason;
+  std::string text;      // the normalized text when kOk
+  std::vector<std::string> kernels;  // of the normalized text
+  int64_t instruction_count = 0;
+};
+
+// The whole filter + rewriter: compile (reject), expand, rename, format, and
+// compile the result again (a result that no longer compiles is kRewriteBug,
+// never kOk). rewrite(rewrite(x).text).text == rewrite(x).text.
+RewriteResult rewrite(std::string_view text, const CompileOptions& options = {});
+
+// The shim header's text, embedded in the library at build time.
+std::string_view shim_text();
+
+// Identifies the rewriter's behaviour for `options`: changes whenever the
+// passes, the shim or the header choice change, so stored results keyed by it
+// are recomputed. E.g. "3-clang-shim-1a2b3c4d".
+std::string preprocessor_version(const CompileOptions& options = {});
+
+// Largest input accepted (bytes); larger inputs are rejected unread.
+inline constexpr size_t kMaxInputBytes = 1 << 20;
+
+}  // namespace clgen::preprocess

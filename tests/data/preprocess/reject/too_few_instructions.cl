@@ -1,0 +1,1 @@
+__kernel void nothing(__global float *a) { }

@@ -1,0 +1,1 @@
+__kernel void k(__global float *a) { a[0] = some_undeclared_value_xyz; }

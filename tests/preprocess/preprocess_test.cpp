@@ -1,0 +1,286 @@
+// Tests of the preprocessor: golden source-in/source-out tests for each pass
+// and the pipeline, rejections by reason, crash recovery, idempotence and
+// thread safety.
+#include <algorithm>
+#include <filesystem>
+#include <future>
+
+#include <gtest/gtest.h>
+
+#include "corpus/preprocess/preprocess.h"
+#include "support/files.h"
+#include "support/thread_pool.h"
+#include "tests/preprocess/golden.h"
+
+namespace clgen::preprocess {
+namespace {
+
+using clgen::testing::expected_path;
+using clgen::testing::golden_inputs;
+using clgen::testing::read_or_empty;
+using clgen::testing::update_golden;
+
+std::string read(const std::string& path) {
+  auto r = read_file(path);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r ? *r : std::string();
+}
+
+// Runs `pass` over every input of `sub` and compares with the expected file.
+template <typename Pass>
+void check_golden(const std::string& sub, Pass pass) {
+  std::vector<std::string> inputs = golden_inputs(sub);
+  ASSERT_FALSE(inputs.empty()) << sub;
+  for (const std::string& in : inputs) {
+    SCOPED_TRACE(in);
+    std::string actual = pass(read(in));
+    if (update_golden()) {
+      ASSERT_TRUE(write_file_atomic(expected_path(in), actual).ok());
+      continue;
+    }
+    EXPECT_EQ(read_or_empty(expected_path(in)), actual);
+  }
+}
+
+std::string or_error(const Expected<std::string>& r) {
+  return r ? *r : "ERROR: " + r.status().message() + "\n";
+}
+
+TEST(Pipeline, PaperExampleMatchesExactly) {
+  std::string in = read(clgen::testing::golden_dir("pipeline") + "/paper_example.cl");
+  RewriteResult r = rewrite(in);
+  ASSERT_EQ(r.status, RewriteStatus::kOk) << r.reason;
+  EXPECT_EQ(read(clgen::testing::golden_dir("pipeline") + "/paper_example.expected.cl"), r.text);
+  EXPECT_EQ(r.kernels, std::vector<std::string>{"B"});
+}
+
+TEST(Pipeline, GoldenFilesRewriteToTheirExpectedText) {
+  check_golden("pipeline", [](const std::string& in) {
+    RewriteResult r = rewrite(in);
+    if (r.status != RewriteStatus::kOk) {
+      return std::string(rewrite_status_name(r.status)) + " [" + r.category + "] " + r.reason + "\n";
+    }
+    return r.text;
+  });
+}
+
+TEST(Pipeline, RewritingIsIdempotentOnGoldenFiles) {
+  for (const std::string& in : golden_inputs("pipeline")) {
+    SCOPED_TRACE(in);
+    RewriteResult once = rewrite(read(in));
+    ASSERT_EQ(once.status, RewriteStatus::kOk) << once.reason;
+    RewriteResult twice = rewrite(once.text);
+    ASSERT_EQ(twice.status, RewriteStatus::kOk) << twice.reason;
+    EXPECT_EQ(once.text, twice.text);
+  }
+}
+
+TEST(ExpandPass, GoldenFiles) {
+  check_golden("expand", [](const std::string& in) { return or_error(expand_main_file(in)); });
+}
+
+TEST(ExpandPass, ShimTextNeverAppearsInTheOutput) {
+  CompileOptions o;
+  o.shim = true;
+  auto out = expand_main_file("__kernel void k(__global float* a) { a[0] = 1; }\n", o);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out->find("#ifndef"), std::string::npos);
+  EXPECT_EQ(out->find("shim"), std::string::npos);
+  EXPECT_NE(out->find("__kernel void k"), std::string::npos);
+}
+
+TEST(RenamePass, GoldenFiles) {
+  check_golden("rename", [](const std::string& in) { return or_error(rename_identifiers(in)); });
+}
+
+TEST(RenamePass, KeepsBuiltinsAndKeywords) {
+  auto out = rename_identifiers(
+      "__kernel void k(__global float* x) { int i = get_global_id(0); x[i] = sqrt(fabs(x[i])); }\n");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out, "__kernel void A(__global float* a) { int b = get_global_id(0); a[b] = sqrt(fabs(a[b])); }\n");
+}
+
+TEST(RenamePass, SkipsNamesTheInputKeeps) {
+  // A struct field called "a" stays, so the first variable becomes "b".
+  auto out = rename_identifiers(
+      "typedef struct { int a; } S;\n__kernel void k(__global S* s) { s[0].a = 1; }\n");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_NE(out->find("__global S* b"), std::string::npos) << *out;
+  EXPECT_NE(out->find("b[0].a = 1"), std::string::npos) << *out;
+}
+
+TEST(FormatPass, GoldenFiles) {
+  check_golden("format", [](const std::string& in) { return or_error(format_source(in)); });
+}
+
+TEST(FormatPass, PutsALongKernelPrototypeOnOneLine) {
+  std::string params;
+  for (int i = 0; i < 30; ++i) params += (i ? ",\n  " : "") + std::string("__global float* p") + std::to_string(i);
+  auto out = format_source("__kernel void k(" + params + ") { p0[0] = 1; }\n");
+  ASSERT_TRUE(out.ok());
+  std::string first_line = out->substr(0, out->find('\n'));
+  EXPECT_NE(first_line.find("p29) {"), std::string::npos) << first_line;
+}
+
+struct RejectCase {
+  const char* file;
+  const char* category;
+};
+
+TEST(Compile, RejectsEachReasonWithItsCategory) {
+  const RejectCase cases[] = {
+      {"no_kernel.cl", category::kNoKernel},
+      {"only_macros.cl", category::kNoKernel},
+      {"undeclared_identifier.cl", category::kUndeclaredIdentifier},
+      {"unknown_type_name.cl", category::kUnknownTypeName},
+      {"include_not_found.cl", category::kIncludeNotFound},
+      {"parse_error.cl", category::kParseError},
+      {"semantic_error.cl", category::kSemanticError},
+      {"too_few_instructions.cl", category::kTooFewInstructions},
+      {"clang_crash.cl", category::kClangCrash},
+  };
+  for (const RejectCase& c : cases) {
+    SCOPED_TRACE(c.file);
+    std::string text = read(clgen::testing::golden_dir("reject") + "/" + c.file);
+    CompileResult r = compile(text);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.category, c.category) << r.reason;
+    EXPECT_FALSE(r.reason.empty());
+    RewriteResult w = rewrite(text);
+    EXPECT_EQ(w.status, RewriteStatus::kRejected);
+    EXPECT_EQ(w.category, c.category);
+  }
+}
+
+TEST(Compile, ReasonIsTheFirstErrorWithItsLocation) {
+  CompileResult r = compile("__kernel void k(__global float* a) {\n  a[0] = missing_name;\n}\n", {});
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.reason, "input.cl:2:10: use of undeclared identifier 'missing_name'");
+}
+
+TEST(Compile, CountsKernelInstructionsAndNamesKernels) {
+  CompileResult r = compile(
+      "__kernel void add(__global int* a) { a[get_global_id(0)] += 1; }\n"
+      "__kernel void sub(__global int* a) { a[get_global_id(0)] -= 1; }\n");
+  ASSERT_TRUE(r.ok) << r.reason;
+  EXPECT_EQ(r.kernels, (std::vector<std::string>{"add", "sub"}));
+  EXPECT_GE(r.instruction_count, 6);
+}
+
+TEST(Compile, ReadsNothingOutsideTheInMemoryFileSystem) {
+  CompileResult r = compile("#include </etc/hostname>\n__kernel void k(__global int* a) { a[0] = 1; }\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.category, category::kIncludeNotFound);
+}
+
+TEST(Compile, SurvivesACrashAndKeepsWorking) {
+  CompileResult crash = compile("#pragma clang __debug crash\n__kernel void k(__global int* a) { a[0] = 1; }\n");
+  EXPECT_FALSE(crash.ok);
+  EXPECT_EQ(crash.category, category::kClangCrash);
+  CompileResult after = compile("__kernel void k(__global int* a) { a[get_global_id(0)] = 1; }\n");
+  EXPECT_TRUE(after.ok) << after.reason;
+}
+
+TEST(Compile, KeepsIrWhenAsked) {
+  CompileOptions o;
+  o.keep_ir = true;
+  CompileResult r = compile("__kernel void k(__global int* a) { a[get_global_id(0)] = 7; }\n", o);
+  ASSERT_TRUE(r.ok) << r.reason;
+  EXPECT_NE(r.ir.find("define"), std::string::npos);
+  EXPECT_NE(r.ir.find("nvptx64"), std::string::npos);
+}
+
+TEST(Compile, StrictModeLowersToPtxWithLibclc) {
+  CompileOptions o;
+  o.to_ptx = true;
+  o.keep_ir = true;
+  CompileResult r = compile(
+      "__kernel void k(__global float* a) { size_t i = get_global_id(0); a[i] = sqrt(a[i]); }\n", o);
+  ASSERT_TRUE(r.ok) << r.reason;
+  EXPECT_NE(r.ptx.find(".entry k"), std::string::npos) << r.ptx.substr(0, 400);
+}
+
+TEST(Compile, LibclcHeaderCompilesPlainKernels) {
+  CompileOptions o;
+  o.header = BuiltinHeader::kLibclc;
+  CompileResult r = compile("__kernel void k(__global float* a) { a[get_global_id(0)] = cos(a[0]); }\n", o);
+  EXPECT_TRUE(r.ok) << r.reason;
+}
+
+TEST(Compile, ShimIsOnlyAFallback) {
+  // A file that defines a name the shim also defines is not broken by it.
+  std::string text = "__kernel void k(__global float* a) { int WG_SIZE = 3; a[get_global_id(0)] = WG_SIZE; }\n";
+  CompileResult r = compile(text);
+  EXPECT_TRUE(r.ok) << r.reason;
+  EXPECT_FALSE(r.used_shim);
+}
+
+TEST(Compile, RejectsOversizedInputUnread) {
+  std::string big(kMaxInputBytes + 1, ' ');
+  CompileResult r = compile(big);
+  EXPECT_EQ(r.category, category::kInputTooLarge);
+}
+
+TEST(Compile, IsThreadSafe) {
+  std::vector<std::string> inputs;
+  for (const std::string& in : golden_inputs("pipeline")) inputs.push_back(read(in));
+  std::vector<RewriteResult> serial;
+  for (const auto& t : inputs) serial.push_back(rewrite(t));
+  ThreadPool pool(4);
+  std::vector<std::future<RewriteResult>> futures;
+  for (int rep = 0; rep < 3; ++rep) {
+    for (const auto& t : inputs) futures.push_back(pool.submit([&t] { return rewrite(t); }));
+  }
+  for (size_t i = 0; i < futures.size(); ++i) {
+    RewriteResult r = futures[i].get();
+    EXPECT_EQ(r.text, serial[i % inputs.size()].text);
+    EXPECT_EQ(r.status, serial[i % inputs.size()].status);
+  }
+}
+
+TEST(Version, ChangesWithOptions) {
+  CompileOptions a, b;
+  b.shim = false;
+  EXPECT_NE(preprocessor_version(a), preprocessor_version(b));
+  b = a;
+  b.header = BuiltinHeader::kLibclc;
+  EXPECT_NE(preprocessor_version(a), preprocessor_version(b));
+  EXPECT_EQ(preprocessor_version(a), preprocessor_version(CompileOptions{}));
+}
+
+// Idempotence over the installed kernels that the default corpus contains
+// (the small pocl and ufo sets, to keep the suite fast).
+TEST(Pipeline, RewritingIsIdempotentOnInstalledKernels) {
+  std::vector<std::string> files;
+  for (const char* dir : {"/usr/share/ufo", "/usr/share/pocl-tests"}) {
+    std::error_code ec;
+    for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".cl") files.push_back(it->path().string());
+    }
+  }
+  if (files.empty()) GTEST_SKIP() << "no installed kernels under /usr/share/ufo or /usr/share/pocl-tests";
+  ThreadPool pool;
+  std::vector<std::future<std::string>> checks;
+  for (const std::string& f : files) {
+    checks.push_back(pool.submit([f] {
+      auto text = read_file(f, kMaxInputBytes);
+      if (!text) return std::string();
+      RewriteResult once = rewrite(*text);
+      if (once.status != RewriteStatus::kOk) return std::string();
+      RewriteResult twice = rewrite(once.text);
+      if (twice.status != RewriteStatus::kOk) return f + ": second rewrite " + twice.reason;
+      if (twice.text != once.text) return f + ": not idempotent";
+      return std::string();
+    }));
+  }
+  size_t ok = 0;
+  for (auto& c : checks) {
+    std::string problem = c.get();
+    EXPECT_EQ(problem, "");
+    ok += problem.empty();
+  }
+  EXPECT_GT(ok, 0u);
+}
+
+}  // namespace
+}  // namespace clgen::preprocess

@@ -1,0 +1,109 @@
+// Tests of the corpus-wide preprocess run over SQLite.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "corpus/preprocess/store.h"
+#include "support/interrupt.h"
+#include "support/sha256.h"
+
+namespace clgen::preprocess {
+namespace {
+
+// A content_files table with the columns of the schema contract.
+Database corpus_db(const std::vector<std::string>& texts) {
+  auto db = Database::open(":memory:");
+  EXPECT_TRUE(db.ok());
+  EXPECT_TRUE(db->exec("CREATE TABLE content_files (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL, "
+                       "size INTEGER, path TEXT)").ok());
+  for (const std::string& t : texts) {
+    auto st = db->prepare("INSERT INTO content_files (sha256, text, size) VALUES (?, ?, ?)");
+    EXPECT_TRUE(st.ok());
+    EXPECT_TRUE(st->bind(1, sha256_hex(t)).ok());
+    EXPECT_TRUE(st->bind(2, t).ok());
+    EXPECT_TRUE(st->bind(3, static_cast<int64_t>(t.size())).ok());
+    EXPECT_TRUE(st->run().ok());
+  }
+  return std::move(*db);
+}
+
+const std::vector<std::string> kTexts = {
+    "__kernel void a(__global int* x) { x[get_global_id(0)] = 1; }\n",
+    "__kernel void b(__global int* x) { x[get_global_id(0)] = 2; }\n",
+    "__kernel void c(__global int* x) { x[get_global_id(0)] = undeclared_thing; }\n",
+    "int no_kernel_here(int x) { return x; }\n",
+    "__kernel void d(__global int* y) { y[get_global_id(0)] = 1; }\n",  // same as a when normalized
+};
+
+CorpusPreprocessOptions quiet(size_t batch = 2) {
+  CorpusPreprocessOptions o;
+  o.batch_size = batch;
+  o.threads = 2;
+  o.progress = false;
+  return o;
+}
+
+TEST(CorpusPreprocess, StoresOneResultPerFileWithStatusAndCategory) {
+  Database db = corpus_db(kTexts);
+  auto stats = preprocess_corpus(db, quiet());
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->processed, 5u);
+  EXPECT_EQ(stats->ok, 3u);
+  EXPECT_EQ(stats->rejected, 2u);
+  EXPECT_EQ(stats->by_category["rejected/undeclared_identifier"], 1u);
+  EXPECT_EQ(stats->by_category["rejected/no_kernel"], 1u);
+
+  auto st = db.prepare("SELECT COUNT(DISTINCT normalized_sha256) FROM preprocessed WHERE status='ok'");
+  ASSERT_TRUE(st.ok());
+  ASSERT_TRUE(*st->step());
+  EXPECT_EQ(st->column_int(0), 2);  // a and d normalize to the same text
+
+  auto counts = preprocess_counts(db, stats->version);
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ((*counts)["ok"], 3u);
+  EXPECT_EQ((*counts)["rejected/no_kernel"], 1u);
+}
+
+TEST(CorpusPreprocess, SecondRunResumesWithNothingToDo) {
+  Database db = corpus_db(kTexts);
+  ASSERT_TRUE(preprocess_corpus(db, quiet()).ok());
+  auto again = preprocess_corpus(db, quiet());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->pending, 0u);
+  EXPECT_EQ(again->processed, 0u);
+}
+
+TEST(CorpusPreprocess, InterruptedRunKeepsCommittedBatchesAndResumes) {
+  Database db = corpus_db(kTexts);
+  request_interrupt();
+  auto stopped = preprocess_corpus(db, quiet(1));
+  clear_interrupt();
+  ASSERT_TRUE(stopped.ok());
+  EXPECT_TRUE(stopped->interrupted);
+  EXPECT_EQ(stopped->processed, 0u);
+  auto resumed = preprocess_corpus(db, quiet(1));
+  ASSERT_TRUE(resumed.ok());
+  EXPECT_EQ(resumed->processed, 5u);
+  EXPECT_FALSE(resumed->interrupted);
+}
+
+TEST(CorpusPreprocess, ResultsAreKeyedByPreprocessorVersion) {
+  Database db = corpus_db(kTexts);
+  ASSERT_TRUE(preprocess_corpus(db, quiet()).ok());
+  CorpusPreprocessOptions no_shim = quiet();
+  no_shim.compile.shim = false;
+  auto other = preprocess_corpus(db, no_shim);
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->processed, 5u);
+}
+
+TEST(CorpusPreprocess, FailsClearlyWithoutContentFiles) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db.ok());
+  auto stats = preprocess_corpus(*db, quiet());
+  ASSERT_FALSE(stats.ok());
+  EXPECT_NE(stats.status().message().find("content_files"), std::string::npos) << stats.status().message();
+}
+
+}  // namespace
+}  // namespace clgen::preprocess
