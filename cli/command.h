@@ -25,5 +25,7 @@ using Action = std::function<Status()>;
 // `global` outlives the parse; `action` receives the work to run.
 void add_devices_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_version_command(CLI::App& app, const GlobalOptions& global, Action& action);
+// `clgen drive` and its hidden `clgen worker` (cli/cmd_drive.cpp; needs OpenCL).
+void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace clgen::cli
