@@ -171,6 +171,9 @@ Status WorkerProcess::start() {
     // Child: die with the parent, no core dumps, optional memory cap.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(126);
+    // Own process group: a terminal's Ctrl-C reaches only the parent, which
+    // stops between runs; the worker finishes the run in flight.
+    ::setpgid(0, 0);
     rlimit core{0, 0};
     ::setrlimit(RLIMIT_CORE, &core);
     if (options_.memory_limit_mb > 0) {

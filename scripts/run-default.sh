@@ -12,3 +12,6 @@ echo "== clgen version --deps"
 "$CLGEN" version --deps
 echo "== clgen devices"
 "$CLGEN" --workspace "$WORKSPACE" devices
+echo "== clgen drive (hand-written kernels on the CPU device; sampled kernels come later)"
+"$CLGEN" --workspace "$WORKSPACE" drive --device cpu --csv "$WORKSPACE/drive-handwritten.csv" \
+  tests/data/driver/saxpy.cl tests/data/driver/writes_constant.cl tests/data/driver/writes_nothing.cl
