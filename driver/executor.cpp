@@ -27,6 +27,7 @@ struct DeviceContext {
   uint64_t local_mem = 0;
   uint64_t max_work_group = 0;
   uint64_t max_alloc = 0;
+  uint64_t global_mem = 0;
   std::vector<uint64_t> max_items;
 };
 
@@ -142,6 +143,7 @@ struct Executor::Impl {
     dc.local_mem = device_info<cl_ulong>(dc.device, CL_DEVICE_LOCAL_MEM_SIZE);
     dc.max_work_group = device_info<size_t>(dc.device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     dc.max_alloc = device_info<cl_ulong>(dc.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    dc.global_mem = device_info<cl_ulong>(dc.device, CL_DEVICE_GLOBAL_MEM_SIZE);
     cl_uint dims = device_info<cl_uint>(dc.device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
     std::vector<size_t> items(dims);
     clGetDeviceInfo(dc.device, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof(size_t), items.data(),
@@ -464,6 +466,24 @@ Expected<DriveResult> Executor::drive(const DriveJob& job) {
                     "local size " + format_size(l) + " exceeds the kernel's work-group size limit " +
                         std::to_string(wg));
   }
+
+  // Buffers above the device's limits are refused before any host memory
+  // is spent on payloads.
+  uint64_t total_bytes = 0;
+  for (const auto& a : args) {
+    if (!a.is_pointer || a.address_space == AddressSpace::kLocal) continue;
+    uint64_t bytes = product(job.global_size) * static_cast<uint64_t>(a.element_stride());
+    total_bytes += bytes;
+    if (bytes > dc->max_alloc)
+      return finish(Outcome::kOutOfResources,
+                    "argument '" + a.name + "' needs " + std::to_string(bytes) +
+                        " bytes, above the device's maximum allocation of " +
+                        std::to_string(dc->max_alloc));
+  }
+  if (total_bytes > dc->global_mem)
+    return finish(Outcome::kOutOfResources,
+                  "buffers need " + std::to_string(total_bytes) +
+                      " bytes, above the device's global memory");
 
   PayloadOptions popts;
   popts.global_items = product(job.global_size);

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "driver/executor.h"
@@ -137,8 +138,8 @@ int run_worker(int in_fd, int out_fd) {
     } catch (const std::exception& e) {
       reply = error_reply(invalid_argument(std::string("malformed worker request: ") + e.what()));
     }
-    if (!write_frame(out_fd, dump(reply)).ok())
-      return 1;
+    if (executor.poisoned()) reply["exiting"] = true;
+    if (!write_frame(out_fd, dump(reply)).ok()) return 1;
     if (executor.poisoned()) return 3;
   }
 }
@@ -236,22 +237,33 @@ void WorkerProcess::stop() {
 }
 
 Status WorkerProcess::call(const std::string& request, std::string& response) {
-  if (pid_ <= 0) RETURN_IF_ERROR(start());
-  Status st = write_frame(to_worker_, request);
-  if (st.ok()) st = read_frame(from_worker_, response, static_cast<int>(options_.timeout_s * 1000));
-  if (st.ok()) {
-    // A worker that poisoned itself exits right after answering: reap it now.
+  // A worker that died while idle is replaced, so its death is not blamed on
+  // this request.
+  if (pid_ > 0) {
     int status;
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
       kill_worker();
     }
+  }
+  if (pid_ <= 0) RETURN_IF_ERROR(start());
+  Status st = write_frame(to_worker_, request);
+  if (!st.ok()) {  // gone before it read the request: one fresh try
+    kill_worker();
+    RETURN_IF_ERROR(start());
+    st = write_frame(to_worker_, request);
+  }
+  if (st.ok()) st = read_frame(from_worker_, response, static_cast<int>(options_.timeout_s * 1000));
+  if (st.ok()) {
+    // A worker that saw an execution error says so and exits after answering.
+    auto reply = nlohmann::json::parse(response, nullptr, /*allow_exceptions=*/false);
+    if (reply.is_object() && reply.value("exiting", false)) kill_worker();
     return st;
   }
   if (st.code() == ErrorCode::kTimeout) {
     kill_worker();
-    return timeout_error("worker exceeded the " + std::to_string(options_.timeout_s) +
-                         " s wall-clock limit and was killed");
+    return timeout_error(fmt::format("worker exceeded the {:g} s wall-clock limit and was killed",
+                                     options_.timeout_s));
   }
   // End of stream or a broken pipe: the worker died. Reap it for its status.
   int status = 0;

@@ -101,6 +101,14 @@ TEST_F(ExecutorTest, LocalSizeAboveTheDeviceMaximumIsInvalidLaunchParameters) {
   EXPECT_EQ(drive(job).outcome, Outcome::kInvalidLaunchParameters);
 }
 
+TEST_F(ExecutorTest, BuffersAboveTheDeviceAllocationLimitAreOutOfResources) {
+  DriveJob job = make_job(device_, "saxpy.cl", "saxpy");
+  job.global_size = {device_.max_mem_alloc_size};  // S floats: four times the limit
+  DriveResult r = drive(job);
+  EXPECT_EQ(r.outcome, Outcome::kOutOfResources) << r.message;
+  EXPECT_NE(r.message.find("maximum allocation"), std::string::npos) << r.message;
+}
+
 TEST_F(ExecutorTest, TwoDimensionalKernelPassesWithAutomaticLocalSize) {
   DriveJob job = make_job(device_, "matmul_2d.cl", "add2d");
   job.global_size = {64, 64};
