@@ -343,7 +343,8 @@ std::vector<ArgInfo> device_arg_info(cl_kernel kernel) {
       a.unsupported_reason = "pipe";
     } else if (!parse_element_type(base, a.kind, a.element_size, a.vector_width)) {
       a.supported = false;
-      a.unsupported_reason = base.rfind("struct", 0) == 0 ? "struct pointer" : "unsupported type";
+      a.unsupported_reason = a.is_pointer ? "struct or unknown pointee type '" + base + "'"
+                                          : "unsupported type '" + base + "'";
     }
     if (a.is_pointer && a.address_space != AddressSpace::kLocal) {
       a.reads = true;
@@ -442,7 +443,17 @@ Expected<DriveResult> Executor::drive(const DriveJob& job) {
 
   // Local size: given (checked against device and kernel limits) or automatic.
   const uint64_t limit = std::min<uint64_t>(dc->max_work_group, wg ? wg : dc->max_work_group);
-  if (job.local_size.empty()) {
+  size_t required[3] = {0, 0, 0};  // reqd_work_group_size, all zero when absent
+  clGetKernelWorkGroupInfo(kernel, dc->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof required,
+                           required, nullptr);
+  if (job.local_size.empty() && required[0] != 0) {
+    result.local_size.assign(required, required + job.global_size.size());
+    for (size_t d = 0; d < job.global_size.size(); ++d)
+      if (job.global_size[d] % result.local_size[d] != 0)
+        return finish(Outcome::kInvalidLaunchParameters,
+                      "the kernel requires local size " + format_size(result.local_size) +
+                          ", which does not divide global size " + format_size(job.global_size));
+  } else if (job.local_size.empty()) {
     result.local_size = automatic_local_size(job.global_size, limit, dc->max_items);
   } else {
     result.local_size = job.local_size;

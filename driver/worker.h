@@ -55,6 +55,9 @@ class WorkerProcess {
                                                       const std::string& build_options,
                                                       int platform_index, int device_index);
 
+  // Changes the wall-clock limit for later requests.
+  void set_timeout(double seconds) { options_.timeout_s = seconds; }
+
   // Asks the worker to exit and reaps it.
   void stop();
   pid_t pid() const { return pid_; }

@@ -118,7 +118,7 @@ TEST_F(DriveCliTest, RunKilledHalfwayResumesWithoutDuplicates) {
                                     kernel_path("two_kernels.cl"), kernel_path("args_mix.cl"),
                                     kernel_path("infinite_loop.cl")};
   std::vector<std::string> args = drive_args(files);
-  args.insert(args.end(), {"--timeout", "8"});
+  args.insert(args.end(), {"--timeout", "12"});  // above start-up + cold compile on a busy 2-core box
   std::vector<std::string> argv = {CLGEN_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   pid_t pid = fork();
