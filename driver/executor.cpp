@@ -20,6 +20,9 @@ struct Failure {
   std::string message;
 };
 
+// Slack allocated after every global buffer (not transferred, not counted).
+constexpr uint64_t kGuardBytes = 64 * 1024;
+
 struct DeviceContext {
   cl_device_id device = nullptr;
   cl_context context = nullptr;
@@ -220,10 +223,21 @@ struct Executor::Impl {
                          " bytes, above the device's maximum allocation"};
           return false;
         }
-        mems[i] = clCreateBuffer(dc.context, CL_MEM_READ_WRITE, data.size(), nullptr, &err);
+        // A zeroed guard band after each buffer absorbs small overruns, so a
+        // kernel writing just past its end does not corrupt the (host-memory)
+        // runtime of a CPU device and crash a later, innocent kernel.
+        const size_t guard = std::min<uint64_t>(kGuardBytes, dc.max_alloc - data.size());
+        mems[i] = clCreateBuffer(dc.context, CL_MEM_READ_WRITE, data.size() + guard, nullptr, &err);
         if (err != CL_SUCCESS) return fail_enqueue("clCreateBuffer", err);
         res.buffers.push_back(mems[i]);
         cl_event ev = nullptr;
+        if (guard > 0) {
+          const cl_uchar zero = 0;
+          err = clEnqueueFillBuffer(dc.queue, mems[i], &zero, 1, data.size(), guard, 0, nullptr, &ev);
+          if (err != CL_SUCCESS) return fail_enqueue("clEnqueueFillBuffer", err);
+          res.events.push_back(ev);
+          ev = nullptr;
+        }
         if (a.reads) {
           err = clEnqueueWriteBuffer(dc.queue, mems[i], CL_FALSE, 0, data.size(), data.data(), 0,
                                      nullptr, &ev);

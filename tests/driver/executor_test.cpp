@@ -128,6 +128,20 @@ TEST_F(ExecutorTest, AutomaticLocalSizeHonoursReqdWorkGroupSize) {
   EXPECT_EQ(r.local_size, (std::vector<uint64_t>{32}));
 }
 
+TEST_F(ExecutorTest, SmallOverrunLandsInTheGuardBand) {
+  DriveJob job = make_job(device_, "saxpy.cl", "saxpy");
+  job.source =
+      "kernel void shifted(global const float* in, global float* out) {\n"
+      "  int i = get_global_id(0);\n"
+      "  out[i + 1] = in[i] * 2.0f;\n"  // the last work-item writes one past the end
+      "}\n";
+  job.kernel_name = "shifted";
+  if (have_clang_analysis()) job.args = analyze_kernels(job.source)->front().args;
+  DriveResult r = drive(job);
+  EXPECT_EQ(r.outcome, Outcome::kPass) << r.message;
+  EXPECT_EQ(drive(make_job(device_, "saxpy.cl", "saxpy")).outcome, Outcome::kPass);
+}
+
 TEST_F(ExecutorTest, EveryArgumentKindRuns) {
   DriveResult r = drive(make_job(device_, "args_mix.cl", "args_mix"));
   EXPECT_EQ(r.outcome, Outcome::kPass) << r.message;
