@@ -197,28 +197,38 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     }
     ++summary.sources;
     const std::string sha = sha256_hex(src.text);
+    // The Clang analysis runs in the worker too: a front end crashing on
+    // untrusted source must not take the parent down.
     Expected<std::vector<KernelSignature>> analysis = std::vector<KernelSignature>();
-    if (have_clang_analysis()) analysis = analyze_kernels(src.text);
+    if (have_clang_analysis()) analysis = worker.analyze_kernels(src.text);
 
     for (const DeviceInfo& dev : devices) {
       if (interrupted()) break;
       std::vector<KernelSignature> kernels;
-      std::string compile_error;
+      // When the source as a whole fails: the outcome recorded for it.
+      Outcome source_outcome = Outcome::kCompileError;
+      std::string source_failure;
+      auto fail_source = [&](const Status& st) {
+        source_outcome = st.code() == ErrorCode::kTimeout ? Outcome::kTimeout
+                         : st.code() == ErrorCode::kIo    ? Outcome::kCrash
+                                                          : Outcome::kCompileError;
+        source_failure = st.message();
+      };
       bool args_from_device = !have_clang_analysis();
       if (!analysis.ok()) {
-        compile_error = analysis.status().message();
+        fail_source(analysis.status());
       } else if (args_from_device) {
         auto listed = worker.list_kernels(src.text, options.build_options, dev.platform_index,
                                           dev.device_index);
         if (listed.ok()) {
           kernels = std::move(*listed);
         } else {
-          compile_error = listed.status().message();
+          fail_source(listed.status());
         }
       } else {
         kernels = *analysis;
       }
-      if (kernels.empty() && compile_error.empty()) compile_error = "the source defines no kernel";
+      if (kernels.empty() && source_failure.empty()) source_failure = "the source defines no kernel";
 
       for (const auto& gsize : options.global_sizes) {
         std::vector<std::vector<uint64_t>> lsizes;
@@ -229,15 +239,15 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
         for (const auto& lsize : lsizes) {
           RunKey key{sha, "", dev.platform_name, dev.name, options.build_options,
                      format_size(gsize), format_size(lsize)};
-          if (!compile_error.empty()) {
+          if (!source_failure.empty()) {
             ASSIGN_OR_RETURN(auto stored, find_run(db, key));
             if (stored) {
               RETURN_IF_ERROR(record(std::move(*stored), true));
               continue;
             }
             RunRecord rec{key, src.origin, options.seed, {}};
-            rec.result.outcome = Outcome::kCompileError;
-            rec.result.message = compile_error;
+            rec.result.outcome = source_outcome;
+            rec.result.message = source_failure;
             rec.result.local_size = lsize;
             RETURN_IF_ERROR(record(std::move(rec), false));
             continue;

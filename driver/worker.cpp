@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "driver/args.h"
 #include "driver/executor.h"
 
 namespace clgen::driver {
@@ -126,6 +127,10 @@ int run_worker(int in_fd, int out_fd) {
         auto result = executor.drive(job);
         reply = result.ok() ? nlohmann::json{{"ok", true}, {"result", *result}}
                             : error_reply(result.status());
+      } else if (op == "analyze") {
+        auto kernels = analyze_kernels(request.at("source").get<std::string>());
+        reply = kernels.ok() ? nlohmann::json{{"ok", true}, {"result", *kernels}}
+                             : error_reply(kernels.status());
       } else if (op == "list") {
         auto kernels = executor.list_kernels(
             request.at("source").get<std::string>(), request.at("build_options").get<std::string>(),
@@ -297,6 +302,20 @@ Expected<DriveResult> WorkerProcess::drive(const DriveJob& job) {
   }
 }
 
+namespace {
+Expected<std::vector<KernelSignature>> kernels_reply(const std::string& response) {
+  try {
+    auto reply = nlohmann::json::parse(response);
+    if (!reply.at("ok").get<bool>())
+      return Status(static_cast<ErrorCode>(reply.at("code").get<int>()),
+                    reply.at("error").get<std::string>());
+    return reply.at("result").get<std::vector<KernelSignature>>();
+  } catch (const std::exception& e) {
+    return internal_error(std::string("malformed worker reply: ") + e.what());
+  }
+}
+}  // namespace
+
 Expected<std::vector<KernelSignature>> WorkerProcess::list_kernels(const std::string& source,
                                                                    const std::string& build_options,
                                                                    int platform_index,
@@ -309,15 +328,14 @@ Expected<std::vector<KernelSignature>> WorkerProcess::list_kernels(const std::st
                                                {"device_index", device_index}}),
                            response),
                       "listing kernels");
-  try {
-    auto reply = nlohmann::json::parse(response);
-    if (!reply.at("ok").get<bool>())
-      return Status(static_cast<ErrorCode>(reply.at("code").get<int>()),
-                    reply.at("error").get<std::string>());
-    return reply.at("result").get<std::vector<KernelSignature>>();
-  } catch (const std::exception& e) {
-    return internal_error(std::string("malformed worker reply: ") + e.what());
-  }
+  return kernels_reply(response);
+}
+
+Expected<std::vector<KernelSignature>> WorkerProcess::analyze_kernels(const std::string& source) {
+  std::string response;
+  RETURN_IF_ERROR_CTX(call(dump(nlohmann::json{{"op", "analyze"}, {"source", source}}), response),
+                      "analysing kernel arguments");
+  return kernels_reply(response);
 }
 
 }  // namespace clgen::driver

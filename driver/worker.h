@@ -50,13 +50,18 @@ class WorkerProcess {
   // Errors are failures to start a worker or bad requests.
   Expected<DriveResult> drive(const DriveJob& job);
 
-  // Executor::list_kernels in the worker. A hang or crash is an error.
+  // Executor::list_kernels in the worker. Errors as for analyze_kernels.
   Expected<std::vector<KernelSignature>> list_kernels(const std::string& source,
                                                       const std::string& build_options,
                                                       int platform_index, int device_index);
 
   // Changes the wall-clock limit for later requests.
   void set_timeout(double seconds) { options_.timeout_s = seconds; }
+
+  // analyze_kernels() (the Clang analysis) in the worker. Errors: kParse when
+  // the source does not compile, kTimeout when the worker hung (killed), kIo
+  // when it died.
+  Expected<std::vector<KernelSignature>> analyze_kernels(const std::string& source);
 
   // Asks the worker to exit and reaps it.
   void stop();

@@ -67,6 +67,19 @@ TEST_F(WorkerTest, FarOutOfBoundsWriteCrashesOnlyTheWorker) {
   EXPECT_EQ(worker.started(), 2);
 }
 
+TEST_F(WorkerTest, AnalysesArgumentsInTheWorker) {
+  if (!have_clang_analysis()) GTEST_SKIP() << "built without Clang";
+  WorkerProcess worker(options(60));
+  auto kernels = worker.analyze_kernels(testing::kernel_source("two_kernels.cl"));
+  ASSERT_TRUE(kernels.ok()) << kernels.status().message();
+  ASSERT_EQ(kernels->size(), 2u);
+  EXPECT_EQ((*kernels)[1].name, "copy_ptr");
+  EXPECT_TRUE((*kernels)[1].args[1].writes);
+  auto bad = worker.analyze_kernels(testing::kernel_source("compile_error.cl"));
+  EXPECT_EQ(bad.status().code(), ErrorCode::kParse);
+  EXPECT_EQ(worker.started(), 1);
+}
+
 TEST_F(WorkerTest, MalformedRequestIsAnErrorNotACrash) {
   WorkerProcess worker(options(60));
   DriveJob job = make_job(device_, "saxpy.cl", "saxpy");
