@@ -36,5 +36,7 @@ void add_shim_command(CLI::App& app, const GlobalOptions& global, Action& action
 // Adds `preprocess` under the `corpus` command group.
 void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& global, Action& action);
 #endif
+// `clgen drive` and its hidden `clgen worker` (cli/cmd_drive.cpp; needs OpenCL).
+void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace clgen::cli

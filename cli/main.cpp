@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
   cli::add_shim_command(app, global, action);
   cli::add_corpus_preprocess_command(*cli::corpus_command_group(app), global, action);
 #endif
+#ifdef CLGEN_HAVE_OPENCL
+  cli::add_drive_command(app, global, action);
+#endif
 
   try {
     app.parse(argc, argv);

@@ -22,3 +22,7 @@ if "$CLGEN" corpus --help > /dev/null 2>&1; then
 else
   echo "== corpus: component not built (libgit2/libcurl missing), skipped"
 fi
+
+echo "== clgen drive (hand-written kernels on the CPU device; sampled kernels come later)"
+"$CLGEN" --workspace "$WORKSPACE" drive --device cpu --csv "$WORKSPACE/drive-handwritten.csv" \
+  tests/data/driver/saxpy.cl tests/data/driver/writes_constant.cl tests/data/driver/writes_nothing.cl

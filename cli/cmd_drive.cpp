@@ -1,0 +1,159 @@
+// `clgen drive`: run kernels on OpenCL devices through isolated workers,
+// check them dynamically, profile the passing ones, store the runs; and the
+// hidden `clgen worker` that executes kernels for it.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "cli/command.h"
+#include "driver/drive.h"
+#include "driver/job.h"
+#include "driver/worker.h"
+#include "support/workspace.h"
+
+namespace clgen::cli {
+
+namespace {
+
+struct DriveCliOptions {
+  std::vector<std::string> files;
+  bool samples = false;
+  bool corpus = false;
+  std::string device = "cpu";
+  std::vector<std::string> gsizes;  // each "N" or "X,Y[,Z]"
+  std::string gsize_sweep;          // "2^7..2^22"
+  std::string lsize;                // empty = automatic
+  bool lsize_sweep = false;
+  int runs = 10;
+  int warmup = 1;
+  uint64_t seed = 20170204;
+  std::string build_options;
+  double timeout_s = 60;
+  uint64_t memory_limit_mb = 0;
+  std::string csv;
+  uint64_t limit = 0;
+};
+
+void print_table(const driver::DriveSummary& s) {
+  uint64_t total = 0;
+  for (const auto& [o, n] : s.outcomes) total += n;
+  std::printf("%-27s %8s %7s\n", "outcome", "runs", "share");
+  for (driver::Outcome o : driver::kAllOutcomes) {
+    auto it = s.outcomes.find(o);
+    uint64_t n = it == s.outcomes.end() ? 0 : it->second;
+    std::printf("%-27s %8llu %6.1f%%\n", driver::outcome_name(o), static_cast<unsigned long long>(n),
+                total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 0.0);
+  }
+  std::printf("%-27s %8llu\n", "total", static_cast<unsigned long long>(total));
+  std::printf("sources: %llu, driven now: %llu, already stored: %llu, workers started: %d\n",
+              static_cast<unsigned long long>(s.sources), static_cast<unsigned long long>(s.driven),
+              static_cast<unsigned long long>(s.already_stored), s.workers_started);
+}
+
+Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
+  if (o.files.empty() && !o.samples && !o.corpus)
+    return usage_error("clgen drive: give kernel files, --samples or --corpus");
+  if (!o.gsizes.empty() && !o.gsize_sweep.empty())
+    return usage_error("clgen drive: --gsize and --gsize-sweep exclude each other");
+  if (!o.lsize.empty() && o.lsize_sweep)
+    return usage_error("clgen drive: --lsize and --lsize-sweep exclude each other");
+  driver::DriveOptions opts;
+  opts.files = o.files;
+  opts.samples = o.samples;
+  opts.corpus = o.corpus;
+  opts.device = o.device;
+  if (!o.gsize_sweep.empty()) {
+    auto sweep = driver::parse_size_sweep(o.gsize_sweep);
+    if (!sweep.ok()) return usage_error(sweep.status().message());
+    opts.global_sizes.clear();
+    for (uint64_t s : *sweep) opts.global_sizes.push_back({s});
+  } else if (!o.gsizes.empty()) {
+    opts.global_sizes.clear();
+    for (const auto& g : o.gsizes) {
+      auto size = driver::parse_size(g);
+      if (!size.ok()) return usage_error("--gsize: " + size.status().message());
+      opts.global_sizes.push_back(*size);
+    }
+  }
+  if (!o.lsize.empty()) {
+    auto size = driver::parse_size(o.lsize);
+    if (!size.ok()) return usage_error("--lsize: " + size.status().message());
+    for (const auto& g : opts.global_sizes)
+      if (g.size() != size->size())
+        return usage_error("--lsize " + o.lsize + " and --gsize " + driver::format_size(g) +
+                           " have different numbers of dimensions");
+    opts.local_size = *size;
+  }
+  opts.local_size_sweep = o.lsize_sweep;
+  opts.runs = o.runs;
+  opts.warmup = o.warmup;
+  opts.seed = o.seed;
+  opts.build_options = o.build_options;
+  opts.timeout_s = o.timeout_s;
+  opts.memory_limit_mb = o.memory_limit_mb;
+  opts.worker_stderr = spdlog::should_log(spdlog::level::debug);
+  opts.csv_path = o.csv;
+  opts.limit = o.limit;
+  opts.show_progress = spdlog::should_log(spdlog::level::info);
+
+  ASSIGN_OR_RETURN(auto ws, Workspace::open(global.workspace));
+  ASSIGN_OR_RETURN(auto db, ws.open_database());
+  ASSIGN_OR_RETURN(auto summary, driver::drive(db, opts));
+  for (const auto& note : summary.notes) std::fprintf(stderr, "clgen drive: %s\n", note.c_str());
+  print_table(summary);
+  if (summary.interrupted) return cancelled("interrupted; finished runs are stored, run again to resume");
+  return ok_status();
+}
+
+}  // namespace
+
+void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  auto o = std::make_shared<DriveCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "drive", "Run kernels on OpenCL devices: dynamic check, profiling, results in `runs`");
+  cmd->add_option("files", o->files, "OpenCL kernel files")->check(CLI::ExistingFile);
+  cmd->add_flag("--samples", o->samples, "Drive accepted samples (samples.status='ok')");
+  cmd->add_flag("--corpus", o->corpus, "Drive the preprocessed corpus (preprocessed.status='ok')");
+  cmd->add_option("--device", o->device, "cpu, gpu, all, or part of a device/platform name")
+      ->capture_default_str();
+  cmd->add_option("--gsize", o->gsizes,
+                  "Global size, e.g. 4096 or 1024,1024 (repeatable; default 4096)");
+  cmd->add_option("--gsize-sweep", o->gsize_sweep, "Powers of two, e.g. 2^7..2^22");
+  cmd->add_option("--lsize", o->lsize, "Local size, e.g. 256 or 16,16 (default: automatic)");
+  cmd->add_flag("--lsize-sweep", o->lsize_sweep,
+                "Every power-of-two local size within device limits, refused ones included");
+  cmd->add_option("--runs", o->runs, "Profiled repetitions of passing kernels")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--warmup", o->warmup, "Unrecorded runs before them")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  cmd->add_option("--seed", o->seed, "Payload seed")->capture_default_str();
+  cmd->add_option("--cl-opts", o->build_options, "OpenCL build options");
+  cmd->add_option("--timeout", o->timeout_s, "Wall-clock seconds per kernel run (worker killed after)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--memory-limit", o->memory_limit_mb, "Worker RLIMIT_DATA in MiB (0: none)")
+      ->capture_default_str();
+  cmd->add_option("--csv", o->csv, "Also write the runs as cldrive-style CSV");
+  cmd->add_option("--limit", o->limit, "Drive at most this many sources (0: all)")
+      ->capture_default_str();
+  cmd->final_callback([o, &global, &action] { action = [o, &global] { return run_drive(global, *o); }; });
+
+  // Worker mode: started by `drive` with pipes on fds 3 and 4; not for users.
+  CLI::App* worker = app.add_subcommand("worker", "");
+  worker->group("");  // hidden from --help
+  worker->final_callback([&action] {
+    action = [] {
+      int code = driver::run_worker(driver::kWorkerRequestFd, driver::kWorkerResponseFd);
+      std::fflush(nullptr);
+      // Skip static destructors: the OpenCL runtime may be in a bad state.
+      ::_exit(code);
+      return ok_status();
+    };
+  });
+}
+
+}  // namespace clgen::cli

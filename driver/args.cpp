@@ -1,0 +1,77 @@
+// Argument descriptions shared by the Clang analysis and the device fallback.
+#include "driver/args.h"
+
+#include <cctype>
+
+namespace clgen::driver {
+
+const char* address_space_name(AddressSpace space) {
+  switch (space) {
+    case AddressSpace::kPrivate: return "private";
+    case AddressSpace::kGlobal: return "global";
+    case AddressSpace::kConstant: return "constant";
+    case AddressSpace::kLocal: return "local";
+  }
+  return "?";
+}
+
+Expected<AddressSpace> parse_address_space(const std::string& name) {
+  for (AddressSpace s : {AddressSpace::kPrivate, AddressSpace::kGlobal, AddressSpace::kConstant,
+                         AddressSpace::kLocal})
+    if (name == address_space_name(s)) return s;
+  return parse_error("unknown address space '" + name + "'");
+}
+
+bool KernelSignature::supported() const {
+  for (const auto& a : args)
+    if (!a.supported) return false;
+  return true;
+}
+
+std::string KernelSignature::unsupported_reason() const {
+  for (const auto& a : args)
+    if (!a.supported) return "argument '" + a.name + "' (" + a.type + "): " + a.unsupported_reason;
+  return "";
+}
+
+bool parse_element_type(const std::string& name, ScalarKind& kind, int& element_size,
+                        int& vector_width) {
+  size_t digits = name.size();
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
+  std::string base = name.substr(0, digits);
+  int width = 1;
+  if (digits < name.size()) {
+    width = std::stoi(name.substr(digits));
+    if (width != 2 && width != 3 && width != 4 && width != 8 && width != 16) return false;
+  }
+  struct Base {
+    const char* name;
+    ScalarKind kind;
+    int size;
+  };
+  static const Base kBases[] = {
+      {"char", ScalarKind::kSigned, 1},    {"uchar", ScalarKind::kUnsigned, 1},
+      {"short", ScalarKind::kSigned, 2},   {"ushort", ScalarKind::kUnsigned, 2},
+      {"int", ScalarKind::kSigned, 4},     {"uint", ScalarKind::kUnsigned, 4},
+      {"long", ScalarKind::kSigned, 8},    {"ulong", ScalarKind::kUnsigned, 8},
+      {"float", ScalarKind::kFloat, 4},    {"double", ScalarKind::kFloat, 8},
+  };
+  for (const Base& b : kBases) {
+    if (base == b.name) {
+      kind = b.kind;
+      element_size = b.size;
+      vector_width = width;
+      return true;
+    }
+  }
+  return false;
+}
+
+#ifndef CLGEN_HAVE_CLANG
+Expected<std::vector<KernelSignature>> analyze_kernels(const std::string&) {
+  return unavailable("argument analysis needs Clang 15 (built without it)");
+}
+bool have_clang_analysis() { return false; }
+#endif
+
+}  // namespace clgen::driver

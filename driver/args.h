@@ -1,0 +1,62 @@
+// Kernel argument analysis: what each argument of an OpenCL kernel is (type,
+// address space, vector width) and whether the kernel reads or writes it,
+// which decides the payload and the transfers the driver makes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "support/status.h"
+
+namespace clgen::driver {
+
+enum class AddressSpace { kPrivate, kGlobal, kConstant, kLocal };
+enum class ScalarKind { kSigned, kUnsigned, kFloat };
+
+// "private", "global", "constant", "local" and back.
+const char* address_space_name(AddressSpace space);
+Expected<AddressSpace> parse_address_space(const std::string& name);
+
+struct ArgInfo {
+  std::string name;
+  std::string type;       // as written, canonical: "float4 *", "int", "struct s *"
+  bool is_pointer = false;
+  AddressSpace address_space = AddressSpace::kPrivate;  // of the pointee for pointers
+  bool is_const = false;  // pointee is const (pointers), or the value is (scalars)
+  ScalarKind kind = ScalarKind::kFloat;  // element kind
+  int element_size = 4;   // bytes of one scalar element: 1, 2, 4 or 8
+  int vector_width = 1;   // 1, 2, 3, 4, 8 or 16
+  bool reads = false;     // the kernel may read the pointee (pointers only)
+  bool writes = false;    // the kernel may write the pointee (pointers only)
+  bool supported = true;
+  std::string unsupported_reason;  // e.g. "struct pointer", "image"; empty when supported
+
+  // Bytes one element occupies in memory: 3-vectors are padded to 4.
+  int element_stride() const { return element_size * (vector_width == 3 ? 4 : vector_width); }
+};
+
+struct KernelSignature {
+  std::string name;
+  std::vector<ArgInfo> args;
+  // True when every argument can be fed; otherwise the first reason.
+  bool supported() const;
+  std::string unsupported_reason() const;
+};
+
+// Parses `source` as OpenCL C 1.2 (Clang's default OpenCL header included)
+// and describes every kernel in source order. Fails with kParse and the
+// front end's first errors when the source does not compile, kUnavailable
+// when clgen was built without Clang.
+Expected<std::vector<KernelSignature>> analyze_kernels(const std::string& source);
+
+// True when this build analyses arguments with Clang (otherwise the device
+// compiler's kernel-argument info is used, every global pointer read+write).
+bool have_clang_analysis();
+
+// Parses an element type name such as "float", "uint4", "char16" into kind,
+// element size and vector width; false for anything else (half, bool, structs).
+bool parse_element_type(const std::string& name, ScalarKind& kind, int& element_size,
+                        int& vector_width);
+
+}  // namespace clgen::driver

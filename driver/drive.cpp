@@ -1,0 +1,305 @@
+// Orchestration of `clgen drive`: sources -> kernels -> jobs -> workers -> runs.
+#include "driver/drive.h"
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+
+#include "driver/args.h"
+#include "driver/worker.h"
+#include "support/files.h"
+#include "support/interrupt.h"
+#include "support/log.h"
+#include "support/progress.h"
+#include "support/sha256.h"
+
+namespace clgen::driver {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+struct Source {
+  std::string origin;
+  std::string text;
+};
+
+Expected<bool> table_exists(Database& db, const std::string& name) {
+  ASSIGN_OR_RETURN(Statement st,
+                   db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1"));
+  RETURN_IF_ERROR(st.bind(1, name));
+  return st.step();
+}
+
+// Appends the texts a query returns; a missing table is a note, not an error.
+Status collect_query(Database& db, const std::string& table, const std::string& sql,
+                     const std::string& origin, const std::string& missing_note,
+                     std::vector<Source>& out, DriveSummary& summary) {
+  ASSIGN_OR_RETURN(bool exists, table_exists(db, table));
+  if (!exists) {
+    summary.notes.push_back(missing_note);
+    return ok_status();
+  }
+  ASSIGN_OR_RETURN(Statement st, db.prepare(sql));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    out.push_back({origin, st.column_text(0)});
+  }
+  return ok_status();
+}
+
+uint64_t product(const std::vector<uint64_t>& v) {
+  uint64_t p = 1;
+  for (uint64_t x : v) p *= x;
+  return p;
+}
+
+}  // namespace
+
+Expected<std::vector<DeviceInfo>> select_devices(const std::string& spec) {
+  ASSIGN_OR_RETURN(auto all, list_devices());
+  std::vector<DeviceInfo> out;
+  const std::string want = lower(spec);
+  for (const auto& d : all) {
+    if (!d.available) continue;
+    bool match = want == "all" || (want == "cpu" && d.type == "CPU") ||
+                 (want == "gpu" && d.type == "GPU") ||
+                 lower(d.platform_name + " " + d.name).find(want) != std::string::npos;
+    if (match) out.push_back(d);
+  }
+  if (out.empty()) {
+    std::string names;
+    for (const auto& d : all) names += "\n  " + d.platform_name + ": " + d.name + " [" + d.type + "]";
+    return not_found("no OpenCL device matches '" + spec + "'" +
+                     (names.empty() ? " (no devices at all)" : "; devices:" + names));
+  }
+  return out;
+}
+
+std::vector<std::vector<uint64_t>> local_size_sweep(const std::vector<uint64_t>& global,
+                                                    const DeviceInfo& device) {
+  std::vector<std::vector<uint64_t>> per_dim(global.size());
+  for (size_t d = 0; d < global.size(); ++d) {
+    uint64_t item_limit = d < device.max_work_item_sizes.size() ? device.max_work_item_sizes[d]
+                                                                : device.max_work_group_size;
+    for (uint64_t l = 1; l <= global[d] && l <= item_limit; l *= 2)
+      if (global[d] % l == 0) per_dim[d].push_back(l);
+  }
+  std::vector<std::vector<uint64_t>> out{{}};
+  for (size_t d = 0; d < global.size(); ++d) {
+    std::vector<std::vector<uint64_t>> next;
+    for (const auto& prefix : out)
+      for (uint64_t l : per_dim[d]) {
+        auto v = prefix;
+        v.push_back(l);
+        if (product(v) <= device.max_work_group_size) next.push_back(std::move(v));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+Expected<std::vector<uint64_t>> parse_size_sweep(const std::string& text) {
+  size_t dots = text.find("..");
+  if (dots == std::string::npos)
+    return invalid_argument("size sweep '" + text + "': expected FROM..TO, e.g. 2^7..2^22");
+  auto parse_one = [&](std::string s) -> Expected<uint64_t> {
+    uint64_t value;
+    if (s.rfind("2^", 0) == 0) {
+      s = s.substr(2);
+      if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || std::stoi(s) > 40)
+        return invalid_argument("size sweep '" + text + "': bad exponent");
+      value = uint64_t{1} << std::stoi(s);
+    } else {
+      if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+        return invalid_argument("size sweep '" + text + "': bad bound '" + s + "'");
+      value = std::stoull(s);
+    }
+    return value;
+  };
+  ASSIGN_OR_RETURN(uint64_t from, parse_one(text.substr(0, dots)));
+  ASSIGN_OR_RETURN(uint64_t to, parse_one(text.substr(dots + 2)));
+  std::vector<uint64_t> out;
+  for (uint64_t s = 1; s <= to && s != 0; s *= 2)
+    if (s >= from) out.push_back(s);
+  if (out.empty()) return invalid_argument("size sweep '" + text + "' holds no power of two");
+  return out;
+}
+
+Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
+  DriveSummary summary;
+  RETURN_IF_ERROR_CTX(ensure_driver_schema(db), "creating the runs table");
+  ASSIGN_OR_RETURN(auto devices, select_devices(options.device));
+
+  std::vector<Source> sources;
+  for (const auto& path : options.files) {
+    auto text = read_file(path, options.max_source_bytes);
+    if (!text.ok()) return text.status().with_context("reading kernel");
+    sources.push_back({path, std::move(*text)});
+  }
+  if (options.samples) {
+    RETURN_IF_ERROR_CTX(
+        collect_query(db, "samples", "SELECT text FROM samples WHERE status='ok' ORDER BY rowid",
+                      "samples",
+                      "no 'samples' table in the workspace database: no samples to drive "
+                      "(run clgen sample first)",
+                      sources, summary),
+        "reading samples");
+  }
+  if (options.corpus) {
+    RETURN_IF_ERROR_CTX(
+        collect_query(db, "preprocessed",
+                      "SELECT normalized_text FROM preprocessed WHERE status='ok' AND "
+                      "normalized_text IS NOT NULL GROUP BY normalized_sha256 ORDER BY MIN(rowid)",
+                      "corpus",
+                      "no 'preprocessed' table in the workspace database: no corpus kernels to "
+                      "drive (run clgen corpus preprocess first)",
+                      sources, summary),
+        "reading the preprocessed corpus");
+  }
+  if (options.limit > 0 && sources.size() > options.limit) sources.resize(options.limit);
+
+  WorkerOptions wopts;
+  wopts.binary = options.worker_binary;
+  wopts.args = options.worker_args;
+  wopts.timeout_s = options.timeout_s;
+  wopts.memory_limit_mb = options.memory_limit_mb;
+  wopts.inherit_stderr = options.worker_stderr;
+  WorkerProcess worker(wopts);
+
+  std::string csv = csv_header();
+  int instance = 0;
+  std::unique_ptr<Progress> progress;
+  if (options.show_progress) progress = std::make_unique<Progress>("drive", sources.size());
+
+  // Stores a new result (or counts a stored one) and adds it to the CSV.
+  auto record = [&](RunRecord rec, bool stored) -> Status {
+    if (!stored) {
+      RETURN_IF_ERROR_CTX(insert_run(db, rec), "storing a run");
+      ++summary.driven;
+    } else {
+      ++summary.already_stored;
+    }
+    ++summary.outcomes[rec.result.outcome];
+    csv += csv_rows(rec, instance++);
+    return ok_status();
+  };
+
+  for (const Source& src : sources) {
+    if (interrupted()) {
+      summary.interrupted = true;
+      break;
+    }
+    ++summary.sources;
+    const std::string sha = sha256_hex(src.text);
+    // The Clang analysis runs in the worker too: a front end crashing on
+    // untrusted source must not take the parent down.
+    Expected<std::vector<KernelSignature>> analysis = std::vector<KernelSignature>();
+    if (have_clang_analysis()) analysis = worker.analyze_kernels(src.text);
+
+    for (const DeviceInfo& dev : devices) {
+      if (interrupted()) break;
+      std::vector<KernelSignature> kernels;
+      // When the source as a whole fails: the outcome recorded for it.
+      Outcome source_outcome = Outcome::kCompileError;
+      std::string source_failure;
+      auto fail_source = [&](const Status& st) {
+        source_outcome = st.code() == ErrorCode::kTimeout ? Outcome::kTimeout
+                         : st.code() == ErrorCode::kIo    ? Outcome::kCrash
+                                                          : Outcome::kCompileError;
+        source_failure = st.message();
+      };
+      bool args_from_device = !have_clang_analysis();
+      if (!analysis.ok()) {
+        fail_source(analysis.status());
+      } else if (args_from_device) {
+        auto listed = worker.list_kernels(src.text, options.build_options, dev.platform_index,
+                                          dev.device_index);
+        if (listed.ok()) {
+          kernels = std::move(*listed);
+        } else {
+          fail_source(listed.status());
+        }
+      } else {
+        kernels = *analysis;
+      }
+      if (kernels.empty() && source_failure.empty()) source_failure = "the source defines no kernel";
+
+      for (const auto& gsize : options.global_sizes) {
+        std::vector<std::vector<uint64_t>> lsizes;
+        if (options.local_size_sweep)
+          lsizes = local_size_sweep(gsize, dev);
+        else
+          lsizes.push_back(options.local_size);
+        for (const auto& lsize : lsizes) {
+          RunKey key{sha, "", dev.platform_name, dev.name, options.build_options,
+                     format_size(gsize), format_size(lsize)};
+          if (!source_failure.empty()) {
+            ASSIGN_OR_RETURN(auto stored, find_run(db, key));
+            if (stored) {
+              RETURN_IF_ERROR(record(std::move(*stored), true));
+              continue;
+            }
+            RunRecord rec{key, src.origin, options.seed, {}};
+            rec.result.outcome = source_outcome;
+            rec.result.message = source_failure;
+            rec.result.local_size = lsize;
+            RETURN_IF_ERROR(record(std::move(rec), false));
+            continue;
+          }
+          for (const KernelSignature& sig : kernels) {
+            if (interrupted()) break;
+            key.kernel_name = sig.name;
+            ASSIGN_OR_RETURN(auto stored, find_run(db, key));
+            if (stored) {
+              RETURN_IF_ERROR(record(std::move(*stored), true));
+              continue;
+            }
+            RunRecord rec{key, src.origin, options.seed, {}};
+            if (!sig.supported()) {
+              rec.result.outcome = Outcome::kUnsupportedArguments;
+              rec.result.message = sig.unsupported_reason();
+              rec.result.local_size = lsize;
+            } else {
+              DriveJob job;
+              job.source = src.text;
+              job.kernel_name = sig.name;
+              job.args = sig.args;
+              job.args_from_device = args_from_device;
+              job.platform_index = dev.platform_index;
+              job.device_index = dev.device_index;
+              job.global_size = gsize;
+              job.local_size = lsize;
+              job.runs = options.runs;
+              job.warmup = options.warmup;
+              job.seed = options.seed;
+              job.build_options = options.build_options;
+              auto result = worker.drive(job);
+              if (!result.ok())
+                return result.status().with_context("driving " + src.origin + ":" + sig.name);
+              rec.result = std::move(*result);
+            }
+            spdlog::debug("{} {} on {} at {}: {}{}", src.origin, sig.name, dev.name,
+                          format_size(gsize), outcome_name(rec.result.outcome),
+                          rec.result.message.empty() ? "" : " (" + rec.result.message + ")");
+            RETURN_IF_ERROR(record(std::move(rec), false));
+          }
+        }
+      }
+    }
+    if (progress) progress->advance();
+  }
+  if (progress) progress->finish();
+  if (interrupted()) summary.interrupted = true;
+  summary.workers_started = worker.started();
+  if (!options.csv_path.empty())
+    RETURN_IF_ERROR_CTX(write_file_atomic(options.csv_path, csv), "writing " + options.csv_path);
+  return summary;
+}
+
+}  // namespace clgen::driver

@@ -1,0 +1,70 @@
+// `clgen drive` as a library: picks devices, collects kernel sources (files,
+// accepted samples, the preprocessed corpus), runs every kernel × device ×
+// size not yet stored through isolated workers, and stores each result as it
+// arrives, so an interrupted or killed drive resumes without duplicates.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "driver/devices.h"
+#include "driver/outcome.h"
+#include "driver/runs.h"
+#include "support/sqlite.h"
+#include "support/status.h"
+
+namespace clgen::driver {
+
+struct DriveOptions {
+  std::vector<std::string> files;  // .cl files
+  bool samples = false;            // accepted samples: SELECT text FROM samples WHERE status='ok'
+  bool corpus = false;             // SELECT normalized_text FROM preprocessed WHERE status='ok'
+  std::string device = "cpu";      // cpu | gpu | all | a substring of a device or platform name
+  std::vector<std::vector<uint64_t>> global_sizes{{4096}};
+  std::vector<uint64_t> local_size;  // empty = automatic
+  bool local_size_sweep = false;     // every power-of-two local size within device limits
+  int runs = 10;                     // profiled repetitions of passing kernels
+  int warmup = 1;
+  uint64_t seed = 20170204;          // payload A; payload B uses seed + 1
+  std::string build_options;
+  uint64_t max_source_bytes = 1 << 20;  // larger sources are refused
+  uint64_t limit = 0;                   // at most this many sources; 0 = all
+  // Worker isolation.
+  std::string worker_binary;  // empty: this executable
+  std::vector<std::string> worker_args{"worker"};
+  double timeout_s = 60;         // wall clock per kernel × device × size
+  uint64_t memory_limit_mb = 0;  // RLIMIT_DATA per worker; 0 = none
+  bool worker_stderr = false;    // pass the workers' stderr through
+  std::string csv_path;          // write every selected run here as CSV
+  bool show_progress = true;
+};
+
+struct DriveSummary {
+  std::map<Outcome, uint64_t> outcomes;  // over every selected run, new or stored
+  uint64_t driven = 0;                   // runs executed now
+  uint64_t already_stored = 0;           // runs found in the database and skipped
+  uint64_t sources = 0;
+  int workers_started = 0;
+  bool interrupted = false;
+  std::vector<std::string> notes;        // e.g. "no samples table: ..."
+};
+
+// Devices matching `spec`: "cpu", "gpu", "all", or a case-insensitive
+// substring of "PLATFORM DEVICE". kNotFound when none matches.
+Expected<std::vector<DeviceInfo>> select_devices(const std::string& spec);
+
+// Every power-of-two local size whose dimensions divide `global` and stay
+// within the device's per-dimension limits, with a product up to the
+// device's maximum work-group size (the kernel's own limit is left to the
+// run, which then records "invalid launch parameters").
+std::vector<std::vector<uint64_t>> local_size_sweep(const std::vector<uint64_t>& global,
+                                                    const DeviceInfo& device);
+
+// Parses "2^7..2^22" or "128..4194304" into the powers of two in between.
+Expected<std::vector<uint64_t>> parse_size_sweep(const std::string& text);
+
+Expected<DriveSummary> drive(Database& db, const DriveOptions& options);
+
+}  // namespace clgen::driver

@@ -1,0 +1,49 @@
+// The driver's results in the workspace database (`runs`, keyed by kernel,
+// device and sizes so a resumed drive skips what is stored) and their
+// cldrive-compatible CSV form.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "driver/job.h"
+#include "support/sqlite.h"
+
+namespace clgen::driver {
+
+// What identifies one run; a stored key is never driven again.
+struct RunKey {
+  std::string kernel_sha256;   // sha256 of the whole source text
+  std::string kernel_name;     // "" when the source does not compile
+  std::string platform;
+  std::string device;
+  std::string build_options;
+  std::string global_size;     // format_size(), e.g. "4096" or "1024,1024"
+  std::string requested_local_size;  // "" = automatic
+};
+
+struct RunRecord {
+  RunKey key;
+  std::string origin;  // a file path, "samples" or "corpus"
+  uint64_t seed = 0;
+  DriveResult result;
+};
+
+// Creates `runs` if needed (CREATE TABLE IF NOT EXISTS).
+Status ensure_driver_schema(Database& db);
+
+// The stored run for `key`, if any.
+Expected<std::optional<RunRecord>> find_run(Database& db, const RunKey& key);
+
+// Stores a run; a second insert of the same key changes nothing.
+Status insert_run(Database& db, const RunRecord& record);
+
+// CSV with the columns instance, device, build_opts, kernel,
+// work_item_local_mem_size, work_item_private_mem_size, global_size,
+// local_size, outcome, transferred_bytes, transfer_time_ns, kernel_time_ns:
+// one row per profiled repetition of a passing run, one row with empty times
+// for any other outcome. `instance` numbers the runs from 0.
+std::string csv_header();
+std::string csv_rows(const RunRecord& record, int instance);
+
+}  // namespace clgen::driver

@@ -1,0 +1,229 @@
+// `clgen drive` end to end: runs stored in the workspace database, CSV
+// output, resuming without duplicates (also after SIGKILL of the parent),
+// --samples / --corpus inputs, sweeps and usage errors.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "driver/runs.h"
+#include "support/files.h"
+#include "support/sqlite.h"
+#include "tests/cli/run_command.h"
+#include "tests/driver/driver_test_util.h"
+
+namespace clgen::driver {
+namespace {
+
+namespace fs = std::filesystem;
+using clgen::testing::run_clgen;
+using testing::kernel_path;
+
+class DriveCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::test_device())
+      GTEST_SKIP() << "no OpenCL device matches '" << testing::device_spec() << "'";
+    ws_ = fs::temp_directory_path() /
+          ("clgen-drive-test-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(ws_);
+    fs::create_directories(ws_);
+  }
+  void TearDown() override {
+    if (!ws_.empty()) fs::remove_all(ws_);
+  }
+  std::vector<std::string> drive_args(std::vector<std::string> extra) {
+    std::vector<std::string> args = {"--workspace", ws_.string(), "drive", "--device",
+                                     testing::device_spec(), "--runs", "3"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+  Database db() {
+    auto d = Database::open((ws_ / "clgen.db").string());
+    EXPECT_TRUE(d.ok()) << d.status().message();
+    return std::move(*d);
+  }
+  int64_t count(const std::string& sql) {
+    Database d = db();
+    auto st = d.prepare(sql);
+    EXPECT_TRUE(st.ok()) << st.status().message();
+    auto row = st->step();
+    EXPECT_TRUE(row.ok() && *row);
+    return st->column_int(0);
+  }
+  fs::path ws_;
+};
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST_F(DriveCliTest, StoresRunsPrintsTheOutcomeTableAndWritesCsv) {
+  std::string csv = (ws_ / "runs.csv").string();
+  auto r = run_clgen(drive_args({kernel_path("saxpy.cl"), kernel_path("writes_constant.cl"),
+                                 kernel_path("compile_error.cl"), kernel_path("struct_arg.cl"),
+                                 "--csv", csv}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("input insensitive                  1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("total                              4"), std::string::npos) << r.out;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 4);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='pass' AND kernel_name='saxpy' AND "
+                  "repetitions=3 AND kernel_ns > 0 AND transferred_bytes=49152"),
+            1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='compile error' AND kernel_name=''"), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='unsupported arguments'"), 1);
+
+  auto text = read_file(csv);
+  ASSERT_TRUE(text.ok());
+  auto lines = split_lines(*text);
+  ASSERT_EQ(lines.size(), 1u + 3 + 1 + 1 + 1);  // header, 3 profiled saxpy runs, 3 others
+  EXPECT_EQ(lines[0],
+            "instance,device,build_opts,kernel,work_item_local_mem_size,"
+            "work_item_private_mem_size,global_size,local_size,outcome,transferred_bytes,"
+            "transfer_time_ns,kernel_time_ns");
+  int saxpy_rows = 0;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    // Device names hold no commas here; every row has 12 fields.
+    EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 11) << lines[i];
+    if (lines[i].find(",saxpy,") != std::string::npos) {
+      ++saxpy_rows;
+      EXPECT_NE(lines[i].find(",4096,"), std::string::npos);
+      EXPECT_NE(lines[i].find(",pass,49152,"), std::string::npos) << lines[i];
+      EXPECT_NE(lines[i].back(), ',');  // kernel time present
+    }
+  }
+  EXPECT_EQ(saxpy_rows, 3);
+
+  // A second drive finds everything stored and runs nothing.
+  auto again = run_clgen(drive_args({kernel_path("saxpy.cl"), kernel_path("writes_constant.cl"),
+                                     kernel_path("compile_error.cl"),
+                                     kernel_path("struct_arg.cl")}));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("driven now: 0, already stored: 4"), std::string::npos) << again.out;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 4);
+}
+
+TEST_F(DriveCliTest, RunKilledHalfwayResumesWithoutDuplicates) {
+  std::vector<std::string> files = {kernel_path("saxpy.cl"), kernel_path("writes_nothing.cl"),
+                                    kernel_path("two_kernels.cl"), kernel_path("args_mix.cl"),
+                                    kernel_path("infinite_loop.cl")};
+  std::vector<std::string> args = drive_args(files);
+  args.insert(args.end(), {"--timeout", "12"});  // above start-up + cold compile on a busy 2-core box
+  std::vector<std::string> argv = {CLGEN_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  // Kill the parent as soon as the first run is stored.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  int64_t stored = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (fs::exists(ws_ / "clgen.db")) {
+      auto d = Database::open((ws_ / "clgen.db").string());
+      if (d.ok()) {
+        auto st = d->prepare("SELECT COUNT(*) FROM runs");
+        if (st.ok() && st->step().ok()) stored = st->column_int(0);
+      }
+    }
+    if (stored >= 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GE(stored, 1);
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  int64_t before = count("SELECT COUNT(*) FROM runs");
+  ASSERT_LT(before, 6) << "the drive finished before it could be killed";
+
+  auto r = run_clgen(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("already stored: " + std::to_string(before)), std::string::npos) << r.out;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 6);  // two_kernels.cl holds two kernels
+  EXPECT_EQ(count("SELECT COUNT(*) FROM (SELECT DISTINCT kernel_sha256, kernel_name FROM runs)"), 6);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='timeout'"), 1);
+}
+
+TEST_F(DriveCliTest, SamplesWithoutASamplesTableSkipCleanly) {
+  auto r = run_clgen(drive_args({"--samples"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no 'samples' table"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("total                              0"), std::string::npos) << r.out;
+}
+
+TEST_F(DriveCliTest, DrivesAcceptedSamplesAndOkCorpusKernelsOnce) {
+  {
+    Database d = db();
+    ASSERT_TRUE(d.exec("CREATE TABLE samples(sha256 TEXT, text TEXT, status TEXT);"
+                       "CREATE TABLE preprocessed(content_sha256 TEXT NOT NULL, "
+                       "preprocessor_version TEXT NOT NULL, status TEXT NOT NULL, category TEXT, "
+                       "reason TEXT, normalized_text TEXT, normalized_sha256 TEXT, "
+                       "instruction_count INTEGER, PRIMARY KEY(content_sha256, preprocessor_version));")
+                    .ok());
+    auto saxpy = read_file(kernel_path("saxpy.cl"));
+    auto constant = read_file(kernel_path("writes_constant.cl"));
+    auto ins = d.prepare("INSERT INTO samples(text, status) VALUES (?1, ?2)");
+    ASSERT_TRUE(ins.ok());
+    ASSERT_TRUE(ins->bind(1, *constant).ok() && ins->bind(2, std::string("ok")).ok() && ins->run().ok());
+    ins->reset();
+    ASSERT_TRUE(ins->bind(1, *saxpy).ok() && ins->bind(2, std::string("rejected")).ok() && ins->run().ok());
+    auto pre = d.prepare("INSERT INTO preprocessed VALUES (?1, 'v1', ?2, NULL, NULL, ?3, 'n1', 10)");
+    ASSERT_TRUE(pre.ok());
+    for (const char* id : {"a", "b"}) {  // two contents normalizing to the same kernel
+      pre->reset();
+      ASSERT_TRUE(pre->bind(1, std::string(id)).ok() && pre->bind(2, std::string("ok")).ok() &&
+                  pre->bind(3, *saxpy).ok() && pre->run().ok());
+    }
+  }
+  auto r = run_clgen(drive_args({"--samples", "--corpus"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 2);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE origin='samples' AND outcome='input insensitive'"), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE origin='corpus' AND outcome='pass'"), 1);
+}
+
+TEST_F(DriveCliTest, LocalSizeSweepRecordsEveryLegalSizeIncludingRefusedOnes) {
+  auto r = run_clgen(drive_args({kernel_path("saxpy.cl"), "--gsize", "64", "--lsize-sweep"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 7);  // 1, 2, 4, ..., 64
+  EXPECT_EQ(count("SELECT COUNT(DISTINCT local_size) FROM runs"), 7);
+}
+
+TEST_F(DriveCliTest, LocalSizeAboveDeviceMaximumIsRecorded) {
+  auto r = run_clgen(drive_args({kernel_path("saxpy.cl"), "--gsize", "65536", "--lsize", "65536"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='invalid launch parameters' AND "
+                  "requested_local_size='65536'"),
+            1);
+}
+
+TEST_F(DriveCliTest, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(run_clgen(drive_args({})).exit_code, 2);
+  EXPECT_EQ(run_clgen(drive_args({kernel_path("saxpy.cl"), "--lsize", "4", "--lsize-sweep"})).exit_code, 2);
+  EXPECT_EQ(run_clgen(drive_args({kernel_path("saxpy.cl"), "--gsize", "0"})).exit_code, 2);
+  EXPECT_EQ(run_clgen(drive_args({kernel_path("saxpy.cl"), "--gsize", "64", "--lsize", "8,8"})).exit_code, 2);
+  auto r = run_clgen({"--workspace", ws_.string(), "drive", kernel_path("saxpy.cl"), "--device",
+                      "no-such-device-xyz"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no OpenCL device matches"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace clgen::driver
