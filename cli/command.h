@@ -25,5 +25,7 @@ using Action = std::function<Status()>;
 // `global` outlives the parse; `action` receives the work to run.
 void add_devices_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_version_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& action);   // OPENCV
+void add_features_command(CLI::App& app, const GlobalOptions& global, Action& action);  // CLANG
 
 }  // namespace clgen::cli
