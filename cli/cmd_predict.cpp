@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "predict/csv.h"
 #include "predict/mapping.h"
+#include "predict/wgsize.h"
 #include "support/files.h"
 #include "support/workspace.h"
 
@@ -24,6 +25,8 @@ struct PredictOptions {
   std::string protocol = "both";  // eval: folds | lobo | both
   std::string out;                // train: model file; eval/apply: predictions CSV
   std::string model_file;         // apply: a model written by train
+  int cv_folds = 10;              // wgsize: k of the k-fold cross-validation
+  uint64_t seed = 204;            // wgsize: fold shuffle and random fallback
 };
 
 Status check_task(const PredictOptions& o) {
@@ -127,6 +130,38 @@ Status apply_mapping(const PredictOptions& o) {
   return ok_status();
 }
 
+Status eval_wgsize(const PredictOptions& o) {
+  std::vector<predict::WgModelSpec> specs;
+  if (o.model == "all") {
+    specs = predict::wgsize_models();
+  } else {
+    ASSIGN_OR_RETURN(auto s, predict::find_wgsize_model(o.model));
+    specs.push_back(s);
+  }
+  ASSIGN_OR_RETURN(auto data, predict::load_wgsize_csv(o.data));
+  std::string csv =
+      "model,scenarios,folds,oracle_fraction,baseline,baseline_fraction,baseline_legal,"
+      "speedup_mean,speedup_median,illegal_predictions\n";
+  std::printf("%zu scenarios x %zu workgroup sizes, %d-fold cross-validation (seed %llu)\n",
+              data.scenarios.size(), data.sizes.size(), o.cv_folds,
+              static_cast<unsigned long long>(o.seed));
+  std::printf("%-20s %9s %9s %9s %9s\n", "model", "%oracle", "speedup", "median", "illegal");
+  for (const auto& spec : specs) {
+    ASSIGN_OR_RETURN(auto ev, predict::evaluate_wgsize(spec, data, o.cv_folds, o.seed));
+    std::printf("%-20s %8.1f%% %9.3f %9.3f %8.1f%%\n", spec.name.c_str(), 100 * ev.oracle_fraction,
+                ev.speedup_mean, ev.speedup_median, 100 * ev.illegal_predictions);
+    csv += fmt::format("{},{},{},{:.6f},{},{:.6f},{},{:.6f},{:.6f},{:.6f}\n", spec.name, ev.scenarios,
+                       ev.folds, ev.oracle_fraction, ev.baseline, ev.baseline_fraction,
+                       ev.baseline_legal, ev.speedup_mean, ev.speedup_median, ev.illegal_predictions);
+    if (&spec == &specs.back())
+      std::printf("baseline (best fixed size) %s: %.1f%% of oracle, legal in %zu of %zu scenarios "
+                  "(speedups are over it, on those)\n",
+                  ev.baseline.c_str(), 100 * ev.baseline_fraction, ev.baseline_legal, ev.scenarios);
+  }
+  if (!o.out.empty()) RETURN_IF_ERROR(write_file_atomic(o.out, csv));
+  return ok_status();
+}
+
 }  // namespace
 
 void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& action) {
@@ -147,7 +182,8 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
     action = [train, &global]() -> Status {
       RETURN_IF_ERROR(check_task(*train));
       if (train->task == "mapping") return train_mapping(global, *train);
-      return unavailable("wgsize training is not built yet");
+      return usage_error("'predict train' supports --task mapping; evaluate wgsize models with "
+                         "'predict eval --task wgsize'");
     };
   });
 
@@ -158,12 +194,16 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
   e->add_option("--protocol", eval->protocol,
                 "mapping: folds (the fold file), lobo (leave one benchmark out) or both")
       ->capture_default_str();
+  e->add_option("--cv-folds", eval->cv_folds, "wgsize: number of cross-validation folds")
+      ->capture_default_str()->check(CLI::Range(2, 1000));
+  e->add_option("--seed", eval->seed, "wgsize: seed of the fold shuffle and the random fallback")
+      ->capture_default_str();
   e->add_option("--out", eval->out, "CSV of results (or per-row predictions for one model and protocol)");
   e->final_callback([eval, &action] {
     action = [eval]() -> Status {
       RETURN_IF_ERROR(check_task(*eval));
       if (eval->task == "mapping") return eval_mapping(*eval);
-      return unavailable("wgsize evaluation is not built yet");
+      return eval_wgsize(*eval);
     };
   });
 
@@ -176,7 +216,7 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
     action = [apply]() -> Status {
       RETURN_IF_ERROR(check_task(*apply));
       if (apply->task == "mapping") return apply_mapping(*apply);
-      return unavailable("wgsize apply is not built yet");
+      return usage_error("'predict apply' supports --task mapping");
     };
   });
 }
