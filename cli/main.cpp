@@ -39,6 +39,9 @@ int main(int argc, char** argv) {
 #ifdef CLGEN_HAVE_OPENCV
   cli::add_predict_command(app, global, action);
 #endif
+#ifdef CLGEN_HAVE_CLANG
+  cli::add_features_command(app, global, action);
+#endif
 
   try {
     app.parse(argc, argv);

@@ -18,6 +18,9 @@ packages=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   # Predictive models (decision trees, forests, SVM, ... from OpenCV's ml module)
   libopencv-ml-dev
+  # The Grewe entropy tree (scikit-learn) and the notebooks (jupyter, pandas, matplotlib)
+  python3-sklearn python3-pandas python3-matplotlib jupyter-nbconvert python3-nbformat
+  python3-nbclient python3-ipykernel
   # Tests: GoogleTest; python3 serves the local GitHub API fixture (git ships git-daemon)
   libgtest-dev libgmock-dev python3
 )
