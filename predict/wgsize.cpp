@@ -152,6 +152,7 @@ const std::vector<WgModelSpec>& wgsize_models() {
         {"tree-nn", WgMethod::kClassifier, Fallback::kNearestNeighbour, tree},
         {"runtime-regressor", WgMethod::kRuntimeRegressor, Fallback::kNearestNeighbour, reg},
         {"speedup-regressor", WgMethod::kSpeedupRegressor, Fallback::kNearestNeighbour, reg},
+        {"oracle-regressor", WgMethod::kOracleRegressor, Fallback::kNearestNeighbour, reg},
     };
   }();
   return specs;
@@ -241,9 +242,9 @@ Status choose_sizes(const WgModelSpec& spec, const WgDataset& d, const std::vect
       if (!d.legal(i, s)) continue;
       x.add_row(with_size(f, d.sizes[s]));
       double rt = d.scenarios[i].runtimes[s];
-      y.push_back(spec.method == WgMethod::kRuntimeRegressor
-                      ? std::log(rt)
-                      : d.scenarios[i].runtimes[ref] / rt);
+      if (spec.method == WgMethod::kRuntimeRegressor) y.push_back(std::log(rt));
+      else if (spec.method == WgMethod::kSpeedupRegressor) y.push_back(d.scenarios[i].runtimes[ref] / rt);
+      else y.push_back(wg_performance(d, i, s));
     }
   }
   RETURN_IF_ERROR(model->train(x, y));

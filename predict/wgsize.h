@@ -61,6 +61,7 @@ enum class WgMethod {
   kClassifier,          // predict the oracle size; a Fallback handles illegal predictions
   kRuntimeRegressor,    // predict log runtime of every legal size, take the smallest
   kSpeedupRegressor,    // predict performance relative to the baseline, take the largest
+  kOracleRegressor,     // predict performance relative to the oracle (in (0, 1]), take the largest
 };
 
 struct WgModelSpec {
@@ -70,7 +71,8 @@ struct WgModelSpec {
   ModelParams params;
 };
 // classifier-baseline, classifier-random, classifier-nn (random forest),
-// runtime-regressor, speedup-regressor (random forests).
+// tree-nn (one decision tree), runtime-regressor, speedup-regressor,
+// oracle-regressor (random forests).
 const std::vector<WgModelSpec>& wgsize_models();
 Expected<WgModelSpec> find_wgsize_model(const std::string& name);
 
