@@ -45,6 +45,21 @@ TEST(PredictCli, TrainSavesAModelThatApplyLoads) {
   EXPECT_EQ(header, "benchmark,dataset,oracle,predicted,runtime_cpu,runtime_gpu");
 }
 
+TEST(PredictCli, HelpListsTrainEvalAndApply) {
+  auto r = run_clgen({"predict", "--help"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* sub : {"train", "eval", "apply"})
+    EXPECT_NE(r.out.find(sub), std::string::npos) << sub << " missing from:\n" << r.out;
+  auto top = run_clgen({"--help"});
+  EXPECT_NE(top.out.find("predict"), std::string::npos) << top.out;
+}
+
+TEST(PredictCli, MissingModelFileIsAnError) {
+  auto r = run_clgen({"predict", "apply", "--data", kData + "amd.csv", "--model-file", "/nonexistent/m.yml"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("/nonexistent/m.yml"), std::string::npos) << r.err;
+}
+
 TEST(PredictCli, MissingDataFileNamesThePath) {
   auto r = run_clgen({"predict", "eval", "--data", "/nonexistent/devmap.csv", "--protocol", "lobo"});
   EXPECT_EQ(r.exit_code, 1);
