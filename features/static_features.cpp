@@ -1,19 +1,25 @@
-// Static features from the Clang AST: an ASTUnit built in memory, one
+// Static features from the Clang AST: the code is parsed from an in-memory
+// file system that holds only the kernel and Clang's OpenCL base header, so
+// an #include in untrusted code can read nothing from disk; one
 // RecursiveASTVisitor pass per function body, callee counts memoized.
 #include "features/static_features.h"
 
 #include <map>
 #include <set>
 
+#include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/Diagnostic.h>
-#include <clang/Basic/DiagnosticOptions.h>
-#include <clang/Frontend/ASTUnit.h>
-#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Basic/FileManager.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
 #include <clang/Tooling/Tooling.h>
 #include <fmt/format.h>
-#include <llvm/Support/raw_ostream.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
+
+#include "support/files.h"
 
 namespace clgen::features {
 
@@ -177,40 +183,87 @@ Counts FunctionCounts::of(const clang::FunctionDecl* fd) {
 
 }  // namespace
 
+namespace {
+
+// Computes every kernel's features once the translation unit is parsed.
+class FeaturesConsumer : public clang::ASTConsumer {
+ public:
+  FeaturesConsumer(std::vector<StaticFeatures>* out, const std::string& file) : out_(out), file_(file) {}
+  void HandleTranslationUnit(clang::ASTContext& ctx) override {
+    FunctionCounts functions(ctx);
+    for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
+      const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
+      if (!fd || !fd->hasAttr<clang::OpenCLKernelAttr>() || !fd->doesThisDeclarationHaveABody()) continue;
+      if (!ctx.getSourceManager().isInMainFile(fd->getLocation())) continue;
+      Counts c = functions.of(fd);
+      StaticFeatures f;
+      f.file = file_;
+      f.kernel = fd->getNameAsString();
+      f.comp = c.comp;
+      f.rational = c.rational;
+      f.mem = c.mem;
+      f.localmem = c.localmem;
+      f.coalesced = c.coalesced;
+      f.atomic = c.atomic;
+      out_->push_back(std::move(f));
+    }
+  }
+
+ private:
+  std::vector<StaticFeatures>* out_;
+  std::string file_;
+};
+
+class FeaturesAction : public clang::ASTFrontendAction {
+ public:
+  FeaturesAction(std::vector<StaticFeatures>* out, std::string file) : out_(out), file_(std::move(file)) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&, llvm::StringRef) override {
+    return std::make_unique<FeaturesConsumer>(out_, file_);
+  }
+
+ private:
+  std::vector<StaticFeatures>* out_;
+  std::string file_;
+};
+
+constexpr const char* kResourceDir = CLGEN_CLANG_RESOURCE_DIR;
+constexpr const char* kMainFile = "/clgen/kernel.cl";
+
+// Clang's OpenCL base header (what -finclude-default-header pulls in with
+// -fdeclare-opencl-builtins), read once from the resource directory.
+Expected<std::string> opencl_base_header() {
+  static const Expected<std::string> header =
+      read_file(std::string(kResourceDir) + "/include/opencl-c-base.h", 1 << 20);
+  return header;
+}
+
+}  // namespace
+
 Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view source,
                                                               const std::string& file) {
-  std::vector<std::string> args = {"-xcl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header",
-                                   "-Xclang", "-fdeclare-opencl-builtins", "-resource-dir", CLGEN_CLANG_RESOURCE_DIR,
-                                   "-fsyntax-only", "-w"};
+  auto header = opencl_base_header();
+  if (!header.ok())
+    return unavailable("Clang's OpenCL header is missing (install libclang-common-15-dev): " +
+                       header.status().message());
+  auto fs = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  fs->addFile(kMainFile, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size())));
+  fs->addFile(std::string(kResourceDir) + "/include/opencl-c-base.h", 0,
+              llvm::MemoryBuffer::getMemBufferCopy(*header));
+  fs->setCurrentWorkingDirectory("/clgen");
+  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), fs);
+
+  std::vector<std::string> args = {"clgen-features", "-xcl", "-cl-std=CL1.2", "-Xclang",
+                                   "-finclude-default-header", "-Xclang", "-fdeclare-opencl-builtins",
+                                   "-resource-dir", kResourceDir, "-fsyntax-only", "-w", kMainFile};
+  std::vector<StaticFeatures> out;
   ErrorCollector errors;
-  std::unique_ptr<clang::ASTUnit> ast = clang::tooling::buildASTFromCodeWithArgs(
-      llvm::StringRef(source.data(), source.size()), args, "kernel.cl", "clgen-features",
-      std::make_shared<clang::PCHContainerOperations>(),
-      clang::tooling::getClangStripDependencyFileAdjuster(), clang::tooling::FileContentMappings(),
-      &errors);
-  if (!ast) return parse_error(fmt::format("{}: Clang could not parse the file", file));
+  clang::tooling::ToolInvocation invocation(args, std::make_unique<FeaturesAction>(&out, file),
+                                            files.get(), std::make_shared<clang::PCHContainerOperations>());
+  invocation.setDiagnosticConsumer(&errors);
+  bool ran = invocation.run();
   if (errors.getNumErrors() > 0)
     return parse_error(fmt::format("{}: does not compile as OpenCL C 1.2: {}", file, errors.first_error));
-
-  clang::ASTContext& ctx = ast->getASTContext();
-  FunctionCounts functions(ctx);
-  std::vector<StaticFeatures> out;
-  for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
-    const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
-    if (!fd || !fd->hasAttr<clang::OpenCLKernelAttr>() || !fd->doesThisDeclarationHaveABody()) continue;
-    if (!ctx.getSourceManager().isInMainFile(fd->getLocation())) continue;
-    Counts c = functions.of(fd);
-    StaticFeatures f;
-    f.file = file;
-    f.kernel = fd->getNameAsString();
-    f.comp = c.comp;
-    f.rational = c.rational;
-    f.mem = c.mem;
-    f.localmem = c.localmem;
-    f.atomic = c.atomic;
-    f.coalesced = c.coalesced;
-    out.push_back(std::move(f));
-  }
+  if (!ran) return parse_error(fmt::format("{}: Clang could not parse the file", file));
   if (out.empty()) return invalid_argument(fmt::format("{}: defines no __kernel function", file));
   return out;
 }

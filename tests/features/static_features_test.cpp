@@ -98,6 +98,14 @@ TEST(StaticFeatures, CompileErrorsAreParseErrorsWithALocation) {
   EXPECT_NE(rows.status().message().find("undefined_name"), std::string::npos) << rows.status().message();
 }
 
+TEST(StaticFeatures, IncludesCannotReadFilesFromDisk) {
+  // Untrusted code: the parse sees only the kernel and Clang's OpenCL header.
+  auto rows = extract_static_features("#include \"/etc/hostname\"\n__kernel void k() {}", "inc.cl");
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.status().message().find("/etc/hostname"), std::string::npos) << rows.status().message();
+  EXPECT_NE(rows.status().message().find("not found"), std::string::npos) << rows.status().message();
+}
+
 TEST(StaticFeatures, AFileWithoutKernelsIsAnError) {
   auto rows = extract_static_features("float f(float x) { return x * 2.0f; }", "nokernel.cl");
   ASSERT_FALSE(rows.ok());
