@@ -38,5 +38,7 @@ void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& 
 #endif
 // `clgen drive` and its hidden `clgen worker` (cli/cmd_drive.cpp; needs OpenCL).
 void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& action);   // OPENCV
+void add_features_command(CLI::App& app, const GlobalOptions& global, Action& action);  // CLANG
 
 }  // namespace clgen::cli

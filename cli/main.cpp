@@ -47,6 +47,12 @@ int main(int argc, char** argv) {
 #ifdef CLGEN_HAVE_OPENCL
   cli::add_drive_command(app, global, action);
 #endif
+#ifdef CLGEN_HAVE_OPENCV
+  cli::add_predict_command(app, global, action);
+#endif
+#ifdef CLGEN_HAVE_CLANG
+  cli::add_features_command(app, global, action);
+#endif
 
   try {
     app.parse(argc, argv);

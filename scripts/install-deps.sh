@@ -21,6 +21,9 @@ packages=(
   # Embedded default corpus: OpenCL kernels shipped by Debian packages (darktable's
   # are extracted from its .deb by scripts/fetch-darktable-kernels.sh instead)
   pocl-tests ufo-filters-data libufo-data hashcat-data libbullet-dev
+  # The Grewe entropy tree (scikit-learn) and the notebooks (jupyter, pandas, matplotlib)
+  python3-sklearn python3-pandas python3-matplotlib jupyter-nbconvert python3-nbformat
+  python3-nbclient python3-ipykernel
   # Tests: GoogleTest; python3 serves the local GitHub API fixture (git ships git-daemon)
   libgtest-dev libgmock-dev python3
 )

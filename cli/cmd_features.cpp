@@ -1,0 +1,61 @@
+// `clgen features FILE.cl...`: static Grewe features, one CSV row per kernel.
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "features/static_features.h"
+#include "support/files.h"
+
+namespace clgen::cli {
+
+namespace {
+
+constexpr uint64_t kMaxSourceBytes = 16 << 20;
+
+struct FeaturesOptions {
+  std::vector<std::string> files;
+  std::string out;  // CSV path; empty = stdout
+};
+
+Status run_features(const FeaturesOptions& o) {
+  std::string csv = features::static_features_csv_header() + "\n";
+  size_t failed = 0, kernels = 0;
+  for (const auto& path : o.files) {
+    auto text = read_file(path, kMaxSourceBytes);
+    Expected<std::vector<features::StaticFeatures>> rows =
+        text.ok() ? features::extract_static_features(*text, path)
+                  : Expected<std::vector<features::StaticFeatures>>(text.status());
+    if (!rows.ok()) {
+      // Keep going: one bad file does not lose the others' rows.
+      std::fprintf(stderr, "clgen features: %s\n", rows.status().message().c_str());
+      ++failed;
+      continue;
+    }
+    for (const auto& r : *rows) csv += features::static_features_csv_row(r) + "\n";
+    kernels += rows->size();
+  }
+  if (o.out.empty()) {
+    std::fputs(csv.c_str(), stdout);
+  } else {
+    RETURN_IF_ERROR(write_file_atomic(o.out, csv));
+  }
+  if (failed > 0)
+    return invalid_argument(fmt::format("{} of {} files failed ({} kernels written)", failed,
+                                        o.files.size(), kernels));
+  return ok_status();
+}
+
+}  // namespace
+
+void add_features_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  auto opts = std::make_shared<FeaturesOptions>();
+  CLI::App* cmd = app.add_subcommand("features", "Static kernel features (CSV, one row per kernel)");
+  cmd->add_option("files", opts->files, "OpenCL C files")->required();
+  cmd->add_option("--out", opts->out, "Write the CSV here instead of stdout");
+  cmd->final_callback([opts, &action] { action = [opts] { return run_features(*opts); }; });
+  (void)global;
+}
+
+}  // namespace clgen::cli

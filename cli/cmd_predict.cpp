@@ -1,0 +1,224 @@
+// `clgen predict train|eval|apply`: device-mapping and workgroup-size models
+// on CSV datasets (clgen's exports or the published reference data).
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "predict/csv.h"
+#include "predict/mapping.h"
+#include "predict/wgsize.h"
+#include "support/files.h"
+#include "support/workspace.h"
+
+namespace clgen::cli {
+
+namespace {
+
+struct PredictOptions {
+  std::string task = "mapping";   // mapping | wgsize
+  std::string data;               // CSV dataset
+  std::string folds;              // mapping: fold file (benchmark,dataset,fold)
+  std::string model = "grewe";    // a model name, or "all" for eval
+  std::string protocol = "both";  // eval: folds | lobo | both
+  std::string out;                // train: model file; eval/apply: predictions CSV
+  std::string model_file;         // apply: a model written by train
+  int cv_folds = 10;              // wgsize: k of the k-fold cross-validation
+  uint64_t seed = 204;            // wgsize: fold shuffle and random fallback
+};
+
+Status check_task(const PredictOptions& o) {
+  if (o.task != "mapping" && o.task != "wgsize")
+    return usage_error(fmt::format("--task must be mapping or wgsize, not '{}'", o.task));
+  if (o.data.empty()) return usage_error("--data CSV is required");
+  return ok_status();
+}
+
+Expected<std::vector<predict::MappingRow>> load_mapping(const PredictOptions& o) {
+  ASSIGN_OR_RETURN(auto rows, predict::load_mapping_csv(o.data));
+  if (!o.folds.empty()) RETURN_IF_ERROR(predict::assign_folds(rows, o.folds));
+  return rows;
+}
+
+std::string mapping_predictions_csv(const std::vector<predict::MappingRow>& rows,
+                                    const std::vector<predict::Device>& pred) {
+  std::string out = "benchmark,dataset,oracle,predicted,runtime_cpu,runtime_gpu\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    out += fmt::format("{},{},{},{},{},{}\n", predict::csv_escape(r.benchmark),
+                       predict::csv_escape(r.dataset), predict::device_name(r.oracle),
+                       predict::device_name(pred[i]), r.runtime_cpu, r.runtime_gpu);
+  }
+  return out;
+}
+
+Status eval_mapping(const PredictOptions& o) {
+  if (o.protocol != "folds" && o.protocol != "lobo" && o.protocol != "both")
+    return usage_error(fmt::format("--protocol must be folds, lobo or both, not '{}'", o.protocol));
+  if (o.protocol != "lobo" && o.folds.empty())
+    return usage_error("--folds CSV is required for --protocol folds/both (or use --protocol lobo)");
+  std::vector<predict::MappingModelSpec> specs;
+  if (o.model == "all") {
+    specs = predict::mapping_models();
+  } else {
+    ASSIGN_OR_RETURN(auto s, predict::find_mapping_model(o.model));
+    specs.push_back(s);
+  }
+  ASSIGN_OR_RETURN(auto rows, load_mapping(o));
+  std::vector<predict::Protocol> protocols;
+  if (o.protocol != "lobo") protocols.push_back(predict::Protocol::kFolds);
+  if (o.protocol != "folds") protocols.push_back(predict::Protocol::kLeaveOneBenchmarkOut);
+  std::string csv = "model,protocol,folds,rows,accuracy,speedup,static_device,static_accuracy,oracle_speedup\n";
+  std::printf("%-10s %-6s %5s %9s %8s   (static %s: %s accuracy; oracle speedup %s)\n", "model",
+              "proto", "folds", "accuracy", "speedup", "", "", "");
+  for (const auto& p : protocols) {
+    for (const auto& spec : specs) {
+      ASSIGN_OR_RETURN(auto ev, predict::evaluate_mapping(spec, rows, p));
+      const char* pname = p == predict::Protocol::kFolds ? "folds" : "lobo";
+      std::printf("%-10s %-6s %5zu %8.2f%% %8.3f   (static %s: %.2f%%; oracle %.3f)\n",
+                  spec.name.c_str(), pname, ev.folds, 100 * ev.accuracy, ev.speedup,
+                  predict::device_name(ev.static_device), 100 * ev.static_accuracy,
+                  ev.oracle_speedup);
+      csv += fmt::format("{},{},{},{},{:.6f},{:.6f},{},{:.6f},{:.6f}\n", spec.name, pname, ev.folds,
+                         ev.rows, ev.accuracy, ev.speedup, predict::device_name(ev.static_device),
+                         ev.static_accuracy, ev.oracle_speedup);
+      if (!o.out.empty() && specs.size() == 1 && protocols.size() == 1)
+        RETURN_IF_ERROR(write_file_atomic(o.out, mapping_predictions_csv(rows, ev.predictions)));
+    }
+  }
+  if (!o.out.empty() && (specs.size() > 1 || protocols.size() > 1))
+    RETURN_IF_ERROR(write_file_atomic(o.out, csv));
+  return ok_status();
+}
+
+Expected<std::string> default_model_path(const GlobalOptions& g, const std::string& name) {
+  ASSIGN_OR_RETURN(Workspace ws, Workspace::open(g.workspace));
+  ASSIGN_OR_RETURN(std::string dir, ws.subdir("models"));
+  return dir + "/" + name + ".yml";
+}
+
+Status train_mapping(const GlobalOptions& g, const PredictOptions& o) {
+  ASSIGN_OR_RETURN(auto spec, predict::find_mapping_model(o.model));
+  ASSIGN_OR_RETURN(auto rows, load_mapping(o));
+  ASSIGN_OR_RETURN(auto model, predict::MappingModel::train(spec, rows));
+  std::string path = o.out;
+  if (path.empty()) {
+    ASSIGN_OR_RETURN(path, default_model_path(g, "mapping-" + spec.name));
+  }
+  RETURN_IF_ERROR(model.save(path));
+  ASSIGN_OR_RETURN(auto pred, model.predict(rows));
+  double acc, speedup;
+  predict::score_mapping(rows, pred, predict::best_static_device(rows), &acc, &speedup);
+  std::printf("trained %s on %zu rows (training accuracy %.2f%%); saved to %s\n", spec.name.c_str(),
+              rows.size(), 100 * acc, path.c_str());
+  return ok_status();
+}
+
+Status apply_mapping(const PredictOptions& o) {
+  ASSIGN_OR_RETURN(auto model, predict::MappingModel::load(o.model_file));
+  ASSIGN_OR_RETURN(auto rows, predict::load_mapping_csv(o.data));
+  ASSIGN_OR_RETURN(auto pred, model.predict(rows));
+  double acc, speedup;
+  auto static_device = predict::best_static_device(rows);
+  predict::score_mapping(rows, pred, static_device, &acc, &speedup);
+  std::printf("%s on %zu rows: accuracy %.2f%%, speedup %.3f over static %s\n",
+              model.spec().name.c_str(), rows.size(), 100 * acc, speedup,
+              predict::device_name(static_device));
+  if (!o.out.empty()) RETURN_IF_ERROR(write_file_atomic(o.out, mapping_predictions_csv(rows, pred)));
+  return ok_status();
+}
+
+Status eval_wgsize(const PredictOptions& o) {
+  std::vector<predict::WgModelSpec> specs;
+  if (o.model == "all") {
+    specs = predict::wgsize_models();
+  } else {
+    ASSIGN_OR_RETURN(auto s, predict::find_wgsize_model(o.model));
+    specs.push_back(s);
+  }
+  ASSIGN_OR_RETURN(auto data, predict::load_wgsize_csv(o.data));
+  std::string csv =
+      "model,scenarios,folds,oracle_fraction,baseline,baseline_fraction,baseline_legal,"
+      "speedup_mean,speedup_median,illegal_predictions\n";
+  std::printf("%zu scenarios x %zu workgroup sizes, %d-fold cross-validation (seed %llu)\n",
+              data.scenarios.size(), data.sizes.size(), o.cv_folds,
+              static_cast<unsigned long long>(o.seed));
+  std::printf("%-20s %9s %9s %9s %9s\n", "model", "%oracle", "speedup", "median", "illegal");
+  for (const auto& spec : specs) {
+    ASSIGN_OR_RETURN(auto ev, predict::evaluate_wgsize(spec, data, o.cv_folds, o.seed));
+    std::printf("%-20s %8.1f%% %9.3f %9.3f %8.1f%%\n", spec.name.c_str(), 100 * ev.oracle_fraction,
+                ev.speedup_mean, ev.speedup_median, 100 * ev.illegal_predictions);
+    csv += fmt::format("{},{},{},{:.6f},{},{:.6f},{},{:.6f},{:.6f},{:.6f}\n", spec.name, ev.scenarios,
+                       ev.folds, ev.oracle_fraction, ev.baseline, ev.baseline_fraction,
+                       ev.baseline_legal, ev.speedup_mean, ev.speedup_median, ev.illegal_predictions);
+    if (&spec == &specs.back())
+      std::printf("baseline (best fixed size) %s: %.1f%% of oracle, legal in %zu of %zu scenarios "
+                  "(speedups are over it, on those)\n",
+                  ev.baseline.c_str(), 100 * ev.baseline_fraction, ev.baseline_legal, ev.scenarios);
+  }
+  if (!o.out.empty()) RETURN_IF_ERROR(write_file_atomic(o.out, csv));
+  return ok_status();
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  CLI::App* cmd = app.add_subcommand("predict", "Train and evaluate predictive models");
+  cmd->require_subcommand(1);
+  auto common = [](CLI::App* sub, PredictOptions& o) {
+    sub->add_option("--task", o.task, "mapping (CPU/GPU) or wgsize (workgroup size)")->capture_default_str();
+    sub->add_option("--data", o.data, "Dataset CSV")->required();
+    sub->add_option("--folds", o.folds, "mapping: fold file with benchmark,dataset,fold columns");
+  };
+
+  auto train = std::make_shared<PredictOptions>();
+  CLI::App* t = cmd->add_subcommand("train", "Train a model on a whole dataset and save it");
+  common(t, *train);
+  t->add_option("--model", train->model, "Model name (see 'predict eval --model all')")->capture_default_str();
+  t->add_option("--out", train->out, "Model file (default: WORKSPACE/models/<task>-<model>.yml)");
+  t->final_callback([train, &global, &action] {
+    action = [train, &global]() -> Status {
+      RETURN_IF_ERROR(check_task(*train));
+      if (train->task == "mapping") return train_mapping(global, *train);
+      return usage_error("'predict train' supports --task mapping; evaluate wgsize models with "
+                         "'predict eval --task wgsize'");
+    };
+  });
+
+  auto eval = std::make_shared<PredictOptions>();
+  CLI::App* e = cmd->add_subcommand("eval", "Cross-validate models and print accuracy and speedups");
+  common(e, *eval);
+  e->add_option("--model", eval->model, "Model name, or 'all'")->capture_default_str();
+  e->add_option("--protocol", eval->protocol,
+                "mapping: folds (the fold file), lobo (leave one benchmark out) or both")
+      ->capture_default_str();
+  e->add_option("--cv-folds", eval->cv_folds, "wgsize: number of cross-validation folds")
+      ->capture_default_str()->check(CLI::Range(2, 1000));
+  e->add_option("--seed", eval->seed, "wgsize: seed of the fold shuffle and the random fallback")
+      ->capture_default_str();
+  e->add_option("--out", eval->out, "CSV of results (or per-row predictions for one model and protocol)");
+  e->final_callback([eval, &action] {
+    action = [eval]() -> Status {
+      RETURN_IF_ERROR(check_task(*eval));
+      if (eval->task == "mapping") return eval_mapping(*eval);
+      return eval_wgsize(*eval);
+    };
+  });
+
+  auto apply = std::make_shared<PredictOptions>();
+  CLI::App* a = cmd->add_subcommand("apply", "Predict with a saved model and score the predictions");
+  common(a, *apply);
+  a->add_option("--model-file", apply->model_file, "A model written by 'predict train'")->required();
+  a->add_option("--out", apply->out, "CSV of per-row predictions");
+  a->final_callback([apply, &action] {
+    action = [apply]() -> Status {
+      RETURN_IF_ERROR(check_task(*apply));
+      if (apply->task == "mapping") return apply_mapping(*apply);
+      return usage_error("'predict apply' supports --task mapping");
+    };
+  });
+}
+
+}  // namespace clgen::cli

@@ -1,0 +1,284 @@
+// Static features from the Clang AST: the code is parsed from an in-memory
+// file system that holds only the kernel and Clang's OpenCL base header, so
+// an #include in untrusted code can read nothing from disk; one
+// RecursiveASTVisitor pass per function body, callee counts memoized.
+#include "features/static_features.h"
+
+#include <map>
+#include <set>
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/FileManager.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Tooling/Tooling.h>
+#include <fmt/format.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
+
+#include "support/files.h"
+
+namespace clgen::features {
+
+namespace {
+
+constexpr long kTranscendentalCost = 15;  // exp, log, sqrt count as 15 operations
+
+// Collects the text of errors, for the Status message.
+class ErrorCollector : public clang::DiagnosticConsumer {
+ public:
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error || !first_error.empty()) return;
+    llvm::SmallString<256> msg;
+    info.FormatDiagnostic(msg);
+    std::string where;
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      auto loc = info.getSourceManager().getPresumedLoc(info.getLocation());
+      if (loc.isValid()) where = fmt::format("{}:{}: ", loc.getLine(), loc.getColumn());
+    }
+    first_error = where + std::string(msg.str());
+  }
+  std::string first_error;
+};
+
+const clang::Expr* strip(const clang::Expr* e) { return e ? e->IgnoreParenImpCasts() : nullptr; }
+
+bool pointee_in(clang::QualType t, clang::LangAS as) {
+  if (const auto* p = t->getAs<clang::PointerType>()) return p->getPointeeType().getAddressSpace() == as;
+  return false;
+}
+
+// The variable an expression names directly, or null.
+const clang::ValueDecl* named_decl(const clang::Expr* e) {
+  if (const auto* ref = llvm::dyn_cast_or_null<clang::DeclRefExpr>(strip(e))) return ref->getDecl();
+  return nullptr;
+}
+
+bool is_global_pointer(const clang::ValueDecl* d) {
+  return d && pointee_in(d->getType(), clang::LangAS::opencl_global);
+}
+
+bool is_local_memory(const clang::ValueDecl* d) {
+  if (!d) return false;
+  clang::QualType t = d->getType();
+  if (pointee_in(t, clang::LangAS::opencl_local)) return true;
+  return t->isArrayType() && t.getAddressSpace() == clang::LangAS::opencl_local;
+}
+
+bool is_zero_or_one_literal(const clang::Expr* e) {
+  const auto* lit = llvm::dyn_cast_or_null<clang::IntegerLiteral>(strip(e));
+  return lit && lit->getValue().ule(1);
+}
+
+// A coalesced index: a plain variable, an integer literal, or a + or *
+// expression one of whose operands is the literal 0 or 1.
+bool is_coalesced_index(const clang::Expr* idx) {
+  idx = strip(idx);
+  if (llvm::isa<clang::DeclRefExpr>(idx) || llvm::isa<clang::IntegerLiteral>(idx)) return true;
+  if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(idx)) {
+    if (bin->getOpcode() == clang::BO_Add || bin->getOpcode() == clang::BO_Mul)
+      return is_zero_or_one_literal(bin->getLHS()) || is_zero_or_one_literal(bin->getRHS());
+  }
+  return false;
+}
+
+struct Counts {
+  long comp = 0, rational = 0, mem = 0, localmem = 0, atomic = 0, coalesced = 0;
+  void add(const Counts& o) {
+    comp += o.comp;
+    rational += o.rational;
+    mem += o.mem;
+    localmem += o.localmem;
+    atomic += o.atomic;
+    coalesced += o.coalesced;
+  }
+};
+
+class FeatureCounter;
+
+// Counts of user-defined functions, computed once each.
+class FunctionCounts {
+ public:
+  explicit FunctionCounts(clang::ASTContext& ctx) : ctx_(ctx) {}
+  Counts of(const clang::FunctionDecl* fd);
+  bool user_defined(const clang::FunctionDecl* fd) const {
+    const clang::FunctionDecl* def = nullptr;
+    return fd && fd->hasBody(def) && ctx_.getSourceManager().isInMainFile(def->getLocation());
+  }
+
+ private:
+  clang::ASTContext& ctx_;
+  std::map<const clang::FunctionDecl*, Counts> done_;
+  std::set<const clang::FunctionDecl*> active_;  // recursion guard (OpenCL forbids recursion)
+};
+
+class FeatureCounter : public clang::RecursiveASTVisitor<FeatureCounter> {
+ public:
+  explicit FeatureCounter(FunctionCounts& functions) : functions_(functions) {}
+
+  // Also called for compound assignments (<<= and >>= count, += and the rest do not).
+  bool VisitBinaryOperator(clang::BinaryOperator* op) {
+    switch (op->getOpcode()) {
+      case clang::BO_Add: case clang::BO_Sub: case clang::BO_Mul: case clang::BO_Div:
+      case clang::BO_Rem: case clang::BO_Shl: case clang::BO_Shr: case clang::BO_And:
+      case clang::BO_Or: case clang::BO_Xor: case clang::BO_ShlAssign: case clang::BO_ShrAssign:
+        ++counts.comp;
+        break;
+      case clang::BO_LT: case clang::BO_GT: case clang::BO_LE: case clang::BO_GE:
+      case clang::BO_EQ: case clang::BO_NE:
+        ++counts.rational;
+        break;
+      default:
+        break;
+    }
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    if (llvm::isa<clang::ParmVarDecl>(ref->getDecl()) && is_global_pointer(ref->getDecl())) ++counts.mem;
+    return true;
+  }
+
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* sub) {
+    const clang::ValueDecl* base = named_decl(sub->getBase());
+    if (is_local_memory(base)) ++counts.localmem;
+    if (is_global_pointer(base) && is_coalesced_index(sub->getIdx())) ++counts.coalesced;
+    return true;
+  }
+
+  bool VisitCallExpr(clang::CallExpr* call) {
+    const clang::FunctionDecl* fd = call->getDirectCallee();
+    if (!fd) return true;
+    if (functions_.user_defined(fd)) {
+      counts.add(functions_.of(fd));
+      return true;
+    }
+    std::string name = fd->getNameAsString();
+    if (name == "exp" || name == "log" || name == "sqrt") counts.comp += kTranscendentalCost;
+    if (name.rfind("atomic_", 0) == 0 || name.rfind("atom_", 0) == 0) ++counts.atomic;
+    return true;
+  }
+
+  Counts counts;
+
+ private:
+  FunctionCounts& functions_;
+};
+
+Counts FunctionCounts::of(const clang::FunctionDecl* fd) {
+  const clang::FunctionDecl* def = nullptr;
+  if (!fd->hasBody(def)) return {};
+  auto it = done_.find(def);
+  if (it != done_.end()) return it->second;
+  if (!active_.insert(def).second) return {};
+  FeatureCounter counter(*this);
+  counter.TraverseStmt(def->getBody());
+  active_.erase(def);
+  done_[def] = counter.counts;
+  return counter.counts;
+}
+
+}  // namespace
+
+namespace {
+
+// Computes every kernel's features once the translation unit is parsed.
+class FeaturesConsumer : public clang::ASTConsumer {
+ public:
+  FeaturesConsumer(std::vector<StaticFeatures>* out, const std::string& file) : out_(out), file_(file) {}
+  void HandleTranslationUnit(clang::ASTContext& ctx) override {
+    FunctionCounts functions(ctx);
+    for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
+      const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
+      if (!fd || !fd->hasAttr<clang::OpenCLKernelAttr>() || !fd->doesThisDeclarationHaveABody()) continue;
+      if (!ctx.getSourceManager().isInMainFile(fd->getLocation())) continue;
+      Counts c = functions.of(fd);
+      StaticFeatures f;
+      f.file = file_;
+      f.kernel = fd->getNameAsString();
+      f.comp = c.comp;
+      f.rational = c.rational;
+      f.mem = c.mem;
+      f.localmem = c.localmem;
+      f.coalesced = c.coalesced;
+      f.atomic = c.atomic;
+      out_->push_back(std::move(f));
+    }
+  }
+
+ private:
+  std::vector<StaticFeatures>* out_;
+  std::string file_;
+};
+
+class FeaturesAction : public clang::ASTFrontendAction {
+ public:
+  FeaturesAction(std::vector<StaticFeatures>* out, std::string file) : out_(out), file_(std::move(file)) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&, llvm::StringRef) override {
+    return std::make_unique<FeaturesConsumer>(out_, file_);
+  }
+
+ private:
+  std::vector<StaticFeatures>* out_;
+  std::string file_;
+};
+
+constexpr const char* kResourceDir = CLGEN_CLANG_RESOURCE_DIR;
+constexpr const char* kMainFile = "/clgen/kernel.cl";
+
+// Clang's OpenCL base header (what -finclude-default-header pulls in with
+// -fdeclare-opencl-builtins), read once from the resource directory.
+Expected<std::string> opencl_base_header() {
+  static const Expected<std::string> header =
+      read_file(std::string(kResourceDir) + "/include/opencl-c-base.h", 1 << 20);
+  return header;
+}
+
+}  // namespace
+
+Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view source,
+                                                              const std::string& file) {
+  auto header = opencl_base_header();
+  if (!header.ok())
+    return unavailable("Clang's OpenCL header is missing (install libclang-common-15-dev): " +
+                       header.status().message());
+  auto fs = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  fs->addFile(kMainFile, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size())));
+  fs->addFile(std::string(kResourceDir) + "/include/opencl-c-base.h", 0,
+              llvm::MemoryBuffer::getMemBufferCopy(*header));
+  fs->setCurrentWorkingDirectory("/clgen");
+  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), fs);
+
+  std::vector<std::string> args = {"clgen-features", "-xcl", "-cl-std=CL1.2", "-Xclang",
+                                   "-finclude-default-header", "-Xclang", "-fdeclare-opencl-builtins",
+                                   "-resource-dir", kResourceDir, "-fsyntax-only", "-w", kMainFile};
+  std::vector<StaticFeatures> out;
+  ErrorCollector errors;
+  clang::tooling::ToolInvocation invocation(args, std::make_unique<FeaturesAction>(&out, file),
+                                            files.get(), std::make_shared<clang::PCHContainerOperations>());
+  invocation.setDiagnosticConsumer(&errors);
+  bool ran = invocation.run();
+  if (errors.getNumErrors() > 0)
+    return parse_error(fmt::format("{}: does not compile as OpenCL C 1.2: {}", file, errors.first_error));
+  if (!ran) return parse_error(fmt::format("{}: Clang could not parse the file", file));
+  if (out.empty()) return invalid_argument(fmt::format("{}: defines no __kernel function", file));
+  return out;
+}
+
+std::string static_features_csv_header() { return "file,kernel,comp,rational,mem,localmem,coalesced,atomic"; }
+
+std::string static_features_csv_row(const StaticFeatures& f) {
+  auto esc = [](const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string o = "\"";
+    for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return o + "\"";
+  };
+  return fmt::format("{},{},{},{},{},{},{},{}", esc(f.file), esc(f.kernel), f.comp, f.rational, f.mem,
+                     f.localmem, f.coalesced, f.atomic);
+}
+
+}  // namespace clgen::features

@@ -1,0 +1,40 @@
+// Static kernel features of Grewe et al. (CGO'13) as defined by the CGO'17
+// extractor, counted on the Clang AST of OpenCL C 1.2 code: compute and
+// comparison operators, global/local memory accesses, atomics, coalesced
+// accesses. One row per kernel. Clang stays inside the .cpp.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/status.h"
+
+namespace clgen::features {
+
+struct StaticFeatures {
+  std::string file;    // as given to extract_static_features()
+  std::string kernel;  // the __kernel function's name
+  // + - * / % << >> & | ^ <<= >>=; exp/log/sqrt calls count 15; calls to
+  // user-defined functions add the callee's counts (every feature below too).
+  long comp = 0;
+  long rational = 0;   // < > <= >= == !=
+  long mem = 0;        // references to __global pointer parameters
+  long localmem = 0;   // subscripts of __local arrays or pointers
+  long coalesced = 0;  // subscripts of __global pointers whose index is a variable, an
+                       // integer literal, or x+0/x+1/x*0/x*1 style (+/* with a 0 or 1 literal)
+  long atomic = 0;     // calls to atomic built-ins (atomic_*, atom_*)
+};
+
+// Parses `source` in memory as OpenCL C 1.2 with Clang's default OpenCL
+// header and returns the features of every kernel defined in it, in source
+// order. Fails with kParse, quoting Clang's first error, when the code does
+// not compile, and with kInvalidArgument when it defines no kernel.
+Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view source,
+                                                              const std::string& file);
+
+// "file,kernel,comp,rational,mem,localmem,coalesced,atomic"
+std::string static_features_csv_header();
+std::string static_features_csv_row(const StaticFeatures& f);
+
+}  // namespace clgen::features

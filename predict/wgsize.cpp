@@ -1,0 +1,326 @@
+// Workgroup-size models: dataset loading, baseline and oracle, the three
+// fallback handlers, regressors, and cross-validation.
+#include "predict/wgsize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "predict/csv.h"
+#include "support/interrupt.h"
+
+namespace clgen::predict {
+
+std::string wg_size_name(const WgSize& s) { return fmt::format("{}x{}", s.rows, s.cols); }
+
+const char* fallback_name(Fallback f) {
+  switch (f) {
+    case Fallback::kBaseline: return "baseline";
+    case Fallback::kRandom: return "random";
+    case Fallback::kNearestNeighbour: return "nearest-neighbour";
+  }
+  return "?";
+}
+
+int WgDataset::oracle(size_t i) const {
+  int best = -1;
+  for (size_t s = 0; s < sizes.size(); ++s)
+    if (legal(i, s) && (best < 0 || scenarios[i].runtimes[s] < scenarios[i].runtimes[best]))
+      best = static_cast<int>(s);
+  return best;
+}
+
+std::vector<std::string> WgDataset::feature_names() const {
+  std::vector<std::string> n = {"dev_count", "north", "south", "east", "west",
+                                "log_data_width", "log_data_height", "log_max_wg_size"};
+  for (const auto& d : devices) n.push_back("device=" + d);
+  for (const auto& k : kernels) n.push_back("kernel=" + k);
+  return n;
+}
+
+std::vector<float> WgDataset::features(size_t i) const {
+  const WgScenario& s = scenarios[i];
+  std::vector<float> f = {float(s.dev_count), float(s.north), float(s.south), float(s.east),
+                          float(s.west), float(std::log2(s.data_width)),
+                          float(std::log2(s.data_height)), float(std::log2(s.max_wg_size))};
+  for (const auto& d : devices) f.push_back(d == s.device ? 1.0f : 0.0f);
+  for (const auto& k : kernels) f.push_back(k == s.kernel ? 1.0f : 0.0f);
+  return f;
+}
+
+Expected<WgDataset> load_wgsize_csv(const std::string& path) {
+  ASSIGN_OR_RETURN(CsvTable t, read_csv(path));
+  const char* numeric[] = {"dev_count", "north", "south", "east", "west",
+                           "data_width", "data_height", "max_wg_size"};
+  std::vector<int> cols;
+  for (const char* n : numeric) {
+    ASSIGN_OR_RETURN(int c, t.require_column(n, path));
+    cols.push_back(c);
+  }
+  ASSIGN_OR_RETURN(int c_dev, t.require_column("dev_name", path));
+  ASSIGN_OR_RETURN(int c_kern, t.require_column("kern_checksum", path));
+  WgDataset d;
+  std::vector<int> size_cols;
+  for (size_t c = 0; c < t.header.size(); ++c) {
+    int r = 0, k = 0;
+    char tail = 0;
+    if (std::sscanf(t.header[c].c_str(), "%dx%d%c", &r, &k, &tail) == 2 && r > 0 && k > 0) {
+      d.sizes.push_back({r, k});
+      size_cols.push_back(static_cast<int>(c));
+    }
+  }
+  if (d.sizes.empty()) return invalid_argument(fmt::format("{}: no workgroup-size (RxC) columns", path));
+  size_t dropped = 0;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const auto& f = t.rows[i];
+    WgScenario s;
+    s.device = f[c_dev];
+    s.kernel = f[c_kern];
+    double* targets[] = {&s.dev_count, &s.north, &s.south, &s.east, &s.west,
+                         &s.data_width, &s.data_height, &s.max_wg_size};
+    for (size_t k = 0; k < cols.size(); ++k) {
+      ASSIGN_OR_RETURN(*targets[k], parse_number(f[cols[k]], fmt::format("{}: row {}: {}", path, i + 2, numeric[k])));
+    }
+    if (s.data_width <= 0 || s.data_height <= 0 || s.max_wg_size <= 0)
+      return parse_error(fmt::format("{}: row {}: sizes must be positive", path, i + 2));
+    bool any = false;
+    for (size_t k = 0; k < size_cols.size(); ++k) {
+      ASSIGN_OR_RETURN(double v, parse_number(f[size_cols[k]], fmt::format("{}: row {}: {}", path, i + 2,
+                                                                            t.header[size_cols[k]])));
+      if (v < 0) return parse_error(fmt::format("{}: row {}: negative runtime", path, i + 2));
+      s.runtimes.push_back(v);
+      any = any || v > 0;
+    }
+    if (!any) {
+      ++dropped;
+      continue;
+    }
+    d.scenarios.push_back(std::move(s));
+  }
+  if (d.scenarios.empty())
+    return invalid_argument(fmt::format("{}: no scenario with a legal workgroup size", path));
+  for (const auto& s : d.scenarios) {
+    d.devices.push_back(s.device);
+    d.kernels.push_back(s.kernel);
+  }
+  for (auto* v : {&d.devices, &d.kernels}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  return d;
+}
+
+double wg_performance(const WgDataset& d, size_t i, size_t s) {
+  if (!d.legal(i, s)) return 0;
+  return d.scenarios[i].runtimes[d.oracle(i)] / d.scenarios[i].runtimes[s];
+}
+
+size_t wg_baseline(const WgDataset& d, const std::vector<size_t>& scenarios) {
+  size_t best = 0;
+  double best_perf = -1;
+  for (size_t s = 0; s < d.sizes.size(); ++s) {
+    double sum = 0;
+    for (size_t i : scenarios) sum += wg_performance(d, i, s);
+    if (sum > best_perf) {
+      best_perf = sum;
+      best = s;
+    }
+  }
+  return best;
+}
+
+const std::vector<WgModelSpec>& wgsize_models() {
+  static const std::vector<WgModelSpec> specs = [] {
+    ModelParams forest;
+    forest.algorithm = "rtrees";
+    forest.max_depth = 0;
+    forest.min_samples = 2;
+    forest.trees = 50;
+    ModelParams reg = forest;
+    reg.task = Task::kRegression;
+    ModelParams tree;
+    tree.algorithm = "dtree";
+    tree.max_depth = 0;
+    tree.min_samples = 2;
+    return std::vector<WgModelSpec>{
+        {"classifier-baseline", WgMethod::kClassifier, Fallback::kBaseline, forest},
+        {"classifier-random", WgMethod::kClassifier, Fallback::kRandom, forest},
+        {"classifier-nn", WgMethod::kClassifier, Fallback::kNearestNeighbour, forest},
+        {"tree-nn", WgMethod::kClassifier, Fallback::kNearestNeighbour, tree},
+        {"runtime-regressor", WgMethod::kRuntimeRegressor, Fallback::kNearestNeighbour, reg},
+        {"speedup-regressor", WgMethod::kSpeedupRegressor, Fallback::kNearestNeighbour, reg},
+        {"oracle-regressor", WgMethod::kOracleRegressor, Fallback::kNearestNeighbour, reg},
+    };
+  }();
+  return specs;
+}
+
+Expected<WgModelSpec> find_wgsize_model(const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& m : wgsize_models()) {
+    if (m.name == name) return m;
+    names.push_back(m.name);
+  }
+  return invalid_argument(fmt::format("unknown wgsize model '{}' (known: {})", name, fmt::join(names, ", ")));
+}
+
+namespace {
+
+// The legal size nearest to `target` in (rows, cols); ties go to the lower index.
+int nearest_legal(const WgDataset& d, size_t i, size_t target) {
+  int best = -1;
+  double best_dist = std::numeric_limits<double>::infinity();
+  for (size_t s = 0; s < d.sizes.size(); ++s) {
+    if (!d.legal(i, s)) continue;
+    double dr = d.sizes[s].rows - d.sizes[target].rows, dc = d.sizes[s].cols - d.sizes[target].cols;
+    double dist = dr * dr + dc * dc;
+    if (dist < best_dist) {
+      best_dist = dist;
+      best = static_cast<int>(s);
+    }
+  }
+  return best;
+}
+
+std::vector<float> with_size(std::vector<float> f, const WgSize& s) {
+  f.push_back(static_cast<float>(s.rows));
+  f.push_back(static_cast<float>(s.cols));
+  return f;
+}
+
+// Chooses a size for each test scenario with a model trained on `train`.
+Status choose_sizes(const WgModelSpec& spec, const WgDataset& d, const std::vector<size_t>& train,
+                    const std::vector<size_t>& test, size_t baseline, std::mt19937_64& rng,
+                    std::vector<int>& chosen, size_t& illegal) {
+  ASSIGN_OR_RETURN(auto model, Model::create(spec.params));
+  Matrix x;
+  std::vector<double> y;
+  if (spec.method == WgMethod::kClassifier) {
+    for (size_t i : train) {
+      x.add_row(d.features(i));
+      y.push_back(d.oracle(i));
+    }
+    RETURN_IF_ERROR(model->train(x, y));
+    Matrix tx;
+    for (size_t i : test) tx.add_row(d.features(i));
+    ASSIGN_OR_RETURN(auto pred, model->predict(tx));
+    for (size_t j = 0; j < test.size(); ++j) {
+      size_t i = test[j];
+      int s = static_cast<int>(pred[j]);
+      if (s >= 0 && s < static_cast<int>(d.sizes.size()) && d.legal(i, s)) {
+        chosen[i] = s;
+        continue;
+      }
+      ++illegal;
+      if (s < 0 || s >= static_cast<int>(d.sizes.size())) s = static_cast<int>(baseline);
+      switch (spec.fallback) {
+        case Fallback::kBaseline:
+          chosen[i] = d.legal(i, baseline) ? static_cast<int>(baseline) : nearest_legal(d, i, baseline);
+          break;
+        case Fallback::kRandom: {
+          std::vector<int> legal;
+          for (size_t k = 0; k < d.sizes.size(); ++k)
+            if (d.legal(i, k)) legal.push_back(static_cast<int>(k));
+          chosen[i] = legal[rng() % legal.size()];
+          break;
+        }
+        case Fallback::kNearestNeighbour:
+          chosen[i] = nearest_legal(d, i, s);
+          break;
+      }
+    }
+    return ok_status();
+  }
+  // Regressors: one training row per (scenario, legal size).
+  for (size_t i : train) {
+    auto f = d.features(i);
+    int ref = d.legal(i, baseline) ? static_cast<int>(baseline) : nearest_legal(d, i, baseline);
+    for (size_t s = 0; s < d.sizes.size(); ++s) {
+      if (!d.legal(i, s)) continue;
+      x.add_row(with_size(f, d.sizes[s]));
+      double rt = d.scenarios[i].runtimes[s];
+      if (spec.method == WgMethod::kRuntimeRegressor) y.push_back(std::log(rt));
+      else if (spec.method == WgMethod::kSpeedupRegressor) y.push_back(d.scenarios[i].runtimes[ref] / rt);
+      else y.push_back(wg_performance(d, i, s));
+    }
+  }
+  RETURN_IF_ERROR(model->train(x, y));
+  for (size_t i : test) {
+    Matrix tx;
+    std::vector<int> cand;
+    auto f = d.features(i);
+    for (size_t s = 0; s < d.sizes.size(); ++s) {
+      if (!d.legal(i, s)) continue;
+      tx.add_row(with_size(f, d.sizes[s]));
+      cand.push_back(static_cast<int>(s));
+    }
+    ASSIGN_OR_RETURN(auto pred, model->predict(tx));
+    size_t best = 0;
+    for (size_t k = 1; k < pred.size(); ++k) {
+      bool better = spec.method == WgMethod::kRuntimeRegressor ? pred[k] < pred[best] : pred[k] > pred[best];
+      if (better) best = k;
+    }
+    chosen[i] = cand[best];
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset& d, int folds,
+                                       uint64_t seed) {
+  size_t n = d.scenarios.size();
+  if (folds < 2) return invalid_argument("wgsize cross-validation needs at least 2 folds");
+  if (n < static_cast<size_t>(folds))
+    return invalid_argument(fmt::format("wgsize cross-validation: {} scenarios for {} folds", n, folds));
+  std::mt19937_64 rng(seed);
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  for (size_t i = n - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);  // Fisher-Yates
+
+  WgEvaluation ev;
+  ev.model = spec.name;
+  ev.scenarios = n;
+  ev.folds = static_cast<size_t>(folds);
+  ev.chosen.assign(n, -1);
+  size_t illegal = 0;
+  for (int f = 0; f < folds; ++f) {
+    if (interrupted()) return cancelled("wgsize cross-validation: interrupted");
+    std::vector<size_t> train, test;
+    for (size_t k = 0; k < n; ++k) (static_cast<int>(k % folds) == f ? test : train).push_back(order[k]);
+    // The baseline a deployed model would know: the best fixed size on its training data.
+    size_t baseline = wg_baseline(d, train);
+    RETURN_IF_ERROR_CTX(choose_sizes(spec, d, train, test, baseline, rng, ev.chosen, illegal),
+                        "wgsize model " + spec.name);
+  }
+  std::vector<size_t> all(n);
+  for (size_t i = 0; i < n; ++i) all[i] = i;
+  size_t baseline = wg_baseline(d, all);
+  ev.baseline = wg_size_name(d.sizes[baseline]);
+  std::vector<double> speedups;
+  double perf = 0, base_perf = 0;
+  for (size_t i = 0; i < n; ++i) {
+    perf += wg_performance(d, i, ev.chosen[i]);
+    base_perf += wg_performance(d, i, baseline);
+    if (d.legal(i, baseline))
+      speedups.push_back(d.scenarios[i].runtimes[baseline] / d.scenarios[i].runtimes[ev.chosen[i]]);
+  }
+  ev.oracle_fraction = perf / n;
+  ev.baseline_fraction = base_perf / n;
+  ev.baseline_legal = speedups.size();
+  ev.illegal_predictions = spec.method == WgMethod::kClassifier ? static_cast<double>(illegal) / n : 0;
+  if (!speedups.empty()) {
+    double sum = 0;
+    for (double s : speedups) sum += s;
+    ev.speedup_mean = sum / speedups.size();
+    std::sort(speedups.begin(), speedups.end());
+    size_t m = speedups.size();
+    ev.speedup_median = m % 2 ? speedups[m / 2] : (speedups[m / 2 - 1] + speedups[m / 2]) / 2;
+  }
+  return ev;
+}
+
+}  // namespace clgen::predict

@@ -1,0 +1,99 @@
+// Workgroup-size tuning: scenario x workgroup-size runtime tables, the oracle
+// and baseline sizes, classifiers with fallback handlers for illegal
+// predictions, runtime and relative-performance regressors, and seeded
+// k-fold cross-validation reporting % of oracle performance.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "predict/model.h"
+#include "support/status.h"
+
+namespace clgen::predict {
+
+struct WgSize {
+  int rows = 0, cols = 0;
+};
+
+struct WgScenario {
+  std::string device;  // dev_name
+  std::string kernel;  // kern_checksum
+  double dev_count = 0, north = 0, south = 0, east = 0, west = 0;
+  double data_width = 0, data_height = 0, max_wg_size = 0;
+  std::vector<double> runtimes;  // one per dataset size; 0 = illegal or refused
+};
+
+struct WgDataset {
+  std::vector<WgSize> sizes;          // the "RxC" columns
+  std::vector<WgScenario> scenarios;  // rows
+  std::vector<std::string> devices;   // distinct device names (one-hot order)
+  std::vector<std::string> kernels;   // distinct kernels (one-hot order)
+
+  bool legal(size_t scenario, size_t size) const { return scenarios[scenario].runtimes[size] > 0; }
+  // Index of the fastest legal size; -1 when none is legal.
+  int oracle(size_t scenario) const;
+  // The features of a scenario: the numeric columns, then device and kernel one-hot.
+  std::vector<float> features(size_t scenario) const;
+  std::vector<std::string> feature_names() const;
+};
+
+// Loads a runtime table: columns host, dev_name, dev_count, kern_checksum,
+// north, south, east, west, data_width, data_height, max_wg_size, then one
+// "RxC" column per workgroup size. Scenarios with no legal size are dropped.
+// Fails on a missing column, a bad value, or no scenario with a legal size.
+Expected<WgDataset> load_wgsize_csv(const std::string& path);
+
+// Performance of size `s` in scenario `i`: oracle runtime / runtime (0 if illegal).
+double wg_performance(const WgDataset& d, size_t i, size_t s);
+
+// The best fixed size: the highest mean performance over all scenarios,
+// counting illegal as 0 (no size is legal in every scenario of the
+// published table, so a size legal everywhere may not exist).
+size_t wg_baseline(const WgDataset& d, const std::vector<size_t>& scenarios);
+
+enum class Fallback { kBaseline, kRandom, kNearestNeighbour };
+const char* fallback_name(Fallback f);
+
+// How a size is chosen.
+enum class WgMethod {
+  kClassifier,          // predict the oracle size; a Fallback handles illegal predictions
+  kRuntimeRegressor,    // predict log runtime of every legal size, take the smallest
+  kSpeedupRegressor,    // predict performance relative to the baseline, take the largest
+  kOracleRegressor,     // predict performance relative to the oracle (in (0, 1]), take the largest
+};
+
+struct WgModelSpec {
+  std::string name;
+  WgMethod method = WgMethod::kClassifier;
+  Fallback fallback = Fallback::kNearestNeighbour;
+  ModelParams params;
+};
+// classifier-baseline, classifier-random, classifier-nn (random forest),
+// tree-nn (one decision tree), runtime-regressor, speedup-regressor,
+// oracle-regressor (random forests).
+const std::vector<WgModelSpec>& wgsize_models();
+Expected<WgModelSpec> find_wgsize_model(const std::string& name);
+
+struct WgEvaluation {
+  std::string model;
+  size_t scenarios = 0, folds = 0;
+  std::string baseline;          // "RxC"
+  double oracle_fraction = 0;    // mean over scenarios of oracle runtime / chosen runtime
+  double baseline_fraction = 0;  // the same for the baseline size (illegal = 0)
+  size_t baseline_legal = 0;     // scenarios where the baseline is legal
+  double speedup_mean = 0;       // over the baseline, on scenarios where it is legal
+  double speedup_median = 0;
+  double illegal_predictions = 0;  // classifiers: fraction needing the fallback
+  std::vector<int> chosen;         // chosen size per scenario
+};
+
+// k-fold cross-validation over scenarios shuffled with `seed`. Fails on
+// fewer scenarios than folds or a learner error.
+Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset& d, int folds,
+                                       uint64_t seed);
+
+std::string wg_size_name(const WgSize& s);
+
+}  // namespace clgen::predict

@@ -1,0 +1,39 @@
+// End-to-end tests of `clgen features`: CSV rows for good files, and a
+// failing file reported without losing the others' rows.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/cli/run_command.h"
+
+namespace clgen::testing {
+namespace {
+
+TEST(FeaturesCli, WritesOneRowPerKernelAndReportsBadFiles) {
+  auto dir = std::filesystem::temp_directory_path() / "clgen-features-cli";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "good.cl")
+      << "__kernel void a(__global float* x) { x[get_global_id(0)] *= 2.0f; }\n"
+         "__kernel void b(__global float* x, int n) { if (n > 1) x[n] = x[0] + 1.0f; }\n";
+  std::ofstream(dir / "bad.cl") << "__kernel void c(";
+  auto ok = run_clgen({"features", (dir / "good.cl").string()});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  // a: *= is not counted, the call index is not coalesced; b: n > 1, x[n], x[0], +.
+  std::string good = (dir / "good.cl").string();
+  EXPECT_EQ(ok.out, "file,kernel,comp,rational,mem,localmem,coalesced,atomic\n" + good +
+                        ",a,0,0,1,0,0,0\n" + good + ",b,1,1,2,0,2,0\n");
+  auto mixed = run_clgen({"features", (dir / "bad.cl").string(), good, (dir / "missing.cl").string(),
+                          "--out", (dir / "out.csv").string()});
+  EXPECT_EQ(mixed.exit_code, 1);
+  EXPECT_NE(mixed.err.find("bad.cl"), std::string::npos) << mixed.err;
+  EXPECT_NE(mixed.err.find("missing.cl"), std::string::npos) << mixed.err;
+  EXPECT_NE(mixed.err.find("2 of 3 files failed"), std::string::npos) << mixed.err;
+  std::ifstream in(dir / "out.csv");
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(all, ok.out);
+}
+
+}  // namespace
+}  // namespace clgen::testing

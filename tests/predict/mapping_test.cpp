@@ -1,0 +1,171 @@
+// Device-mapping models on the published reference data (PACT'17 folds):
+// the Grewe tree reproduces the published accuracy, our best model beats
+// DeepTune's, and models survive a save/load round trip.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "predict/mapping.h"
+
+namespace clgen::predict {
+namespace {
+
+const std::string kData = std::string(CLGEN_TEST_DATA) + "/devmap/";
+
+std::vector<MappingRow> load(const std::string& platform) {
+  auto rows = load_mapping_csv(kData + platform + ".csv");
+  EXPECT_TRUE(rows.ok()) << rows.status().message();
+  Status st = assign_folds(*rows, kData + "folds-" + platform + ".csv");
+  EXPECT_TRUE(st.ok()) << st.message();
+  return *rows;
+}
+
+// The scikit-learn entropy tree needs python3-sklearn; skip with the reason otherwise.
+bool sklearn_missing(const Expected<MappingEvaluation>& ev) {
+  return !ev.ok() && ev.status().code() == ErrorCode::kUnavailable;
+}
+
+TEST(BenchmarkGroup, IsSuiteVersionAndProgram) {
+  EXPECT_EQ(benchmark_group("amd-app-sdk-3.0-BinomialOption-binomial_options"),
+            "amd-app-sdk-3.0-BinomialOption");
+  EXPECT_EQ(benchmark_group("polybench-gpu-1.0-2mm-mm2_kernel1"), "polybench-gpu-1.0-2mm");
+  EXPECT_EQ(benchmark_group("shoc-1.1.5-S3D-ratt_kernel"), "shoc-1.1.5-S3D");
+  EXPECT_EQ(benchmark_group("noversion"), "noversion");
+}
+
+TEST(MappingData, LoadsAllRowsFoldsAndSeventyOnePrograms) {
+  auto rows = load("amd");
+  ASSERT_EQ(rows.size(), 680u);
+  std::set<std::string> groups;
+  for (const auto& r : rows) {
+    EXPECT_GE(r.fold, 0);
+    EXPECT_LE(r.fold, 9);
+    groups.insert(r.group);
+  }
+  EXPECT_EQ(groups.size(), 71u);
+}
+
+TEST(MappingData, GreweFeaturesFollowTheirDefinitions) {
+  MappingRow r;
+  r.comp = 30;
+  r.mem = 10;
+  r.coalesced = 4;
+  r.localmem = 5;
+  r.transfer = 800;
+  r.wgsize = 64;
+  auto f = mapping_features(r, FeatureSet::kGrewe);
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_FLOAT_EQ(f[0], 20.0f);   // transfer / (comp + mem)
+  EXPECT_FLOAT_EQ(f[1], 0.4f);    // coalesced / mem
+  EXPECT_FLOAT_EQ(f[2], 32.0f);   // localmem / mem * wgsize
+  EXPECT_FLOAT_EQ(f[3], 3.0f);    // comp / mem
+  EXPECT_EQ(mapping_features(r, FeatureSet::kExtended).size(), feature_names(FeatureSet::kExtended).size());
+}
+
+TEST(MappingData, FoldFileMissingARowIsAnError) {
+  auto rows = load_mapping_csv(kData + "amd.csv");
+  ASSERT_TRUE(rows.ok());
+  rows->push_back(rows->front());
+  rows->back().dataset = "no-such-dataset";
+  Status st = assign_folds(*rows, kData + "folds-amd.csv");
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("no-such-dataset"), std::string::npos) << st.message();
+}
+
+TEST(MappingEval, StaticMappingAndOracleMatchThePublishedFigures) {
+  // Properties of the data alone: published 58.82% / 3.642 (AMD), 56.91% / 1.526 (NVIDIA).
+  auto spec = *find_mapping_model("grewe-gini");
+  auto amd = evaluate_mapping(spec, load("amd"), Protocol::kFolds);
+  ASSERT_TRUE(amd.ok()) << amd.status().message();
+  EXPECT_EQ(amd->static_device, Device::kCpu);
+  EXPECT_NEAR(amd->static_accuracy, 0.5882, 0.0001);
+  EXPECT_NEAR(amd->oracle_speedup, 3.642, 0.001);
+  auto nv = evaluate_mapping(spec, load("nvidia"), Protocol::kFolds);
+  ASSERT_TRUE(nv.ok()) << nv.status().message();
+  EXPECT_EQ(nv->static_device, Device::kGpu);
+  EXPECT_NEAR(nv->static_accuracy, 0.5691, 0.0001);
+  EXPECT_NEAR(nv->oracle_speedup, 1.526, 0.001);
+}
+
+TEST(MappingEval, GreweTreeReproducesPublishedAccuracyWithinOnePoint) {
+  // Published (PACT'17, these folds): 73.38% / 2.906 (AMD), 72.94% / 1.265 (NVIDIA).
+  // The entropy tree is seeded (random_state 204) and measured 73.38% and 72.94%
+  // exactly with scikit-learn 1.2.1; the one-point band is the reproduction target.
+  auto spec = *find_mapping_model("grewe");
+  auto amd = evaluate_mapping(spec, load("amd"), Protocol::kFolds);
+  if (sklearn_missing(amd)) GTEST_SKIP() << amd.status().message();
+  ASSERT_TRUE(amd.ok()) << amd.status().message();
+  EXPECT_NEAR(amd->accuracy, 0.7338, 0.01);
+  EXPECT_NEAR(amd->speedup, 2.906, 0.1);
+  auto nv = evaluate_mapping(spec, load("nvidia"), Protocol::kFolds);
+  ASSERT_TRUE(nv.ok()) << nv.status().message();
+  EXPECT_NEAR(nv->accuracy, 0.7294, 0.01);
+  EXPECT_NEAR(nv->speedup, 1.265, 0.05);
+}
+
+TEST(MappingEval, BestModelBeatsDeepTuneOnBothPlatforms) {
+  // DeepTune: 83.68% (AMD), 80.29% (NVIDIA). Our best (OpenCV gentle boost,
+  // deterministic) measured 93.24% / 89.56%; the lower bounds are DeepTune's figures.
+  auto spec = *find_mapping_model("best");
+  auto amd = evaluate_mapping(spec, load("amd"), Protocol::kFolds);
+  ASSERT_TRUE(amd.ok()) << amd.status().message();
+  EXPECT_GT(amd->accuracy, 0.8368);
+  EXPECT_LT(amd->accuracy, 0.97);
+  EXPECT_GT(amd->speedup, 3.336);
+  auto nv = evaluate_mapping(spec, load("nvidia"), Protocol::kFolds);
+  ASSERT_TRUE(nv.ok()) << nv.status().message();
+  EXPECT_GT(nv->accuracy, 0.8029);
+  EXPECT_GT(nv->speedup, 1.412);
+}
+
+TEST(MappingEval, LeaveOneBenchmarkOutIsHarderThanRandomFolds) {
+  // Measured for the OpenCV Gini tree on NVIDIA: 76.62% (folds), 62.79% (71 programs held out).
+  auto spec = *find_mapping_model("grewe-gini");
+  auto rows = load("nvidia");
+  auto folds = evaluate_mapping(spec, rows, Protocol::kFolds);
+  auto lobo = evaluate_mapping(spec, rows, Protocol::kLeaveOneBenchmarkOut);
+  ASSERT_TRUE(folds.ok() && lobo.ok());
+  EXPECT_EQ(lobo->folds, 71u);
+  EXPECT_NEAR(folds->accuracy, 0.7662, 0.02);
+  EXPECT_NEAR(lobo->accuracy, 0.6279, 0.02);
+}
+
+TEST(MappingEval, FoldProtocolWithoutFoldsIsAnError) {
+  auto rows = load_mapping_csv(kData + "amd.csv");
+  ASSERT_TRUE(rows.ok());
+  auto ev = evaluate_mapping(*find_mapping_model("grewe-gini"), *rows, Protocol::kFolds);
+  ASSERT_FALSE(ev.ok());
+  EXPECT_NE(ev.status().message().find("fold"), std::string::npos);
+}
+
+TEST(MappingModel, UnknownNameListsTheKnownModels) {
+  auto m = find_mapping_model("deeptune");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("grewe"), std::string::npos) << m.status().message();
+}
+
+class MappingModelRoundTrip : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MappingModelRoundTrip, SavedModelPredictsTheSame) {
+  auto rows = load("amd");
+  auto trained = MappingModel::train(*find_mapping_model(GetParam()), rows);
+  if (!trained.ok() && trained.status().code() == ErrorCode::kUnavailable)
+    GTEST_SKIP() << trained.status().message();
+  ASSERT_TRUE(trained.ok()) << trained.status().message();
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("clgen-mapping-" + std::string(GetParam()) + ".model")).string();
+  ASSERT_TRUE(trained->save(path).ok());
+  auto loaded = MappingModel::load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->spec().name, GetParam());
+  EXPECT_EQ(*trained->predict(rows), *loaded->predict(rows));
+  std::filesystem::remove(path);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, MappingModelRoundTrip,
+                         ::testing::Values("grewe", "grewe-gini", "best", "svm", "knn", "mlp"));
+
+}  // namespace
+}  // namespace clgen::predict
