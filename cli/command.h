@@ -25,5 +25,8 @@ using Action = std::function<Status()>;
 // `global` outlives the parse; `action` receives the work to run.
 void add_devices_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_version_command(CLI::App& app, const GlobalOptions& global, Action& action);
+#ifdef CLGEN_HAVE_TORCH
+void add_train_command(CLI::App& app, const GlobalOptions& global, Action& action);
+#endif
 
 }  // namespace clgen::cli

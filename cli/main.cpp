@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
   cli::Action action;
   cli::add_devices_command(app, global, action);
   cli::add_version_command(app, global, action);
+#ifdef CLGEN_HAVE_TORCH
+  cli::add_train_command(app, global, action);
+#endif
 
   try {
     app.parse(argc, argv);
