@@ -53,6 +53,9 @@ int main(int argc, char** argv) {
 #ifdef CLGEN_HAVE_CLANG
   cli::add_features_command(app, global, action);
 #endif
+#ifdef CLGEN_HAVE_TORCH
+  cli::add_train_command(app, global, action);
+#endif
 
   try {
     app.parse(argc, argv);

@@ -26,3 +26,6 @@ fi
 echo "== clgen drive (hand-written kernels on the CPU device; sampled kernels come later)"
 "$CLGEN" --workspace "$WORKSPACE" drive --device cpu --csv "$WORKSPACE/drive-handwritten.csv" \
   tests/data/driver/saxpy.cl tests/data/driver/writes_constant.cl tests/data/driver/writes_nothing.cl
+
+echo "== clgen train (tiny model; resumes if interrupted)"
+"$CLGEN" --workspace "$WORKSPACE" train --config configs/tiny.toml
