@@ -201,6 +201,8 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     // untrusted source must not take the parent down.
     Expected<std::vector<KernelSignature>> analysis = std::vector<KernelSignature>();
     if (have_clang_analysis()) analysis = worker.analyze_kernels(src.text);
+    if (!analysis.ok() && analysis.status().code() == ErrorCode::kUnavailable)
+      return analysis.status();
 
     for (const DeviceInfo& dev : devices) {
       if (interrupted()) break;
@@ -222,6 +224,8 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
                                           dev.device_index);
         if (listed.ok()) {
           kernels = std::move(*listed);
+        } else if (listed.status().code() == ErrorCode::kUnavailable) {
+          return listed.status();
         } else {
           fail_source(listed.status());
         }

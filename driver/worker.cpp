@@ -208,6 +208,21 @@ Status WorkerProcess::start() {
   to_worker_ = to[1];
   from_worker_ = from[0];
   ++started_;
+  // A worker that cannot even answer a ping (bad binary, memory limit too
+  // low) is a set-up error, not a kernel's crash.
+  std::string pong;
+  Status st = write_frame(to_worker_, R"({"op":"ping"})");
+  if (st.ok()) st = read_frame(from_worker_, pong, static_cast<int>(options_.timeout_s * 1000));
+  if (!st.ok()) {
+    int status = 0;
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    kill_worker();
+    return unavailable("starting worker '" + options_.binary + "': " + signal_text(status) +
+                       " before answering (" + st.message() + ")");
+  }
   return ok_status();
 }
 

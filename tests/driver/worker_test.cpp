@@ -90,6 +90,19 @@ TEST_F(WorkerTest, MalformedRequestIsAnErrorNotACrash) {
   EXPECT_GT(worker.pid(), 0);  // still alive
 }
 
+TEST(WorkerStart, WorkerThatCannotStartIsAnErrorNotAKernelCrash) {
+  WorkerOptions o;
+  o.binary = "/bin/false";  // exits at once without answering
+  o.args = {};
+  WorkerProcess worker(o);
+  DriveJob job;
+  job.global_size = {64};
+  auto r = worker.drive(job);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("starting worker"), std::string::npos) << r.status().message();
+}
+
 TEST(WorkerFraming, RoundTripsFramesAndTimesOut) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
