@@ -162,6 +162,46 @@ Status eval_wgsize(const PredictOptions& o) {
   return ok_status();
 }
 
+Status train_wgsize(const GlobalOptions& g, const PredictOptions& o) {
+  std::string name = o.model == "grewe" ? "classifier-nn" : o.model;  // grewe is the mapping default
+  ASSIGN_OR_RETURN(auto spec, predict::find_wgsize_model(name));
+  ASSIGN_OR_RETURN(auto data, predict::load_wgsize_csv(o.data));
+  std::vector<size_t> all(data.scenarios.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  ASSIGN_OR_RETURN(auto model, predict::WgsizeModel::train(spec, data, all));
+  std::string path = o.out;
+  if (path.empty()) {
+    ASSIGN_OR_RETURN(path, default_model_path(g, "wgsize-" + spec.name));
+  }
+  RETURN_IF_ERROR(model.save(path));
+  std::printf("trained %s on %zu scenarios; saved to %s\n", spec.name.c_str(), all.size(), path.c_str());
+  return ok_status();
+}
+
+Status apply_wgsize(const PredictOptions& o) {
+  ASSIGN_OR_RETURN(auto model, predict::WgsizeModel::load(o.model_file));
+  ASSIGN_OR_RETURN(auto data, predict::load_wgsize_csv(o.data));
+  std::vector<size_t> all(data.scenarios.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  size_t illegal = 0;
+  ASSIGN_OR_RETURN(auto chosen, model.choose(data, all, o.seed, &illegal));
+  ASSIGN_OR_RETURN(auto ev, predict::score_wgsize(model.spec().name, data, chosen, illegal));
+  std::printf("%s on %zu scenarios: %.1f%% of oracle, speedup %.3f (median %.3f) over %s\n",
+              model.spec().name.c_str(), ev.scenarios, 100 * ev.oracle_fraction, ev.speedup_mean,
+              ev.speedup_median, ev.baseline.c_str());
+  if (!o.out.empty()) {
+    std::string csv = "scenario,device,kernel,data_width,data_height,chosen,oracle\n";
+    for (size_t i = 0; i < data.scenarios.size(); ++i) {
+      const auto& s = data.scenarios[i];
+      csv += fmt::format("{},{},{},{},{},{},{}\n", i, predict::csv_escape(s.device), s.kernel,
+                         s.data_width, s.data_height, predict::wg_size_name(data.sizes[chosen[i]]),
+                         predict::wg_size_name(data.sizes[data.oracle(i)]));
+    }
+    RETURN_IF_ERROR(write_file_atomic(o.out, csv));
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& action) {
@@ -176,14 +216,15 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
   auto train = std::make_shared<PredictOptions>();
   CLI::App* t = cmd->add_subcommand("train", "Train a model on a whole dataset and save it");
   common(t, *train);
-  t->add_option("--model", train->model, "Model name (see 'predict eval --model all')")->capture_default_str();
+  t->add_option("--model", train->model,
+                "Model name (see 'predict eval --model all'; wgsize default: classifier-nn)")
+      ->capture_default_str();
   t->add_option("--out", train->out, "Model file (default: WORKSPACE/models/<task>-<model>.yml)");
   t->final_callback([train, &global, &action] {
     action = [train, &global]() -> Status {
       RETURN_IF_ERROR(check_task(*train));
       if (train->task == "mapping") return train_mapping(global, *train);
-      return usage_error("'predict train' supports --task mapping; evaluate wgsize models with "
-                         "'predict eval --task wgsize'");
+      return train_wgsize(global, *train);
     };
   });
 
@@ -216,7 +257,7 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
     action = [apply]() -> Status {
       RETURN_IF_ERROR(check_task(*apply));
       if (apply->task == "mapping") return apply_mapping(*apply);
-      return usage_error("'predict apply' supports --task mapping");
+      return apply_wgsize(*apply);
     };
   });
 }
