@@ -11,6 +11,7 @@
 #include "predict/mapping.h"
 #include "predict/wgsize.h"
 #include "support/files.h"
+#include "support/progress.h"
 #include "support/workspace.h"
 
 namespace clgen::cli {
@@ -71,11 +72,13 @@ Status eval_mapping(const PredictOptions& o) {
   if (o.protocol != "lobo") protocols.push_back(predict::Protocol::kFolds);
   if (o.protocol != "folds") protocols.push_back(predict::Protocol::kLeaveOneBenchmarkOut);
   std::string csv = "model,protocol,folds,rows,accuracy,speedup,static_device,static_accuracy,oracle_speedup\n";
-  std::printf("%-10s %-6s %5s %9s %8s   (static %s: %s accuracy; oracle speedup %s)\n", "model",
-              "proto", "folds", "accuracy", "speedup", "", "", "");
+  std::printf("%-10s %-6s %5s %9s %8s   %s\n", "model", "proto", "folds", "accuracy", "speedup",
+              "(static device: its accuracy; oracle speedup)");
+  Progress progress("cross-validating", protocols.size() * specs.size());
   for (const auto& p : protocols) {
     for (const auto& spec : specs) {
       ASSIGN_OR_RETURN(auto ev, predict::evaluate_mapping(spec, rows, p));
+      progress.advance();
       const char* pname = p == predict::Protocol::kFolds ? "folds" : "lobo";
       std::printf("%-10s %-6s %5zu %8.2f%% %8.3f   (static %s: %.2f%%; oracle %.3f)\n",
                   spec.name.c_str(), pname, ev.folds, 100 * ev.accuracy, ev.speedup,
@@ -146,8 +149,10 @@ Status eval_wgsize(const PredictOptions& o) {
               data.scenarios.size(), data.sizes.size(), o.cv_folds,
               static_cast<unsigned long long>(o.seed));
   std::printf("%-20s %9s %9s %9s %9s\n", "model", "%oracle", "speedup", "median", "illegal");
+  Progress progress("cross-validating", specs.size());
   for (const auto& spec : specs) {
     ASSIGN_OR_RETURN(auto ev, predict::evaluate_wgsize(spec, data, o.cv_folds, o.seed));
+    progress.advance();
     std::printf("%-20s %8.1f%% %9.3f %9.3f %8.1f%%\n", spec.name.c_str(), 100 * ev.oracle_fraction,
                 ev.speedup_mean, ev.speedup_median, 100 * ev.illegal_predictions);
     csv += fmt::format("{},{},{},{:.6f},{},{:.6f},{},{:.6f},{:.6f},{:.6f}\n", spec.name, ev.scenarios,
