@@ -11,6 +11,7 @@
 #include "predict/mapping.h"
 #include "predict/wgsize.h"
 #include "support/files.h"
+#include "support/progress.h"
 #include "support/workspace.h"
 
 namespace clgen::cli {
@@ -71,11 +72,13 @@ Status eval_mapping(const PredictOptions& o) {
   if (o.protocol != "lobo") protocols.push_back(predict::Protocol::kFolds);
   if (o.protocol != "folds") protocols.push_back(predict::Protocol::kLeaveOneBenchmarkOut);
   std::string csv = "model,protocol,folds,rows,accuracy,speedup,static_device,static_accuracy,oracle_speedup\n";
-  std::printf("%-10s %-6s %5s %9s %8s   (static %s: %s accuracy; oracle speedup %s)\n", "model",
-              "proto", "folds", "accuracy", "speedup", "", "", "");
+  std::printf("%-10s %-6s %5s %9s %8s   %s\n", "model", "proto", "folds", "accuracy", "speedup",
+              "(static device: its accuracy; oracle speedup)");
+  Progress progress("cross-validating", protocols.size() * specs.size());
   for (const auto& p : protocols) {
     for (const auto& spec : specs) {
       ASSIGN_OR_RETURN(auto ev, predict::evaluate_mapping(spec, rows, p));
+      progress.advance();
       const char* pname = p == predict::Protocol::kFolds ? "folds" : "lobo";
       std::printf("%-10s %-6s %5zu %8.2f%% %8.3f   (static %s: %.2f%%; oracle %.3f)\n",
                   spec.name.c_str(), pname, ev.folds, 100 * ev.accuracy, ev.speedup,
@@ -146,8 +149,10 @@ Status eval_wgsize(const PredictOptions& o) {
               data.scenarios.size(), data.sizes.size(), o.cv_folds,
               static_cast<unsigned long long>(o.seed));
   std::printf("%-20s %9s %9s %9s %9s\n", "model", "%oracle", "speedup", "median", "illegal");
+  Progress progress("cross-validating", specs.size());
   for (const auto& spec : specs) {
     ASSIGN_OR_RETURN(auto ev, predict::evaluate_wgsize(spec, data, o.cv_folds, o.seed));
+    progress.advance();
     std::printf("%-20s %8.1f%% %9.3f %9.3f %8.1f%%\n", spec.name.c_str(), 100 * ev.oracle_fraction,
                 ev.speedup_mean, ev.speedup_median, 100 * ev.illegal_predictions);
     csv += fmt::format("{},{},{},{:.6f},{},{:.6f},{},{:.6f},{:.6f},{:.6f}\n", spec.name, ev.scenarios,
@@ -159,6 +164,46 @@ Status eval_wgsize(const PredictOptions& o) {
                   ev.baseline.c_str(), 100 * ev.baseline_fraction, ev.baseline_legal, ev.scenarios);
   }
   if (!o.out.empty()) RETURN_IF_ERROR(write_file_atomic(o.out, csv));
+  return ok_status();
+}
+
+Status train_wgsize(const GlobalOptions& g, const PredictOptions& o) {
+  std::string name = o.model == "grewe" ? "classifier-nn" : o.model;  // grewe is the mapping default
+  ASSIGN_OR_RETURN(auto spec, predict::find_wgsize_model(name));
+  ASSIGN_OR_RETURN(auto data, predict::load_wgsize_csv(o.data));
+  std::vector<size_t> all(data.scenarios.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  ASSIGN_OR_RETURN(auto model, predict::WgsizeModel::train(spec, data, all));
+  std::string path = o.out;
+  if (path.empty()) {
+    ASSIGN_OR_RETURN(path, default_model_path(g, "wgsize-" + spec.name));
+  }
+  RETURN_IF_ERROR(model.save(path));
+  std::printf("trained %s on %zu scenarios; saved to %s\n", spec.name.c_str(), all.size(), path.c_str());
+  return ok_status();
+}
+
+Status apply_wgsize(const PredictOptions& o) {
+  ASSIGN_OR_RETURN(auto model, predict::WgsizeModel::load(o.model_file));
+  ASSIGN_OR_RETURN(auto data, predict::load_wgsize_csv(o.data));
+  std::vector<size_t> all(data.scenarios.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  size_t illegal = 0;
+  ASSIGN_OR_RETURN(auto chosen, model.choose(data, all, o.seed, &illegal));
+  ASSIGN_OR_RETURN(auto ev, predict::score_wgsize(model.spec().name, data, chosen, illegal));
+  std::printf("%s on %zu scenarios: %.1f%% of oracle, speedup %.3f (median %.3f) over %s\n",
+              model.spec().name.c_str(), ev.scenarios, 100 * ev.oracle_fraction, ev.speedup_mean,
+              ev.speedup_median, ev.baseline.c_str());
+  if (!o.out.empty()) {
+    std::string csv = "scenario,device,kernel,data_width,data_height,chosen,oracle\n";
+    for (size_t i = 0; i < data.scenarios.size(); ++i) {
+      const auto& s = data.scenarios[i];
+      csv += fmt::format("{},{},{},{},{},{},{}\n", i, predict::csv_escape(s.device), s.kernel,
+                         s.data_width, s.data_height, predict::wg_size_name(data.sizes[chosen[i]]),
+                         predict::wg_size_name(data.sizes[data.oracle(i)]));
+    }
+    RETURN_IF_ERROR(write_file_atomic(o.out, csv));
+  }
   return ok_status();
 }
 
@@ -176,14 +221,15 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
   auto train = std::make_shared<PredictOptions>();
   CLI::App* t = cmd->add_subcommand("train", "Train a model on a whole dataset and save it");
   common(t, *train);
-  t->add_option("--model", train->model, "Model name (see 'predict eval --model all')")->capture_default_str();
+  t->add_option("--model", train->model,
+                "Model name (see 'predict eval --model all'; wgsize default: classifier-nn)")
+      ->capture_default_str();
   t->add_option("--out", train->out, "Model file (default: WORKSPACE/models/<task>-<model>.yml)");
   t->final_callback([train, &global, &action] {
     action = [train, &global]() -> Status {
       RETURN_IF_ERROR(check_task(*train));
       if (train->task == "mapping") return train_mapping(global, *train);
-      return usage_error("'predict train' supports --task mapping; evaluate wgsize models with "
-                         "'predict eval --task wgsize'");
+      return train_wgsize(global, *train);
     };
   });
 
@@ -216,7 +262,7 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
     action = [apply]() -> Status {
       RETURN_IF_ERROR(check_task(*apply));
       if (apply->task == "mapping") return apply_mapping(*apply);
-      return usage_error("'predict apply' supports --task mapping");
+      return apply_wgsize(*apply);
     };
   });
 }

@@ -135,7 +135,9 @@ class OpenCvModel : public Model {
     return out;
   }
 
-  Status save(const std::string& path) const override {
+  Status save(const std::string& path) const override { return save_with_tag(path, p_.tag); }
+
+  Status save_with_tag(const std::string& path, const std::string& tag) const override {
     if (!model_) return invalid_argument("saving a model: it is not trained");
     std::string text;
     try {
@@ -145,7 +147,7 @@ class OpenCvModel : public Model {
       fs << "task" << task_name(p_.task);
       fs << "max_depth" << p_.max_depth << "min_samples" << p_.min_samples << "trees" << p_.trees
          << "k" << p_.k << "hidden" << p_.hidden << "svm_c" << p_.svm_c << "svm_gamma"
-         << p_.svm_gamma << "seed" << static_cast<double>(p_.seed) << "tag" << p_.tag;
+         << p_.svm_gamma << "seed" << static_cast<double>(p_.seed) << "tag" << tag;
       fs << "mean" << mean_ << "std" << std_ << "y_mean" << y_mean_ << "y_std" << y_std_;
       fs << "classes" << classes_;
       if (classes_.size() != 1) {

@@ -64,8 +64,10 @@ class Model {
   virtual Status train(const Matrix& x, const std::vector<double>& y) = 0;
   // One prediction per row: a class id or a value.
   virtual Expected<std::vector<double>> predict(const Matrix& x) const = 0;
-  // Writes the model (OpenCV's YAML) atomically.
+  // Writes the model (OpenCV's YAML, or JSON for sktree) atomically.
   virtual Status save(const std::string& path) const = 0;
+  // Like save(), with `tag` in place of params().tag.
+  virtual Status save_with_tag(const std::string& path, const std::string& tag) const = 0;
 
   virtual const ModelParams& params() const = 0;
   virtual size_t feature_count() const = 0;

@@ -125,14 +125,16 @@ class SklearnTreeModel : public Model {
     return out;
   }
 
-  Status save(const std::string& path) const override {
+  Status save(const std::string& path) const override { return save_with_tag(path, p_.tag); }
+
+  Status save_with_tag(const std::string& path, const std::string& tag) const override {
     if (tree_.left.empty()) return invalid_argument("saving a model: it is not trained");
     nlohmann::json j = {{"clgen_model", 1},
                         {"algorithm", p_.algorithm},
                         {"max_depth", p_.max_depth},
                         {"min_samples", p_.min_samples},
                         {"seed", p_.seed},
-                        {"tag", p_.tag},
+                        {"tag", tag},
                         {"features", features_},
                         {"tree", tree_to_json(tree_)}};
     return write_file_atomic(path, j.dump(1) + "\n").with_context("saving model");

@@ -8,6 +8,7 @@
 #include <random>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "predict/csv.h"
 #include "support/interrupt.h"
@@ -42,13 +43,7 @@ std::vector<std::string> WgDataset::feature_names() const {
 }
 
 std::vector<float> WgDataset::features(size_t i) const {
-  const WgScenario& s = scenarios[i];
-  std::vector<float> f = {float(s.dev_count), float(s.north), float(s.south), float(s.east),
-                          float(s.west), float(std::log2(s.data_width)),
-                          float(std::log2(s.data_height)), float(std::log2(s.max_wg_size))};
-  for (const auto& d : devices) f.push_back(d == s.device ? 1.0f : 0.0f);
-  for (const auto& k : kernels) f.push_back(k == s.kernel ? 1.0f : 0.0f);
-  return f;
+  return scenario_features(scenarios[i], devices, kernels);
 }
 
 Expected<WgDataset> load_wgsize_csv(const std::string& path) {
@@ -191,84 +186,191 @@ std::vector<float> with_size(std::vector<float> f, const WgSize& s) {
   return f;
 }
 
-// Chooses a size for each test scenario with a model trained on `train`.
-Status choose_sizes(const WgModelSpec& spec, const WgDataset& d, const std::vector<size_t>& train,
-                    const std::vector<size_t>& test, size_t baseline, std::mt19937_64& rng,
-                    std::vector<int>& chosen, size_t& illegal) {
+}  // namespace
+
+std::vector<float> scenario_features(const WgScenario& s, const std::vector<std::string>& devices,
+                                     const std::vector<std::string>& kernels) {
+  std::vector<float> f = {float(s.dev_count), float(s.north), float(s.south), float(s.east),
+                          float(s.west), float(std::log2(s.data_width)),
+                          float(std::log2(s.data_height)), float(std::log2(s.max_wg_size))};
+  for (const auto& d : devices) f.push_back(d == s.device ? 1.0f : 0.0f);
+  for (const auto& k : kernels) f.push_back(k == s.kernel ? 1.0f : 0.0f);
+  return f;
+}
+
+Expected<WgsizeModel> WgsizeModel::train(const WgModelSpec& spec, const WgDataset& d,
+                                         const std::vector<size_t>& scenarios) {
+  if (scenarios.empty()) return invalid_argument("training a wgsize model: no scenarios");
+  WgsizeModel m;
+  m.spec_ = spec;
+  m.devices_ = d.devices;
+  m.kernels_ = d.kernels;
+  m.sizes_ = d.sizes;
+  // The baseline a deployed model knows: the best fixed size on its training data.
+  m.baseline_ = wg_baseline(d, scenarios);
   ASSIGN_OR_RETURN(auto model, Model::create(spec.params));
   Matrix x;
   std::vector<double> y;
   if (spec.method == WgMethod::kClassifier) {
-    for (size_t i : train) {
+    for (size_t i : scenarios) {
       x.add_row(d.features(i));
       y.push_back(d.oracle(i));
     }
-    RETURN_IF_ERROR(model->train(x, y));
+  } else {
+    // Regressors: one training row per (scenario, legal size).
+    for (size_t i : scenarios) {
+      auto f = d.features(i);
+      int ref = d.legal(i, m.baseline_) ? static_cast<int>(m.baseline_) : nearest_legal(d, i, m.baseline_);
+      for (size_t s = 0; s < d.sizes.size(); ++s) {
+        if (!d.legal(i, s)) continue;
+        x.add_row(with_size(f, d.sizes[s]));
+        double rt = d.scenarios[i].runtimes[s];
+        if (spec.method == WgMethod::kRuntimeRegressor) y.push_back(std::log(rt));
+        else if (spec.method == WgMethod::kSpeedupRegressor) y.push_back(d.scenarios[i].runtimes[ref] / rt);
+        else y.push_back(wg_performance(d, i, s));
+      }
+    }
+  }
+  RETURN_IF_ERROR_CTX(model->train(x, y), "training wgsize model " + spec.name);
+  m.model_ = std::move(model);
+  return m;
+}
+
+Expected<std::vector<int>> WgsizeModel::choose(const WgDataset& d, const std::vector<size_t>& scenarios,
+                                               uint64_t seed, size_t* illegal) const {
+  if (d.sizes.size() != sizes_.size())
+    return invalid_argument(fmt::format("wgsize model knows {} sizes, the data has {}", sizes_.size(),
+                                        d.sizes.size()));
+  for (size_t s = 0; s < sizes_.size(); ++s)
+    if (d.sizes[s].rows != sizes_[s].rows || d.sizes[s].cols != sizes_[s].cols)
+      return invalid_argument(fmt::format("wgsize model: size column {} is {}, the model has {}", s,
+                                          wg_size_name(d.sizes[s]), wg_size_name(sizes_[s])));
+  std::mt19937_64 rng(seed);
+  std::vector<int> chosen;
+  size_t n_illegal = 0;
+  if (spec_.method == WgMethod::kClassifier) {
     Matrix tx;
-    for (size_t i : test) tx.add_row(d.features(i));
-    ASSIGN_OR_RETURN(auto pred, model->predict(tx));
-    for (size_t j = 0; j < test.size(); ++j) {
-      size_t i = test[j];
+    for (size_t i : scenarios) tx.add_row(scenario_features(d.scenarios[i], devices_, kernels_));
+    ASSIGN_OR_RETURN(auto pred, model_->predict(tx));
+    for (size_t j = 0; j < scenarios.size(); ++j) {
+      size_t i = scenarios[j];
       int s = static_cast<int>(pred[j]);
       if (s >= 0 && s < static_cast<int>(d.sizes.size()) && d.legal(i, s)) {
-        chosen[i] = s;
+        chosen.push_back(s);
         continue;
       }
-      ++illegal;
-      if (s < 0 || s >= static_cast<int>(d.sizes.size())) s = static_cast<int>(baseline);
-      switch (spec.fallback) {
+      ++n_illegal;
+      if (s < 0 || s >= static_cast<int>(d.sizes.size())) s = static_cast<int>(baseline_);
+      switch (spec_.fallback) {
         case Fallback::kBaseline:
-          chosen[i] = d.legal(i, baseline) ? static_cast<int>(baseline) : nearest_legal(d, i, baseline);
+          chosen.push_back(d.legal(i, baseline_) ? static_cast<int>(baseline_) : nearest_legal(d, i, baseline_));
           break;
         case Fallback::kRandom: {
           std::vector<int> legal;
           for (size_t k = 0; k < d.sizes.size(); ++k)
             if (d.legal(i, k)) legal.push_back(static_cast<int>(k));
-          chosen[i] = legal[rng() % legal.size()];
+          chosen.push_back(legal[rng() % legal.size()]);
           break;
         }
         case Fallback::kNearestNeighbour:
-          chosen[i] = nearest_legal(d, i, s);
+          chosen.push_back(nearest_legal(d, i, s));
           break;
       }
     }
-    return ok_status();
-  }
-  // Regressors: one training row per (scenario, legal size).
-  for (size_t i : train) {
-    auto f = d.features(i);
-    int ref = d.legal(i, baseline) ? static_cast<int>(baseline) : nearest_legal(d, i, baseline);
-    for (size_t s = 0; s < d.sizes.size(); ++s) {
-      if (!d.legal(i, s)) continue;
-      x.add_row(with_size(f, d.sizes[s]));
-      double rt = d.scenarios[i].runtimes[s];
-      if (spec.method == WgMethod::kRuntimeRegressor) y.push_back(std::log(rt));
-      else if (spec.method == WgMethod::kSpeedupRegressor) y.push_back(d.scenarios[i].runtimes[ref] / rt);
-      else y.push_back(wg_performance(d, i, s));
+  } else {
+    for (size_t i : scenarios) {
+      Matrix tx;
+      std::vector<int> cand;
+      auto f = scenario_features(d.scenarios[i], devices_, kernels_);
+      for (size_t s = 0; s < d.sizes.size(); ++s) {
+        if (!d.legal(i, s)) continue;
+        tx.add_row(with_size(f, d.sizes[s]));
+        cand.push_back(static_cast<int>(s));
+      }
+      ASSIGN_OR_RETURN(auto pred, model_->predict(tx));
+      size_t best = 0;
+      for (size_t k = 1; k < pred.size(); ++k) {
+        bool better = spec_.method == WgMethod::kRuntimeRegressor ? pred[k] < pred[best] : pred[k] > pred[best];
+        if (better) best = k;
+      }
+      chosen.push_back(cand[best]);
     }
   }
-  RETURN_IF_ERROR(model->train(x, y));
-  for (size_t i : test) {
-    Matrix tx;
-    std::vector<int> cand;
-    auto f = d.features(i);
-    for (size_t s = 0; s < d.sizes.size(); ++s) {
-      if (!d.legal(i, s)) continue;
-      tx.add_row(with_size(f, d.sizes[s]));
-      cand.push_back(static_cast<int>(s));
-    }
-    ASSIGN_OR_RETURN(auto pred, model->predict(tx));
-    size_t best = 0;
-    for (size_t k = 1; k < pred.size(); ++k) {
-      bool better = spec.method == WgMethod::kRuntimeRegressor ? pred[k] < pred[best] : pred[k] > pred[best];
-      if (better) best = k;
-    }
-    chosen[i] = cand[best];
-  }
-  return ok_status();
+  if (illegal) *illegal = n_illegal;
+  return chosen;
 }
 
-}  // namespace
+Status WgsizeModel::save(const std::string& path) const {
+  // The learner's file carries what the features need in its tag.
+  nlohmann::json tag = {{"task", "wgsize"}, {"model", spec_.name}, {"devices", devices_},
+                        {"kernels", kernels_}, {"baseline", baseline_}};
+  nlohmann::json sizes = nlohmann::json::array();
+  for (const auto& s : sizes_) sizes.push_back(wg_size_name(s));
+  tag["sizes"] = sizes;
+  return model_->save_with_tag(path, "wgsize:" + tag.dump());
+}
+
+Expected<WgsizeModel> WgsizeModel::load(const std::string& path) {
+  ASSIGN_OR_RETURN(auto model, Model::load(path));
+  const std::string& tag = model->params().tag;
+  if (tag.rfind("wgsize:", 0) != 0)
+    return invalid_argument(fmt::format("loading {}: not a wgsize model", path));
+  WgsizeModel m;
+  try {
+    auto j = nlohmann::json::parse(tag.substr(7));
+    ASSIGN_OR_RETURN(m.spec_, find_wgsize_model(j.at("model").get<std::string>()));
+    m.devices_ = j.at("devices").get<std::vector<std::string>>();
+    m.kernels_ = j.at("kernels").get<std::vector<std::string>>();
+    m.baseline_ = j.at("baseline").get<size_t>();
+    for (const auto& name : j.at("sizes")) {
+      WgSize s;
+      if (std::sscanf(name.get<std::string>().c_str(), "%dx%d", &s.rows, &s.cols) != 2)
+        return parse_error(fmt::format("loading {}: bad size '{}'", path, name.get<std::string>()));
+      m.sizes_.push_back(s);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return parse_error(fmt::format("loading {}: {}", path, e.what()));
+  }
+  if (m.baseline_ >= m.sizes_.size()) return parse_error(fmt::format("loading {}: bad baseline", path));
+  m.spec_.params = model->params();
+  m.model_ = std::move(model);
+  return m;
+}
+
+Expected<WgEvaluation> score_wgsize(const std::string& model, const WgDataset& d,
+                                    const std::vector<int>& chosen, size_t illegal) {
+  size_t n = d.scenarios.size();
+  if (chosen.size() != n) return internal_error("score_wgsize: one choice per scenario expected");
+  WgEvaluation ev;
+  ev.model = model;
+  ev.scenarios = n;
+  ev.chosen = chosen;
+  std::vector<size_t> all(n);
+  for (size_t i = 0; i < n; ++i) all[i] = i;
+  size_t baseline = wg_baseline(d, all);
+  ev.baseline = wg_size_name(d.sizes[baseline]);
+  std::vector<double> speedups;
+  double perf = 0, base_perf = 0;
+  for (size_t i = 0; i < n; ++i) {
+    perf += wg_performance(d, i, chosen[i]);
+    base_perf += wg_performance(d, i, baseline);
+    if (d.legal(i, baseline))
+      speedups.push_back(d.scenarios[i].runtimes[baseline] / d.scenarios[i].runtimes[chosen[i]]);
+  }
+  ev.oracle_fraction = perf / n;
+  ev.baseline_fraction = base_perf / n;
+  ev.baseline_legal = speedups.size();
+  ev.illegal_predictions = static_cast<double>(illegal) / n;
+  if (!speedups.empty()) {
+    double sum = 0;
+    for (double s : speedups) sum += s;
+    ev.speedup_mean = sum / speedups.size();
+    std::sort(speedups.begin(), speedups.end());
+    size_t m = speedups.size();
+    ev.speedup_median = m % 2 ? speedups[m / 2] : (speedups[m / 2 - 1] + speedups[m / 2]) / 2;
+  }
+  return ev;
+}
 
 Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset& d, int folds,
                                        uint64_t seed) {
@@ -281,45 +383,20 @@ Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset&
   for (size_t i = 0; i < n; ++i) order[i] = i;
   for (size_t i = n - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);  // Fisher-Yates
 
-  WgEvaluation ev;
-  ev.model = spec.name;
-  ev.scenarios = n;
-  ev.folds = static_cast<size_t>(folds);
-  ev.chosen.assign(n, -1);
+  std::vector<int> chosen(n, -1);
   size_t illegal = 0;
   for (int f = 0; f < folds; ++f) {
     if (interrupted()) return cancelled("wgsize cross-validation: interrupted");
     std::vector<size_t> train, test;
     for (size_t k = 0; k < n; ++k) (static_cast<int>(k % folds) == f ? test : train).push_back(order[k]);
-    // The baseline a deployed model would know: the best fixed size on its training data.
-    size_t baseline = wg_baseline(d, train);
-    RETURN_IF_ERROR_CTX(choose_sizes(spec, d, train, test, baseline, rng, ev.chosen, illegal),
-                        "wgsize model " + spec.name);
+    ASSIGN_OR_RETURN(WgsizeModel model, WgsizeModel::train(spec, d, train));
+    size_t fold_illegal = 0;
+    ASSIGN_OR_RETURN(auto picks, model.choose(d, test, seed + f, &fold_illegal));
+    illegal += fold_illegal;
+    for (size_t j = 0; j < test.size(); ++j) chosen[test[j]] = picks[j];
   }
-  std::vector<size_t> all(n);
-  for (size_t i = 0; i < n; ++i) all[i] = i;
-  size_t baseline = wg_baseline(d, all);
-  ev.baseline = wg_size_name(d.sizes[baseline]);
-  std::vector<double> speedups;
-  double perf = 0, base_perf = 0;
-  for (size_t i = 0; i < n; ++i) {
-    perf += wg_performance(d, i, ev.chosen[i]);
-    base_perf += wg_performance(d, i, baseline);
-    if (d.legal(i, baseline))
-      speedups.push_back(d.scenarios[i].runtimes[baseline] / d.scenarios[i].runtimes[ev.chosen[i]]);
-  }
-  ev.oracle_fraction = perf / n;
-  ev.baseline_fraction = base_perf / n;
-  ev.baseline_legal = speedups.size();
-  ev.illegal_predictions = spec.method == WgMethod::kClassifier ? static_cast<double>(illegal) / n : 0;
-  if (!speedups.empty()) {
-    double sum = 0;
-    for (double s : speedups) sum += s;
-    ev.speedup_mean = sum / speedups.size();
-    std::sort(speedups.begin(), speedups.end());
-    size_t m = speedups.size();
-    ev.speedup_median = m % 2 ? speedups[m / 2] : (speedups[m / 2 - 1] + speedups[m / 2]) / 2;
-  }
+  ASSIGN_OR_RETURN(WgEvaluation ev, score_wgsize(spec.name, d, chosen, illegal));
+  ev.folds = static_cast<size_t>(folds);
   return ev;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,38 @@ struct WgEvaluation {
   double illegal_predictions = 0;  // classifiers: fraction needing the fallback
   std::vector<int> chosen;         // chosen size per scenario
 };
+
+// The features of a scenario under a model's device and kernel vocabularies
+// (unknown names get all-zero one-hot columns).
+std::vector<float> scenario_features(const WgScenario& s, const std::vector<std::string>& devices,
+                                     const std::vector<std::string>& kernels);
+
+// A trained workgroup-size model: the learner, the vocabularies its features
+// use, the size columns, and the baseline (best fixed size of its training data).
+class WgsizeModel {
+ public:
+  static Expected<WgsizeModel> train(const WgModelSpec& spec, const WgDataset& d,
+                                     const std::vector<size_t>& scenarios);
+  static Expected<WgsizeModel> load(const std::string& path);
+  Status save(const std::string& path) const;
+  // One legal size index per scenario of `d` (which must have the model's size
+  // columns); `illegal` gets the number of classifier predictions that needed
+  // the fallback. `seed` drives the random fallback.
+  Expected<std::vector<int>> choose(const WgDataset& d, const std::vector<size_t>& scenarios,
+                                    uint64_t seed, size_t* illegal) const;
+  const WgModelSpec& spec() const { return spec_; }
+
+ private:
+  WgModelSpec spec_;
+  std::vector<std::string> devices_, kernels_;
+  std::vector<WgSize> sizes_;
+  size_t baseline_ = 0;
+  std::shared_ptr<Model> model_;
+};
+
+// Scores one choice per scenario of `d` (see WgEvaluation).
+Expected<WgEvaluation> score_wgsize(const std::string& model, const WgDataset& d,
+                                    const std::vector<int>& chosen, size_t illegal);
 
 // k-fold cross-validation over scenarios shuffled with `seed`. Fails on
 // fewer scenarios than folds or a learner error.

@@ -94,6 +94,26 @@ TEST(PredictCli, UsageErrorsExitTwo) {
   EXPECT_EQ(no_data.exit_code, 2);
 }
 
+TEST(PredictCli, WgsizeTrainSavesAModelThatApplyLoads) {
+  std::string dir = temp_dir("wgsize");
+  std::string table = std::string(CLGEN_TEST_DATA) + "/wgsize/runtimes.csv";
+  auto t = run_clgen({"--workspace", dir + "/ws", "predict", "train", "--task", "wgsize", "--data", table,
+                      "--model", "tree-nn"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  std::string model = dir + "/ws/models/wgsize-tree-nn.yml";
+  ASSERT_TRUE(std::filesystem::exists(model)) << t.out;
+  auto a = run_clgen({"predict", "apply", "--task", "wgsize", "--data", table, "--model-file", model,
+                      "--out", dir + "/chosen.csv"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  // On its own training data a fully grown tree picks (nearly) the oracle.
+  EXPECT_NE(a.out.find("tree-nn on 226 scenarios"), std::string::npos) << a.out;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/chosen.csv"));
+  auto wrong = run_clgen({"predict", "apply", "--task", "mapping", "--data", kData + "amd.csv",
+                          "--model-file", model});
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("not a mapping model"), std::string::npos) << wrong.err;
+}
+
 TEST(PredictCli, WgsizeEvalReportsOracleFraction) {
   auto r = run_clgen({"predict", "eval", "--task", "wgsize", "--data",
                       std::string(CLGEN_TEST_DATA) + "/wgsize/runtimes.csv", "--model", "tree-nn"});
