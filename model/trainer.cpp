@@ -36,10 +36,12 @@ struct Streams {
   int64_t steps = 0;    // T
   int64_t batches = 0;  // per pass
 
-  static Streams make(const TokenFile& f, int64_t batch, int64_t seq) {
+  // `max_tokens` > 0 uses only the file's first max_tokens tokens.
+  static Streams make(const TokenFile& f, int64_t batch, int64_t seq, int64_t max_tokens) {
     Streams s;
     s.file = &f;
     int64_t n = int64_t(f.size());
+    if (max_tokens > 0) n = std::min(n, max_tokens);
     // Short files (e.g. validation) use fewer streams so each has 2+ tokens.
     s.count = std::max<int64_t>(1, std::min<int64_t>(batch, n / 2));
     s.length = n / s.count;
@@ -86,8 +88,8 @@ void set_learning_rate(torch::optim::Optimizer& opt, double lr) {
 
 // Mean per-token loss over a whole token file, without dropout.
 std::optional<double> evaluate(LstmNetwork& net, const TokenFile& file, int64_t batch, int64_t seq,
-                               torch::Device device) {
-  Streams s = Streams::make(file, batch, seq);
+                               int64_t max_tokens, torch::Device device) {
+  Streams s = Streams::make(file, batch, seq, max_tokens);
   if (s.batches == 0) return std::nullopt;
   torch::NoGradGuard no_grad;
   net->eval();
@@ -177,7 +179,7 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
   ASSIGN_OR_RETURN(TokenFile valid_file, TokenFile::open(corpus.valid_path));
   result.train_tokens = corpus.train_tokens;
   result.valid_tokens = corpus.valid_tokens;
-  Streams streams = Streams::make(train_file, tc.batch_size, tc.sequence_length);
+  Streams streams = Streams::make(train_file, tc.batch_size, tc.sequence_length, tc.max_tokens);
   if (streams.batches == 0)
     return invalid_argument(fmt::format("the training corpus has only {} tokens", train_file.size()));
 
@@ -303,7 +305,8 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
       rec.learning_rate = lr;
       rec.tokens = epoch_tokens;
       rec.seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-      rec.valid_loss = evaluate(net, valid_file, tc.batch_size, tc.sequence_length, device);
+      rec.valid_loss =
+          evaluate(net, valid_file, tc.batch_size, tc.sequence_length, tc.max_tokens, device);
       pos = TrainingPosition{};
       pos.epoch = rec.epoch;
       RETURN_IF_ERROR(record_epoch(db, result.model_id, run_id, rec));
