@@ -8,6 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLGEN=${CLGEN:-build/cli/clgen}
+PYTHON=${PYTHON:-/usr/bin/python3}  # Debian's python3-torch
+BASELINE_BATCHES=${BASELINE_BATCHES:-100}
 CONFIG=${1:-configs/tiny.toml}
 shift || true
 DIRS=("$@")
@@ -19,11 +21,16 @@ python3 bench/model_make_workspace.py "$OUT/ws" "${DIRS[@]}"
 run() {  # name config
   local name=$1 config=$2
   echo "== $name ($config)"
-  /usr/bin/time -f "wall %e s, max RSS %M KiB" "$CLGEN" --workspace "$OUT/ws" train \
+  /usr/bin/time -f "wall %e s, user %U s, sys %S s, max RSS %M KiB" "$CLGEN" --workspace "$OUT/ws" train \
     --config "$config" --device cpu 2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' || true
 }
 
 run char "$CONFIG"
+# The same network, batches and optimizer through PyTorch's Python API (same
+# LibTorch underneath on Debian), timed right after on the same token file.
+echo "== PyTorch Python baseline (char model, $BASELINE_BATCHES batches after 5 warm-up)"
+"$PYTHON" bench/model_train_baseline.py --config "$CONFIG" --workspace "$OUT/ws" --device cpu \
+  --max-batches "$BASELINE_BATCHES"
 # The same network over a SentencePiece unigram vocabulary of 500 pieces.
 sed -e 's/^type = "char"/type = "sentencepiece"\nalgorithm = "unigram"\nsize = 500/' "$CONFIG" > "$OUT/sp.toml"
 run sentencepiece "$OUT/sp.toml"

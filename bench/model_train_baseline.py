@@ -60,6 +60,8 @@ def main():
     model_id = args.model_id or open(os.path.join(args.workspace, "models", "latest")).read().strip()
     meta, tokens_path = find_train_tokens(args.workspace, model_id)
     data = np.memmap(tokens_path, dtype=np.int32, mode="r")
+    if t.get("max_tokens", 400000) > 0:  # the trainer's per-epoch cap (same default)
+        data = data[: t.get("max_tokens", 400000)]
     B, T = t.get("batch_size", 32), t.get("sequence_length", 64)
     streams = max(1, min(B, len(data) // 2))
     length = len(data) // streams

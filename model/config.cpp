@@ -20,7 +20,7 @@ Expected<ModelConfig> from_config(const Config& c) {
       "training.optimizer", "training.learning_rate", "training.momentum",
       "training.lr_schedule", "training.halve_every", "training.decay_percent",
       "training.gradient_clip", "training.seed", "training.validation_fraction",
-      "preview.samples", "preview.max_tokens",
+      "training.max_tokens", "preview.samples", "preview.max_tokens",
       "preview.temperature"}));
   ModelConfig m;
   auto bad = [&](const std::string& key, const std::string& what) {
@@ -73,6 +73,8 @@ Expected<ModelConfig> from_config(const Config& c) {
   ASSIGN_OR_RETURN(t.validation_fraction, c.get_double("training.validation_fraction", t.validation_fraction));
   if (!(t.validation_fraction >= 0 && t.validation_fraction < 1))
     return bad("training.validation_fraction", "expected 0 <= fraction < 1");
+  ASSIGN_OR_RETURN(t.max_tokens, c.get_int("training.max_tokens", t.max_tokens));
+  if (t.max_tokens < 0) return bad("training.max_tokens", "expected >= 0 (0 = all)");
 
   auto& p = m.preview;
   ASSIGN_OR_RETURN(int64_t samples, c.get_int("preview.samples", p.samples));
@@ -109,11 +111,11 @@ std::string canonical_config(const ModelConfig& m) {
   std::string vocab = v.type == "char" ? "char" : fmt::format("{}/{}/{}", v.type, v.algorithm, v.size);
   return fmt::format(
       "vocab={};emb={};hidden={};layers={};dropout={};batch={};seq={};opt={};lr={};"
-      "momentum={};schedule={};halve_every={};decay={};clip={};seed={};valid={}",
+      "momentum={};schedule={};halve_every={};decay={};clip={};seed={};valid={};max_tokens={}",
       vocab, n.embedding_size, n.hidden_size, n.layers, n.dropout, t.batch_size,
       t.sequence_length, t.optimizer, t.learning_rate, t.optimizer == "sgd" ? t.momentum : 0.0,
       t.lr_schedule, t.halve_every, t.decay_percent, t.gradient_clip, t.seed,
-      t.validation_fraction);
+      t.validation_fraction, t.max_tokens);
 }
 
 std::string corpus_hash(const std::vector<std::string>& texts) {

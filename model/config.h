@@ -33,6 +33,10 @@ struct TrainingConfig {
   double gradient_clip = 5.0;      // max global gradient norm; 0 = no clipping
   uint64_t seed = 1;               // data order, initialisation and dropout
   double validation_fraction = 0.1;  // share of kernels held out for validation
+  // Tokens of each of the train and validation streams used per epoch (the
+  // first ones of the shuffled corpus), so a small config trains in bounded
+  // time on a large corpus; 0 = all.
+  int64_t max_tokens = 400000;
 };
 
 struct PreviewConfig {

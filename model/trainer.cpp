@@ -28,6 +28,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr int64_t kLossReadEvery = 16;
+
 // The batchified view of one token file.
 struct Streams {
   const TokenFile* file = nullptr;
@@ -36,10 +38,12 @@ struct Streams {
   int64_t steps = 0;    // T
   int64_t batches = 0;  // per pass
 
-  static Streams make(const TokenFile& f, int64_t batch, int64_t seq) {
+  // `max_tokens` > 0 uses only the file's first max_tokens tokens.
+  static Streams make(const TokenFile& f, int64_t batch, int64_t seq, int64_t max_tokens) {
     Streams s;
     s.file = &f;
     int64_t n = int64_t(f.size());
+    if (max_tokens > 0) n = std::min(n, max_tokens);
     // Short files (e.g. validation) use fewer streams so each has 2+ tokens.
     s.count = std::max<int64_t>(1, std::min<int64_t>(batch, n / 2));
     s.length = n / s.count;
@@ -86,8 +90,8 @@ void set_learning_rate(torch::optim::Optimizer& opt, double lr) {
 
 // Mean per-token loss over a whole token file, without dropout.
 std::optional<double> evaluate(LstmNetwork& net, const TokenFile& file, int64_t batch, int64_t seq,
-                               torch::Device device) {
-  Streams s = Streams::make(file, batch, seq);
+                               int64_t max_tokens, torch::Device device) {
+  Streams s = Streams::make(file, batch, seq, max_tokens);
   if (s.batches == 0) return std::nullopt;
   torch::NoGradGuard no_grad;
   net->eval();
@@ -177,7 +181,7 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
   ASSIGN_OR_RETURN(TokenFile valid_file, TokenFile::open(corpus.valid_path));
   result.train_tokens = corpus.train_tokens;
   result.valid_tokens = corpus.valid_tokens;
-  Streams streams = Streams::make(train_file, tc.batch_size, tc.sequence_length);
+  Streams streams = Streams::make(train_file, tc.batch_size, tc.sequence_length, tc.max_tokens);
   if (streams.batches == 0)
     return invalid_argument(fmt::format("the training corpus has only {} tokens", train_file.size()));
 
@@ -249,6 +253,8 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
                                         : net->zero_state(streams.count, device);
       auto epoch_start = Clock::now();
       uint64_t epoch_tokens = 0;
+      torch::Tensor loss_acc =
+          torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device));
       std::optional<Progress> progress;
       if (options.progress)
         progress.emplace(fmt::format("epoch {}/{}", pos.epoch + 1, epochs),
@@ -267,21 +273,30 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
         if (tc.gradient_clip > 0)
           torch::nn::utils::clip_grad_norm_(net->parameters(), tc.gradient_clip);
         optimizer->step();
-        double l = loss.item<double>();
-        if (!std::isfinite(l))
-          return internal_error(fmt::format("training diverged (loss {}) at epoch {}, batch {}",
-                                            l, pos.epoch + 1, pos.batch));
-        pos.loss_sum += l * double(y.numel());
+        // The loss stays on the device and is read back only every
+        // kLossReadEvery batches (and at interrupts and epoch ends), so the
+        // host does not wait for the GPU after every step.
+        loss_acc += loss.detach().to(torch::kFloat64) * double(y.numel());
         pos.loss_tokens += y.numel();
         epoch_tokens += uint64_t(y.numel());
-        double secs = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-        if (progress) {
-          progress->set_extra(fmt::format("loss {:.3f} {:.0f} tok/s", l,
-                                          secs > 0 ? double(epoch_tokens) / secs : 0.0));
-          progress->advance();
+        bool last = pos.batch + 1 == streams.batches;
+        if (last || (pos.batch + 1) % kLossReadEvery == 0) {
+          double l = loss.item<double>();
+          pos.loss_sum += loss_acc.item<double>();
+          loss_acc.zero_();
+          if (!std::isfinite(l))
+            return internal_error(fmt::format("training diverged (loss {}) at epoch {}, batch {}",
+                                              l, pos.epoch + 1, pos.batch));
+          if (progress) {
+            double secs = std::chrono::duration<double>(Clock::now() - epoch_start).count();
+            progress->set_extra(fmt::format("loss {:.3f} {:.0f} tok/s", l,
+                                            secs > 0 ? double(epoch_tokens) / secs : 0.0));
+          }
         }
+        if (progress) progress->advance();
         if (options.after_batch) options.after_batch(int(pos.epoch), int(pos.batch));
         if (interrupted()) {
+          pos.loss_sum += loss_acc.item<double>();
           ++pos.batch;
           pos.h = std::get<0>(state).detach();
           pos.c = std::get<1>(state).detach();
@@ -303,7 +318,8 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
       rec.learning_rate = lr;
       rec.tokens = epoch_tokens;
       rec.seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-      rec.valid_loss = evaluate(net, valid_file, tc.batch_size, tc.sequence_length, device);
+      rec.valid_loss =
+          evaluate(net, valid_file, tc.batch_size, tc.sequence_length, tc.max_tokens, device);
       pos = TrainingPosition{};
       pos.epoch = rec.epoch;
       RETURN_IF_ERROR(record_epoch(db, result.model_id, run_id, rec));
