@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  init_logging(quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal);
+  global.verbosity = quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal;
+  init_logging(global.verbosity);
   install_interrupt_handlers();
   if (!action) {
     std::fprintf(stderr, "clgen: no command to run\n");
