@@ -458,6 +458,16 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
   std::string setup_error;
   auto ci = make_instance(text, opts, Mode::kCompile, errors, setup_error);
   if (!ci) return failure(category::kOtherError, setup_error);
+  if (opts.check_only) {
+    clang::SyntaxOnlyAction check;
+    CompileResult r;
+    if (!ci->ExecuteAction(check) || ci->getDiagnostics().hasErrorOccurred()) {
+      set_first_error(r, std::move(errors.errors));
+    } else {
+      r.ok = true;
+    }
+    return r;
+  }
   llvm::LLVMContext ctx;
   clang::EmitLLVMOnlyAction action(&ctx);
   bool ran = ci->ExecuteAction(action);
