@@ -25,6 +25,8 @@ using Action = std::function<Status()>;
 // `global` outlives the parse; `action` receives the work to run.
 void add_devices_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_version_command(CLI::App& app, const GlobalOptions& global, Action& action);
+// `clgen sample` (built with LibTorch and Clang).
+void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& action);
 #ifdef CLGEN_HAVE_CLANG
 void add_preprocess_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_shim_command(CLI::App& app, const GlobalOptions& global, Action& action);

@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
   cli::Action action;
   cli::add_devices_command(app, global, action);
   cli::add_version_command(app, global, action);
+#if defined(CLGEN_HAVE_TORCH) && defined(CLGEN_HAVE_CLANG)
+  cli::add_sample_command(app, global, action);
+#endif
 #ifdef CLGEN_HAVE_CLANG
   cli::add_preprocess_command(app, global, action);
   cli::add_shim_command(app, global, action);
