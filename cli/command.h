@@ -33,5 +33,8 @@ void add_shim_command(CLI::App& app, const GlobalOptions& global, Action& action
 // Adds `preprocess` under the `corpus` command group.
 void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& global, Action& action);
 #endif
+#ifdef CLGEN_HAVE_TORCH
+void add_train_command(CLI::App& app, const GlobalOptions& global, Action& action);
+#endif
 
 }  // namespace clgen::cli

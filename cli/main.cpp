@@ -49,6 +49,9 @@ int main(int argc, char** argv) {
     cli::add_corpus_preprocess_command(*corpus, global, action);
   }
 #endif
+#ifdef CLGEN_HAVE_TORCH
+  cli::add_train_command(app, global, action);
+#endif
 
   try {
     app.parse(argc, argv);

@@ -10,6 +10,10 @@ packages=(
   llvm-15-dev libclang-15-dev clang-15 clang-format-15 libclc-15-dev libclc-15
   # Model
   libtorch-dev libsentencepiece-dev
+  # An optimized BLAS for LibTorch on CPU (the reference libblas is ~10x slower)
+  libopenblas0-openmp
+  # bench/model_train_baseline.py on CPU: the same LibTorch 1.13 through Python
+  python3-torch
   # OpenCL: ICD loader, headers, PoCL's CPU device, clinfo for diagnostics
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   # Corpus mining and storage

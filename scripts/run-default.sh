@@ -12,3 +12,5 @@ echo "== clgen version --deps"
 "$CLGEN" version --deps
 echo "== clgen devices"
 "$CLGEN" --workspace "$WORKSPACE" devices
+echo "== clgen train (tiny model; resumes if interrupted)"
+"$CLGEN" --workspace "$WORKSPACE" train --config configs/tiny.toml

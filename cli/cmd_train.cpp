@@ -1,0 +1,117 @@
+// `clgen train [--config FILE] [--device cpu|cuda|auto] [--epochs N]`: trains
+// the LSTM language model on the workspace's preprocessed corpus, resuming
+// from the model's checkpoint, and prints a few samples at the end.
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "model/config.h"
+#include "model/language_model.h"
+#include "model/store.h"
+#include "model/trainer.h"
+#include "support/files.h"
+#include "support/workspace.h"
+
+namespace clgen::cli {
+
+namespace {
+
+struct TrainCommandOptions {
+  std::string config;           // TOML file; empty = model/config.h defaults (= configs/tiny.toml)
+  std::string device = "auto";  // cpu | cuda | auto
+  int epochs = 0;               // 0 = the config's training.epochs
+};
+
+// Samples `preview.samples` kernels from the seed "__kernel void A(".
+Status print_preview(const std::string& workspace, const std::string& id,
+                     const model::ModelConfig& config, const std::string& device) {
+  const auto& p = config.preview;
+  if (p.samples <= 0) return ok_status();
+  ASSIGN_OR_RETURN(auto lm, model::LanguageModel::load(workspace, id, device));
+  ASSIGN_OR_RETURN(auto batch, lm->new_batch(p.samples, config.training.seed));
+  const std::string seed = "__kernel void A(";
+  RETURN_IF_ERROR(batch->feed_all(seed));
+  std::vector<std::vector<model::Token>> out(size_t(p.samples));
+  std::vector<bool> done(size_t(p.samples), false);
+  const model::Token separator = lm->vocabulary().separator();
+  for (int step = 0; step < p.max_tokens; ++step) {
+    ASSIGN_OR_RETURN(auto tokens, batch->sample(p.temperature));
+    bool all = true;
+    for (size_t s = 0; s < tokens.size(); ++s) {
+      if (tokens[s] == separator) done[s] = true;
+      if (!done[s]) out[s].push_back(tokens[s]);
+      all = all && done[s];
+    }
+    if (all) break;
+  }
+  for (size_t s = 0; s < out.size(); ++s) {
+    ASSIGN_OR_RETURN(std::string text, lm->vocabulary().decode(out[s]));
+    std::printf("---- sample %zu (temperature %.2f)%s\n%s%s\n", s + 1, p.temperature,
+                done[s] ? "" : ", cut at max_tokens", seed.c_str(), text.c_str());
+  }
+  return ok_status();
+}
+
+Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
+  model::ModelConfig config;
+  std::string config_text;
+  if (!opts.config.empty()) {
+    ASSIGN_OR_RETURN(config, model::load_model_config(opts.config));
+    ASSIGN_OR_RETURN(config_text, read_file(opts.config));
+  }
+  if (opts.device != "cpu" && opts.device != "cuda" && opts.device != "auto")
+    return usage_error("--device must be cpu, cuda or auto");
+  ASSIGN_OR_RETURN(Workspace ws, Workspace::open(global.workspace));
+  std::vector<std::string> texts;
+  {
+    ASSIGN_OR_RETURN(Database db, ws.open_database());
+    ASSIGN_OR_RETURN(texts, model::read_training_texts(db));
+  }
+  model::TrainOptions train;
+  train.device = opts.device;
+  train.epochs = opts.epochs;
+  train.config_text = config_text;
+  train.progress = global.verbosity != Verbosity::kQuiet;
+  ASSIGN_OR_RETURN(model::TrainResult r, model::train_model(ws, config, texts, train));
+  if (!r.completed)
+    return cancelled(fmt::format("training of model {} interrupted after epoch {}; checkpoint in "
+                                 "{}; run the same command again to resume",
+                                 r.model_id, r.epochs_done, r.model_dir));
+  std::printf("model %s: %d epochs, %s vocabulary of %d tokens, %llu training tokens, device %s\n",
+              r.model_id.c_str(), r.epochs_done, config.vocabulary.type.c_str(), r.vocab_size,
+              static_cast<unsigned long long>(r.train_tokens), r.device.c_str());
+  if (!r.epochs.empty()) {
+    const auto& last = r.epochs.back();
+    if (last.valid_loss)
+      std::printf("epoch %d: train loss %.4f, validation loss %.4f, perplexity %.3f (%.1fs this run)\n",
+                  last.epoch, last.train_loss, *last.valid_loss, std::exp(*last.valid_loss), r.seconds);
+    else
+      std::printf("epoch %d: train loss %.4f (%.1fs this run)\n", last.epoch, last.train_loss, r.seconds);
+  } else {
+    std::printf("already trained for %d epochs (use --epochs to train longer)\n", r.epochs_done);
+  }
+  std::printf("checkpoint: %s/checkpoint.pt\n", r.model_dir.c_str());
+  return print_preview(global.workspace, r.model_id, config, opts.device);
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  auto opts = std::make_shared<TrainCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "train", "Train the LSTM language model on the preprocessed corpus (resumes if interrupted)");
+  cmd->add_option("--config", opts->config, "Model config TOML (see configs/); default: the tiny settings")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--device", opts->device, "cpu, cuda or auto")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->capture_default_str();
+  cmd->add_option("--epochs", opts->epochs, "Train until this many epochs (default: the config's)")
+      ->check(CLI::PositiveNumber);
+  cmd->final_callback(
+      [opts, &global, &action] { action = [opts, &global] { return run_train(global, *opts); }; });
+}
+
+}  // namespace clgen::cli

@@ -1,0 +1,134 @@
+// Loading, validating and hashing the language model's configuration.
+#include "model/config.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "support/config.h"
+#include "support/sha256.h"
+
+namespace clgen::model {
+
+namespace {
+
+Expected<ModelConfig> from_config(const Config& c) {
+  RETURN_IF_ERROR(c.check_known_keys({
+      "vocabulary.type", "vocabulary.algorithm", "vocabulary.size",
+      "model.embedding_size", "model.hidden_size", "model.layers", "model.dropout",
+      "training.epochs", "training.batch_size", "training.sequence_length",
+      "training.optimizer", "training.learning_rate", "training.momentum",
+      "training.lr_schedule", "training.halve_every", "training.decay_percent",
+      "training.gradient_clip", "training.seed", "training.validation_fraction",
+      "training.max_tokens", "preview.samples", "preview.max_tokens",
+      "preview.temperature"}));
+  ModelConfig m;
+  auto bad = [&](const std::string& key, const std::string& what) {
+    return invalid_argument(fmt::format("{}: {}: {}", c.origin(), key, what));
+  };
+  ASSIGN_OR_RETURN(m.vocabulary.type, c.get_string("vocabulary.type", m.vocabulary.type));
+  ASSIGN_OR_RETURN(m.vocabulary.algorithm,
+                   c.get_string("vocabulary.algorithm", m.vocabulary.algorithm));
+  ASSIGN_OR_RETURN(int64_t vsize, c.get_int("vocabulary.size", m.vocabulary.size));
+  m.vocabulary.size = int(vsize);
+  if (m.vocabulary.type != "char" && m.vocabulary.type != "sentencepiece")
+    return bad("vocabulary.type", "expected \"char\" or \"sentencepiece\"");
+  if (m.vocabulary.algorithm != "unigram" && m.vocabulary.algorithm != "bpe")
+    return bad("vocabulary.algorithm", "expected \"unigram\" or \"bpe\"");
+  if (vsize < 8 || vsize > 1000000) return bad("vocabulary.size", "expected 8..1000000");
+
+  auto positive = [&](const std::string& key, int& field) -> Status {
+    ASSIGN_OR_RETURN(int64_t v, c.get_int(key, field));
+    if (v < 1 || v > 1000000000) return bad(key, "expected a positive integer");
+    field = int(v);
+    return ok_status();
+  };
+  RETURN_IF_ERROR(positive("model.embedding_size", m.network.embedding_size));
+  RETURN_IF_ERROR(positive("model.hidden_size", m.network.hidden_size));
+  RETURN_IF_ERROR(positive("model.layers", m.network.layers));
+  ASSIGN_OR_RETURN(m.network.dropout, c.get_double("model.dropout", m.network.dropout));
+  if (!(m.network.dropout >= 0 && m.network.dropout < 1)) return bad("model.dropout", "expected 0 <= dropout < 1");
+
+  auto& t = m.training;
+  RETURN_IF_ERROR(positive("training.epochs", t.epochs));
+  RETURN_IF_ERROR(positive("training.batch_size", t.batch_size));
+  RETURN_IF_ERROR(positive("training.sequence_length", t.sequence_length));
+  RETURN_IF_ERROR(positive("training.halve_every", t.halve_every));
+  ASSIGN_OR_RETURN(t.optimizer, c.get_string("training.optimizer", t.optimizer));
+  if (t.optimizer != "adam" && t.optimizer != "sgd") return bad("training.optimizer", "expected \"adam\" or \"sgd\"");
+  ASSIGN_OR_RETURN(t.learning_rate, c.get_double("training.learning_rate", t.learning_rate));
+  if (!(t.learning_rate > 0)) return bad("training.learning_rate", "expected a positive number");
+  ASSIGN_OR_RETURN(t.momentum, c.get_double("training.momentum", t.momentum));
+  if (!(t.momentum >= 0 && t.momentum < 1)) return bad("training.momentum", "expected 0 <= momentum < 1");
+  ASSIGN_OR_RETURN(t.lr_schedule, c.get_string("training.lr_schedule", t.lr_schedule));
+  if (t.lr_schedule != "halve" && t.lr_schedule != "decay" && t.lr_schedule != "constant")
+    return bad("training.lr_schedule", "expected \"halve\", \"decay\" or \"constant\"");
+  ASSIGN_OR_RETURN(t.decay_percent, c.get_double("training.decay_percent", t.decay_percent));
+  if (!(t.decay_percent >= 0 && t.decay_percent < 100)) return bad("training.decay_percent", "expected 0..100");
+  ASSIGN_OR_RETURN(t.gradient_clip, c.get_double("training.gradient_clip", t.gradient_clip));
+  if (!(t.gradient_clip >= 0)) return bad("training.gradient_clip", "expected >= 0");
+  ASSIGN_OR_RETURN(int64_t seed, c.get_int("training.seed", int64_t(t.seed)));
+  if (seed < 0) return bad("training.seed", "expected >= 0");
+  t.seed = uint64_t(seed);
+  ASSIGN_OR_RETURN(t.validation_fraction, c.get_double("training.validation_fraction", t.validation_fraction));
+  if (!(t.validation_fraction >= 0 && t.validation_fraction < 1))
+    return bad("training.validation_fraction", "expected 0 <= fraction < 1");
+  ASSIGN_OR_RETURN(t.max_tokens, c.get_int("training.max_tokens", t.max_tokens));
+  if (t.max_tokens < 0) return bad("training.max_tokens", "expected >= 0 (0 = all)");
+
+  auto& p = m.preview;
+  ASSIGN_OR_RETURN(int64_t samples, c.get_int("preview.samples", p.samples));
+  if (samples < 0 || samples > 1000) return bad("preview.samples", "expected 0..1000");
+  p.samples = int(samples);
+  RETURN_IF_ERROR(positive("preview.max_tokens", p.max_tokens));
+  ASSIGN_OR_RETURN(p.temperature, c.get_double("preview.temperature", p.temperature));
+  if (!(p.temperature > 0)) return bad("preview.temperature", "expected a positive number");
+  return m;
+}
+
+}  // namespace
+
+Expected<ModelConfig> load_model_config(const std::string& path) {
+  ASSIGN_OR_RETURN(Config c, Config::load_file(path));
+  return from_config(c);
+}
+
+Expected<ModelConfig> parse_model_config(const std::string& toml_text, const std::string& origin) {
+  ASSIGN_OR_RETURN(Config c, Config::parse(toml_text, origin));
+  return from_config(c);
+}
+
+double learning_rate_at(const TrainingConfig& t, int epoch) {
+  if (t.lr_schedule == "halve") return t.learning_rate * std::pow(0.5, epoch / t.halve_every);
+  if (t.lr_schedule == "decay") return t.learning_rate * std::pow(1 - t.decay_percent / 100, epoch);
+  return t.learning_rate;
+}
+
+std::string canonical_config(const ModelConfig& m) {
+  const auto& v = m.vocabulary;
+  const auto& n = m.network;
+  const auto& t = m.training;
+  std::string vocab = v.type == "char" ? "char" : fmt::format("{}/{}/{}", v.type, v.algorithm, v.size);
+  return fmt::format(
+      "vocab={};emb={};hidden={};layers={};dropout={};batch={};seq={};opt={};lr={};"
+      "momentum={};schedule={};halve_every={};decay={};clip={};seed={};valid={};max_tokens={}",
+      vocab, n.embedding_size, n.hidden_size, n.layers, n.dropout, t.batch_size,
+      t.sequence_length, t.optimizer, t.learning_rate, t.optimizer == "sgd" ? t.momentum : 0.0,
+      t.lr_schedule, t.halve_every, t.decay_percent, t.gradient_clip, t.seed,
+      t.validation_fraction, t.max_tokens);
+}
+
+std::string corpus_hash(const std::vector<std::string>& texts) {
+  Sha256 h;
+  for (const auto& t : texts) {
+    h.update(sha256_hex(t));
+    h.update("\n");
+  }
+  return h.hex_digest();
+}
+
+std::string model_id(const ModelConfig& config, const std::string& corpus_sha256) {
+  return sha256_hex(canonical_config(config) + "|" + corpus_sha256).substr(0, 16);
+}
+
+}  // namespace clgen::model

@@ -1,0 +1,73 @@
+// The language model's configuration (configs/*.toml): vocabulary, network,
+// training and the preview samples printed after training; and the model id,
+// a hash of the configuration and the corpus.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/vocabulary.h"
+#include "support/status.h"
+
+namespace clgen::model {
+
+// The defaults are the `tiny` settings (configs/tiny.toml; a test keeps them equal).
+struct NetworkConfig {
+  int embedding_size = 32;
+  int hidden_size = 128;
+  int layers = 2;
+  double dropout = 0.1;  // between LSTM layers and before the output layer; 0 = none
+};
+
+struct TrainingConfig {
+  int epochs = 4;
+  int batch_size = 32;        // parallel streams of the batchified corpus
+  int sequence_length = 64;   // truncated BPTT length
+  std::string optimizer = "adam";  // "adam" | "sgd"
+  double learning_rate = 0.003;
+  double momentum = 0.9;           // sgd only
+  std::string lr_schedule = "decay";  // "halve" | "decay" | "constant"
+  int halve_every = 5;             // halve: epochs between halvings
+  double decay_percent = 10.0;     // decay: percent lost per epoch
+  double gradient_clip = 5.0;      // max global gradient norm; 0 = no clipping
+  uint64_t seed = 1;               // data order, initialisation and dropout
+  double validation_fraction = 0.1;  // share of kernels held out for validation
+  // Tokens of each of the train and validation streams used per epoch (the
+  // first ones of the shuffled corpus), so a small config trains in bounded
+  // time on a large corpus; 0 = all.
+  int64_t max_tokens = 400000;
+};
+
+struct PreviewConfig {
+  int samples = 3;           // kernels printed after training; 0 = none
+  int max_tokens = 300;
+  double temperature = 0.8;
+};
+
+struct ModelConfig {
+  VocabularyConfig vocabulary;
+  NetworkConfig network;
+  TrainingConfig training;
+  PreviewConfig preview;
+};
+
+// Parses and validates a TOML config; every error names the file and key.
+// Absent keys keep the defaults above; unknown keys are errors.
+Expected<ModelConfig> load_model_config(const std::string& path);
+Expected<ModelConfig> parse_model_config(const std::string& toml_text, const std::string& origin);
+
+// The learning rate of 0-based `epoch` under the config's schedule.
+double learning_rate_at(const TrainingConfig& training, int epoch);
+
+// A canonical text of everything that shapes the trained weights but the
+// number of epochs (so `--epochs` can extend a run) and the preview.
+std::string canonical_config(const ModelConfig& config);
+
+// Digest of the corpus texts in order.
+std::string corpus_hash(const std::vector<std::string>& texts);
+
+// 16 hex characters: hash of canonical_config and the corpus hash.
+std::string model_id(const ModelConfig& config, const std::string& corpus_sha256);
+
+}  // namespace clgen::model

@@ -1,0 +1,138 @@
+// SQL for the model's tables and the training-corpus query.
+#include "model/store.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace clgen::model {
+
+Status ensure_model_schema(Database& db) {
+  return db.exec(R"sql(
+CREATE TABLE IF NOT EXISTS training_runs(
+  id INTEGER PRIMARY KEY,
+  model_id TEXT NOT NULL,
+  config TEXT NOT NULL,
+  corpus_sha256 TEXT NOT NULL,
+  vocabulary TEXT NOT NULL,
+  vocab_size INTEGER NOT NULL,
+  device TEXT NOT NULL,
+  start_epoch INTEGER NOT NULL,
+  end_epoch INTEGER,
+  status TEXT NOT NULL,  -- 'running' | 'completed' | 'interrupted' | 'failed'
+  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+  finished_at TEXT);
+CREATE INDEX IF NOT EXISTS training_runs_model ON training_runs(model_id);
+CREATE TABLE IF NOT EXISTS training_metrics(
+  model_id TEXT NOT NULL,
+  epoch INTEGER NOT NULL,  -- 1-based
+  run_id INTEGER NOT NULL,
+  train_loss REAL NOT NULL,
+  valid_loss REAL,
+  valid_perplexity REAL,
+  learning_rate REAL NOT NULL,
+  tokens INTEGER NOT NULL,
+  seconds REAL NOT NULL,
+  tokens_per_second REAL NOT NULL,
+  PRIMARY KEY(model_id, epoch));
+CREATE TABLE IF NOT EXISTS checkpoints(
+  id INTEGER PRIMARY KEY,
+  model_id TEXT NOT NULL,
+  run_id INTEGER NOT NULL,
+  epoch INTEGER NOT NULL,  -- 0-based epoch in progress, or epochs done at a boundary
+  batch INTEGER NOT NULL,  -- next batch; 0 at an epoch boundary
+  path TEXT NOT NULL,
+  reason TEXT NOT NULL,    -- 'epoch' | 'interrupt'
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));
+)sql");
+}
+
+Expected<std::vector<std::string>> read_training_texts(Database& db) {
+  constexpr const char* kHint = "run `clgen corpus preprocess` first";
+  ASSIGN_OR_RETURN(auto exists, db.prepare(
+      "SELECT 1 FROM sqlite_master WHERE type='table' AND name='preprocessed'"));
+  ASSIGN_OR_RETURN(bool has_table, exists.step());
+  if (!has_table)
+    return not_found(fmt::format("no preprocessed corpus in {} (table 'preprocessed' is missing): {}",
+                                 db.path(), kHint));
+  ASSIGN_OR_RETURN(auto q, db.prepare(
+      "SELECT normalized_text FROM preprocessed "
+      "WHERE status='ok' AND normalized_text IS NOT NULL AND normalized_text != '' "
+      "GROUP BY normalized_sha256 ORDER BY normalized_sha256"));
+  std::vector<std::string> texts;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q.step());
+    if (!row) break;
+    texts.push_back(q.column_text(0));
+  }
+  if (texts.empty())
+    return not_found(fmt::format("the preprocessed corpus in {} has no kernels with status 'ok': {}",
+                                 db.path(), kHint));
+  return texts;
+}
+
+Expected<int64_t> begin_training_run(Database& db, const std::string& model_id,
+                                     const std::string& config_text, const std::string& corpus_sha256,
+                                     const std::string& vocabulary, int vocab_size,
+                                     const std::string& device, int start_epoch) {
+  ASSIGN_OR_RETURN(auto st, db.prepare(
+      "INSERT INTO training_runs(model_id, config, corpus_sha256, vocabulary, vocab_size, device, "
+      "start_epoch, status) VALUES(?,?,?,?,?,?,?,'running')"));
+  RETURN_IF_ERROR(st.bind(1, model_id));
+  RETURN_IF_ERROR(st.bind(2, config_text));
+  RETURN_IF_ERROR(st.bind(3, corpus_sha256));
+  RETURN_IF_ERROR(st.bind(4, vocabulary));
+  RETURN_IF_ERROR(st.bind(5, int64_t(vocab_size)));
+  RETURN_IF_ERROR(st.bind(6, device));
+  RETURN_IF_ERROR(st.bind(7, int64_t(start_epoch)));
+  RETURN_IF_ERROR(st.run());
+  return db.last_insert_rowid();
+}
+
+Status finish_training_run(Database& db, int64_t run_id, const std::string& status, int end_epoch) {
+  ASSIGN_OR_RETURN(auto st, db.prepare(
+      "UPDATE training_runs SET status=?, end_epoch=?, "
+      "finished_at=strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?"));
+  RETURN_IF_ERROR(st.bind(1, status));
+  RETURN_IF_ERROR(st.bind(2, int64_t(end_epoch)));
+  RETURN_IF_ERROR(st.bind(3, run_id));
+  return st.run();
+}
+
+Status record_epoch(Database& db, const std::string& model_id, int64_t run_id, const EpochRecord& e) {
+  ASSIGN_OR_RETURN(auto st, db.prepare(
+      "INSERT OR REPLACE INTO training_metrics(model_id, epoch, run_id, train_loss, valid_loss, "
+      "valid_perplexity, learning_rate, tokens, seconds, tokens_per_second) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?)"));
+  RETURN_IF_ERROR(st.bind(1, model_id));
+  RETURN_IF_ERROR(st.bind(2, int64_t(e.epoch)));
+  RETURN_IF_ERROR(st.bind(3, run_id));
+  RETURN_IF_ERROR(st.bind(4, e.train_loss));
+  if (e.valid_loss) {
+    RETURN_IF_ERROR(st.bind(5, *e.valid_loss));
+    RETURN_IF_ERROR(st.bind(6, std::exp(*e.valid_loss)));
+  } else {
+    RETURN_IF_ERROR(st.bind_null(5));
+    RETURN_IF_ERROR(st.bind_null(6));
+  }
+  RETURN_IF_ERROR(st.bind(7, e.learning_rate));
+  RETURN_IF_ERROR(st.bind(8, int64_t(e.tokens)));
+  RETURN_IF_ERROR(st.bind(9, e.seconds));
+  RETURN_IF_ERROR(st.bind(10, e.seconds > 0 ? double(e.tokens) / e.seconds : 0.0));
+  return st.run();
+}
+
+Status record_checkpoint(Database& db, const std::string& model_id, int64_t run_id, int epoch,
+                         int batch, const std::string& path, const std::string& reason) {
+  ASSIGN_OR_RETURN(auto st, db.prepare(
+      "INSERT INTO checkpoints(model_id, run_id, epoch, batch, path, reason) VALUES(?,?,?,?,?,?)"));
+  RETURN_IF_ERROR(st.bind(1, model_id));
+  RETURN_IF_ERROR(st.bind(2, run_id));
+  RETURN_IF_ERROR(st.bind(3, int64_t(epoch)));
+  RETURN_IF_ERROR(st.bind(4, int64_t(batch)));
+  RETURN_IF_ERROR(st.bind(5, path));
+  RETURN_IF_ERROR(st.bind(6, reason));
+  return st.run();
+}
+
+}  // namespace clgen::model

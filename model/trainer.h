@@ -1,0 +1,52 @@
+// Training the LSTM language model: vocabulary, encoded corpus, truncated
+// BPTT over batchified streams, checkpoints every epoch and on interrupt,
+// exact resume, metrics in the workspace database.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+#include "model/store.h"
+#include "support/status.h"
+#include "support/workspace.h"
+
+namespace clgen::model {
+
+struct TrainOptions {
+  std::string device = "auto";  // "cpu" | "cuda" | "auto"
+  int epochs = 0;               // 0 = the config's training.epochs
+  std::string config_text;      // the config as written, stored with the run
+  bool progress = true;         // progress line on stderr
+  // Called after every optimizer step with the 0-based epoch and batch (tests
+  // use it to request an interrupt at a chosen point).
+  std::function<void(int epoch, int batch)> after_batch;
+};
+
+struct TrainResult {
+  std::string model_id;
+  std::string model_dir;  // <workspace>/models/<model_id>
+  std::string device;
+  bool completed = false;  // false when interrupted; the checkpoint holds the position
+  int epochs_done = 0;     // total epochs finished, across resumed runs
+  bool resumed = false;    // started from an existing checkpoint
+  std::vector<EpochRecord> epochs;  // epochs finished by this call
+  int vocab_size = 0;
+  uint64_t train_tokens = 0;
+  uint64_t valid_tokens = 0;
+  double seconds = 0;      // wall time of this call
+};
+
+// Trains (or resumes training of) the model identified by model_id(config,
+// corpus) in the workspace. `texts` are the normalized kernels. Returns with
+// completed=false after SIGINT/SIGTERM, having saved a checkpoint.
+Expected<TrainResult> train_model(const Workspace& workspace, const ModelConfig& config,
+                                  const std::vector<std::string>& texts,
+                                  const TrainOptions& options);
+
+// <workspace>/models/<model_id>
+std::string model_directory(const Workspace& workspace, const std::string& model_id);
+
+}  // namespace clgen::model

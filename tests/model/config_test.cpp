@@ -1,0 +1,88 @@
+// Model configs: the shipped configs parse, bad values are named, the model
+// id follows the config and the corpus, learning-rate schedules.
+#include "model/config.h"
+
+#include <gtest/gtest.h>
+
+namespace clgen::model {
+namespace {
+
+std::string config_path(const std::string& name) {
+  return std::string(CLGEN_SOURCE_DIR) + "/configs/" + name + ".toml";
+}
+
+TEST(ModelConfig, ShippedConfigsParse) {
+  for (const char* name : {"tiny", "paper", "gpu"}) {
+    auto c = load_model_config(config_path(name));
+    EXPECT_TRUE(c.ok()) << name << ": " << c.status().message();
+  }
+  auto paper = load_model_config(config_path("paper"));
+  ASSERT_TRUE(paper.ok());
+  EXPECT_EQ(paper->network.layers, 3);
+  EXPECT_EQ(paper->network.hidden_size, 2048);
+  EXPECT_EQ(paper->training.epochs, 50);
+  EXPECT_DOUBLE_EQ(paper->training.learning_rate, 0.002);
+  EXPECT_EQ(paper->training.lr_schedule, "halve");
+  EXPECT_EQ(paper->training.halve_every, 5);
+}
+
+TEST(ModelConfig, BuiltInDefaultsAreTheTinyConfig) {
+  auto tiny = load_model_config(config_path("tiny"));
+  ASSERT_TRUE(tiny.ok()) << tiny.status().message();
+  EXPECT_EQ(canonical_config(*tiny), canonical_config(ModelConfig{}));
+  EXPECT_EQ(tiny->training.epochs, ModelConfig{}.training.epochs);
+}
+
+TEST(ModelConfig, UnknownKeysAndBadValuesAreNamed) {
+  auto typo = parse_model_config("[model]\nhiden_size = 3\n", "t.toml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("model.hiden_size"), std::string::npos);
+  auto bad = parse_model_config("[training]\noptimizer = \"rmsprop\"\n", "t.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("training.optimizer"), std::string::npos);
+  EXPECT_FALSE(parse_model_config("[model]\nlayers = 0\n", "t.toml").ok());
+  EXPECT_FALSE(parse_model_config("[model]\ndropout = 1.5\n", "t.toml").ok());
+}
+
+TEST(ModelConfig, ChangedConfigOrCorpusGivesANewModelIdButEpochsDoNot) {
+  ModelConfig a;
+  std::string corpus = corpus_hash({"kernel one", "kernel two"});
+  std::string id = model_id(a, corpus);
+  EXPECT_EQ(id.size(), 16u);
+  EXPECT_EQ(id, model_id(a, corpus));
+
+  ModelConfig b = a;
+  b.network.hidden_size += 1;
+  EXPECT_NE(model_id(b, corpus), id);
+  ModelConfig c = a;
+  c.vocabulary.type = "sentencepiece";
+  EXPECT_NE(model_id(c, corpus), id);
+  ModelConfig d = a;
+  d.training.seed = 2;
+  EXPECT_NE(model_id(d, corpus), id);
+  EXPECT_NE(model_id(a, corpus_hash({"kernel one", "kernel 2"})), id);
+  EXPECT_NE(model_id(a, corpus_hash({"kernel two", "kernel one"})), id);
+
+  ModelConfig longer = a;
+  longer.training.epochs = 99;  // extending training continues the same model
+  EXPECT_EQ(model_id(longer, corpus), id);
+}
+
+TEST(ModelConfig, LearningRateSchedules) {
+  TrainingConfig t;
+  t.learning_rate = 0.002;
+  t.lr_schedule = "halve";
+  t.halve_every = 5;
+  EXPECT_DOUBLE_EQ(learning_rate_at(t, 0), 0.002);
+  EXPECT_DOUBLE_EQ(learning_rate_at(t, 4), 0.002);
+  EXPECT_DOUBLE_EQ(learning_rate_at(t, 5), 0.001);
+  EXPECT_DOUBLE_EQ(learning_rate_at(t, 12), 0.0005);
+  t.lr_schedule = "decay";
+  t.decay_percent = 10;
+  EXPECT_DOUBLE_EQ(learning_rate_at(t, 2), 0.002 * 0.9 * 0.9);
+  t.lr_schedule = "constant";
+  EXPECT_DOUBLE_EQ(learning_rate_at(t, 40), 0.002);
+}
+
+}  // namespace
+}  // namespace clgen::model

@@ -1,0 +1,264 @@
+// Training and the sampling API on the hand-written kernels: overfitting,
+// checkpoints, exact resume, SentencePiece next to LibTorch, GPU smoke test.
+#include <cmath>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "model/language_model.h"
+#include "model/network.h"
+#include "model/trainer.h"
+#include "support/interrupt.h"
+#include "support/workspace.h"
+#include "tests/model/test_corpus.h"
+
+namespace clgen::model {
+namespace {
+
+using clgen::testing::model_test_kernels;
+using clgen::testing::TempDir;
+
+ModelConfig small_config() {
+  ModelConfig c;
+  c.network.embedding_size = 16;
+  c.network.hidden_size = 48;
+  c.network.layers = 2;
+  c.network.dropout = 0.1;
+  c.training.epochs = 2;
+  c.training.batch_size = 4;
+  c.training.sequence_length = 32;
+  c.training.learning_rate = 0.01;
+  c.training.validation_fraction = 0.25;
+  return c;
+}
+
+TrainOptions quiet_cpu() {
+  TrainOptions o;
+  o.device = "cpu";
+  o.progress = false;
+  return o;
+}
+
+TEST(Training, OverfitsATinyCorpus) {
+  TempDir dir;
+  auto ws = Workspace::open(dir.str());
+  ASSERT_TRUE(ws.ok());
+  auto texts = model_test_kernels();
+  texts.resize(2);
+  ModelConfig c = small_config();
+  c.network.hidden_size = 96;
+  c.network.layers = 1;
+  c.network.dropout = 0;
+  c.training.epochs = 30;
+  c.training.batch_size = 2;
+  c.training.lr_schedule = "constant";
+  c.training.validation_fraction = 0;
+  auto r = train_model(*ws, c, texts, quiet_cpu());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->completed);
+  ASSERT_EQ(r->epochs.size(), 30u);
+  double first = r->epochs.front().train_loss, last = r->epochs.back().train_loss;
+  EXPECT_GT(first, 2.0);   // about ln(vocab) before learning
+  EXPECT_LT(last, 0.5) << "the model did not memorize two kernels (first epoch " << first << ")";
+  EXPECT_FALSE(r->epochs.back().valid_loss.has_value());
+}
+
+TEST(Checkpoint, SaveThenLoadGivesIdenticalLogits) {
+  TempDir dir;
+  NetworkConfig nc;
+  nc.embedding_size = 8;
+  nc.hidden_size = 16;
+  nc.layers = 2;
+  torch::manual_seed(1);
+  LstmNetwork a(20, nc);
+  torch::manual_seed(2);
+  LstmNetwork b(20, nc);
+  a->eval();
+  b->eval();
+  auto input = torch::randint(0, 20, {7, 3}, torch::kInt64);
+  auto logits_a = std::get<0>(a->forward(input, a->zero_state(3, torch::kCPU)));
+  auto logits_b = std::get<0>(b->forward(input, b->zero_state(3, torch::kCPU)));
+  ASSERT_FALSE(torch::equal(logits_a, logits_b));  // different initialisation
+
+  std::string path = dir.str() + "/c.pt";
+  TrainingPosition pos;
+  pos.epoch = 3;
+  pos.batch = 5;
+  ASSERT_TRUE(save_checkpoint(path, a, nullptr, pos).ok());
+  auto loaded = load_checkpoint(path, b, nullptr, torch::kCPU);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->epoch, 3);
+  EXPECT_EQ(loaded->batch, 5);
+  logits_b = std::get<0>(b->forward(input, b->zero_state(3, torch::kCPU)));
+  EXPECT_TRUE(torch::equal(logits_a, logits_b));
+
+  LstmNetwork wrong(21, nc);
+  auto mismatch = load_checkpoint(path, wrong, nullptr, torch::kCPU);
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.status().message().find("vocabulary size"), std::string::npos);
+}
+
+// Loads the weights of a trained model's checkpoint.
+std::vector<torch::Tensor> checkpoint_parameters(const TrainResult& r, const ModelConfig& c) {
+  LstmNetwork net(r.vocab_size, c.network);
+  auto pos = load_checkpoint(r.model_dir + "/checkpoint.pt", net, nullptr, torch::kCPU);
+  EXPECT_TRUE(pos.ok()) << pos.status().message();
+  return net->parameters();
+}
+
+TEST(Training, InterruptedAndResumedRunEqualsUninterruptedRun) {
+  TempDir dir_a, dir_b;
+  auto ws_a = Workspace::open(dir_a.str());
+  auto ws_b = Workspace::open(dir_b.str());
+  ASSERT_TRUE(ws_a.ok() && ws_b.ok());
+  auto texts = model_test_kernels();
+  ModelConfig c = small_config();
+
+  auto straight = train_model(*ws_a, c, texts, quiet_cpu());
+  ASSERT_TRUE(straight.ok()) << straight.status().message();
+  ASSERT_TRUE(straight->completed);
+  EXPECT_FALSE(straight->resumed);
+
+  // Interrupt in the middle of the first epoch (as SIGINT would), then resume.
+  TrainOptions stop = quiet_cpu();
+  stop.after_batch = [](int epoch, int batch) {
+    if (epoch == 0 && batch == 2) request_interrupt();
+  };
+  auto first = train_model(*ws_b, c, texts, stop);
+  clear_interrupt();
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_FALSE(first->completed);
+  EXPECT_EQ(first->model_id, straight->model_id);
+  auto second = train_model(*ws_b, c, texts, quiet_cpu());
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->completed);
+  EXPECT_TRUE(second->resumed);
+  ASSERT_EQ(second->epochs.size(), 2u);
+  EXPECT_DOUBLE_EQ(second->epochs[0].train_loss, straight->epochs[0].train_loss);
+  EXPECT_DOUBLE_EQ(*second->epochs[1].valid_loss, *straight->epochs[1].valid_loss);
+
+  auto pa = checkpoint_parameters(*straight, c);
+  auto pb = checkpoint_parameters(*second, c);
+  ASSERT_EQ(pa.size(), pb.size());
+  for (size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "parameter " << i;
+
+  // Run again: nothing left to train. A changed config trains a new model.
+  auto again = train_model(*ws_b, c, texts, quiet_cpu());
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->epochs.empty());
+  ModelConfig wider = c;
+  wider.network.hidden_size = 40;
+  wider.training.epochs = 1;
+  auto other = train_model(*ws_b, wider, texts, quiet_cpu());
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->model_id, straight->model_id);
+  EXPECT_FALSE(other->resumed);
+}
+
+TEST(LanguageModelApi, FeedsStepsSamplesAndRefillsStreams) {
+  TempDir dir;
+  auto ws = Workspace::open(dir.str());
+  ASSERT_TRUE(ws.ok());
+  ModelConfig c = small_config();
+  c.training.epochs = 1;
+  auto r = train_model(*ws, c, model_test_kernels(), quiet_cpu());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+
+  auto missing = LanguageModel::load(dir.str(), "0000000000000000", "cpu");
+  EXPECT_FALSE(missing.ok());
+  auto lm = LanguageModel::load(dir.str(), "", "cpu");  // the latest model
+  ASSERT_TRUE(lm.ok()) << lm.status().message();
+  EXPECT_EQ((*lm)->id(), r->model_id);
+  auto batch = (*lm)->new_batch(3, 42);
+  ASSERT_TRUE(batch.ok());
+  auto& b = **batch;
+  EXPECT_FALSE(b.logits().ok());  // nothing fed yet
+  ASSERT_TRUE(b.feed_all("__kernel void A(").ok());
+  auto logits = b.logits();
+  ASSERT_TRUE(logits.ok());
+  int v = b.vocab_size();
+  ASSERT_EQ(logits->size(), size_t(3 * v));
+  // All streams saw the same text: same distribution.
+  EXPECT_TRUE(std::equal(logits->begin(), logits->begin() + v, logits->begin() + v));
+
+  // Refilling one stream changes only that stream's distribution, and equals
+  // what a fresh batch fed the same text gives.
+  ASSERT_TRUE(b.feed(1, "__kernel void A(__global float* a").ok());
+  auto after = b.logits();
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(std::equal(after->begin(), after->begin() + v, logits->begin()));
+  EXPECT_FALSE(std::equal(after->begin() + v, after->begin() + 2 * v, logits->begin() + v));
+  auto fresh = (*lm)->new_batch(1, 1);
+  ASSERT_TRUE(fresh.ok());
+  ASSERT_TRUE((*fresh)->feed(0, "__kernel void A(__global float* a").ok());
+  auto fresh_logits = (*fresh)->logits();
+  for (int i = 0; i < v; ++i) EXPECT_NEAR((*after)[size_t(v + i)], (*fresh_logits)[size_t(i)], 1e-5);
+
+  // Sampling is reproducible for a seed and stays in the vocabulary.
+  auto run = [&](uint64_t seed) {
+    auto s = (*lm)->new_batch(4, seed);
+    EXPECT_TRUE((*s)->feed_all("__kernel void A(").ok());
+    std::vector<Token> all;
+    for (int i = 0; i < 20; ++i) {
+      auto t = (*s)->sample(0.8);
+      EXPECT_TRUE(t.ok());
+      all.insert(all.end(), t->begin(), t->end());
+    }
+    return all;
+  };
+  auto x = run(5);
+  EXPECT_EQ(x, run(5));
+  for (Token t : x) EXPECT_TRUE(t >= 0 && t < v);
+  EXPECT_FALSE(b.advance({1, 2}).ok());  // wrong number of tokens
+  EXPECT_TRUE(b.advance({1, 2, 3}).ok());
+  EXPECT_FALSE(b.sample(0).ok());
+  EXPECT_FALSE(b.feed(7, "x").ok());
+}
+
+TEST(Training, SentencePieceAndLibTorchWorkInOneProcess) {
+  if (sentencepiece_library_path().empty()) GTEST_SKIP() << "libclgen_sentencepiece not built";
+  TempDir dir;
+  auto ws = Workspace::open(dir.str());
+  ASSERT_TRUE(ws.ok());
+  // LibTorch is in use before SentencePiece is loaded and after.
+  auto warm = torch::ones({2, 2}).sum().item<float>();
+  EXPECT_EQ(warm, 4.0f);
+  ModelConfig c = small_config();
+  c.training.epochs = 1;
+  c.vocabulary.type = "sentencepiece";
+  c.vocabulary.size = 120;
+  auto r = train_model(*ws, c, model_test_kernels(), quiet_cpu());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->completed);
+  auto lm = LanguageModel::load(dir.str(), r->model_id, "cpu");
+  ASSERT_TRUE(lm.ok()) << lm.status().message();
+  EXPECT_EQ((*lm)->vocabulary().type(), "sentencepiece");
+  auto batch = (*lm)->new_batch(2, 1);
+  ASSERT_TRUE((*batch)->feed_all("__kernel void A(").ok());
+  std::vector<Token> out;
+  for (int i = 0; i < 10; ++i) out.push_back((*(*batch)->sample(1.0))[0]);
+  EXPECT_TRUE((*lm)->vocabulary().decode(out).ok());
+}
+
+TEST(Training, GpuSmokeTest) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: GPU smoke test skipped";
+  TempDir dir;
+  auto ws = Workspace::open(dir.str());
+  ASSERT_TRUE(ws.ok());
+  ModelConfig c = small_config();
+  c.training.epochs = 2;
+  TrainOptions o = quiet_cpu();
+  o.device = "cuda";
+  auto r = train_model(*ws, c, model_test_kernels(), o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->device.substr(0, 4), "cuda");
+  EXPECT_LT(r->epochs.back().train_loss, r->epochs.front().train_loss + 1.0);
+  auto lm = LanguageModel::load(dir.str(), r->model_id, "cuda");
+  ASSERT_TRUE(lm.ok()) << lm.status().message();
+  auto batch = (*lm)->new_batch(8, 1);
+  ASSERT_TRUE((*batch)->feed_all("__kernel void A(").ok());
+  EXPECT_TRUE((*batch)->sample(0.8).ok());
+}
+
+}  // namespace
+}  // namespace clgen::model
