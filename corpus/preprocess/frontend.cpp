@@ -26,6 +26,9 @@
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Rewrite/Core/Rewriter.h>
+#include <clang/Serialization/ASTWriter.h>
+#include <clang/Serialization/InMemoryModuleCache.h>
+#include <clang/Serialization/PCHContainerOperations.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
@@ -33,6 +36,9 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Scalar/ADCE.h>
+#include <llvm/Transforms/Utils/Mem2Reg.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -155,11 +161,28 @@ std::string categorize(unsigned id) {
   return category::kOtherError;
 }
 
+// clang::Lexer::cutOffLexing() (make the lexer see its buffer's end) is
+// private. An explicit template instantiation may name a private member
+// (C++17 [temp.explicit]/12), which hands us its address without touching
+// Clang's headers.
+using LexerCutOff = void (clang::Lexer::*)();
+LexerCutOff lexer_cut_off();
+template <LexerCutOff F>
+struct LexerCutOffAccess {
+  friend LexerCutOff lexer_cut_off() { return F; }
+};
+template struct LexerCutOffAccess<&clang::Lexer::cutOffLexing>;
+
 // Records compile errors (messages with "file:line:col: " and the offset in
 // the input), up to a limit.
 class ErrorCollector : public clang::DiagnosticConsumer {
  public:
   explicit ErrorCollector(size_t limit) : limit_(limit) {}
+
+  void BeginSourceFile(const clang::LangOptions&, const clang::Preprocessor* pp) override {
+    pp_ = pp;
+  }
+  void EndSourceFile() override { pp_ = nullptr; }
 
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
                         const clang::Diagnostic& info) override {
@@ -167,11 +190,27 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     if (level < clang::DiagnosticsEngine::Error) return;
     if (info.getID() == clang::diag::fatal_too_many_errors) return;
     if (errors.size() >= limit_) return;
+    record(info);
+    // Clang parses on after its error limit with diagnostics suppressed; the
+    // verdict is known, so the rest of the file is cut off (the input's lexer
+    // sees its end). In Clang 15 every file lexer is a clang::Lexer.
+    if (errors.size() >= limit_ && pp_) {
+      if (clang::PreprocessorLexer* lexer = pp_->getCurrentFileLexer()) {
+        (static_cast<clang::Lexer*>(lexer)->*lexer_cut_off())();
+      }
+    }
+  }
+
+  std::vector<CompileError> errors;
+
+ private:
+  void record(const clang::Diagnostic& info) {
     llvm::SmallString<256> text;
     info.FormatDiagnostic(text);
     CompileError e;
     e.category = categorize(info.getID());
     std::string message(text.str());
+    if (message.empty()) message = "error without a message (an empty #error)";
     if (e.category == category::kUndeclaredIdentifier ||
         e.category == category::kUnknownTypeName ||
         e.category == category::kImplicitFunction) {
@@ -192,13 +231,15 @@ class ErrorCollector : public clang::DiagnosticConsumer {
     errors.push_back(std::move(e));
   }
 
-  std::vector<CompileError> errors;
-
- private:
   size_t limit_;
+  const clang::Preprocessor* pp_ = nullptr;
 };
 
-enum class Mode { kCompile, kExpand, kSyntax };
+enum class Mode { kCompile, kExpand, kSyntax, kBuildPch };
+
+constexpr const char* kPchFile = "/clgen/builtins.pch";
+constexpr const char* kPchSource = "/clgen/builtins.h";  // the PCH's (empty) main file
+const std::string& builtins_pch();
 
 // Builds a CompilerInstance for `text` with the given options. The input,
 // the shim and the builtin headers live in an in-memory file system.
@@ -207,7 +248,9 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
                                                        ErrorCollector& errors,
                                                        std::string& setup_error) {
   auto fs = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  fs->addFile(kMainFile, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text.data(), text.size()), kMainFile));
+  // The PCH records its own main file, which must not be the input's name.
+  const char* main_file = mode == Mode::kBuildPch ? kPchSource : kMainFile;
+  fs->addFile(main_file, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text.data(), text.size()), main_file));
   std::string_view shim = shim_text();
   fs->addFile(kShimFile, 0,
               llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(shim.data(), shim.size()), kShimFile, false));
@@ -226,10 +269,20 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
     }
   }
 
+  // Clang's builtin header, precompiled once per process (see builtins_pch).
+  const std::string* pch = nullptr;
+  if ((mode == Mode::kCompile || mode == Mode::kSyntax) && opts.header == BuiltinHeader::kClang &&
+      !builtins_pch().empty()) {
+    pch = &builtins_pch();
+    fs->addFile(kPchFile, 0, llvm::MemoryBuffer::getMemBuffer(*pch, kPchFile, false));
+    fs->addFile(kPchSource, 0, llvm::MemoryBuffer::getMemBuffer("", kPchSource));
+  }
+
   std::string error_limit = std::to_string(std::max(1, opts.error_limit));
   std::vector<const char*> args = {
-      "-triple", kTriple, "-x", "cl", "-cl-std=CL1.2", "-resource-dir", CLGEN_CLANG_RESOURCE_DIR,
-      "-w", "-fno-spell-checking", "-ferror-limit", error_limit.c_str(), "-O1",
+      "-triple", kTriple, "-x", mode == Mode::kBuildPch ? "cl-header" : "cl", "-cl-std=CL1.2",
+      "-resource-dir", CLGEN_CLANG_RESOURCE_DIR,
+      "-w", "-fno-spell-checking", "-ferror-limit", error_limit.c_str(), "-O0",
       "-fno-caret-diagnostics"};
   if (builtins && opts.header == BuiltinHeader::kClang) {
     args.push_back("-finclude-default-header");
@@ -241,11 +294,15 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
     args.push_back("-include");
     args.push_back("clc/clc.h");
   }
-  if (opts.shim) {
+  if (pch) {
+    args.push_back("-include-pch");
+    args.push_back(kPchFile);
+  }
+  if (opts.shim && mode != Mode::kBuildPch) {
     args.push_back("-include");
     args.push_back(kShimFile);
   }
-  args.push_back(kMainFile);
+  args.push_back(main_file);
 
   auto ci = std::make_unique<clang::CompilerInstance>();
   ci->createDiagnostics(&errors, /*ShouldOwnClient=*/false);
@@ -255,9 +312,60 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
     return nullptr;
   }
   invocation->getFrontendOpts().DisableFree = false;
+  if (mode == Mode::kBuildPch) {
+    invocation->getFrontendOpts().ProgramAction = clang::frontend::GeneratePCH;
+    invocation->getLangOpts()->CompilingPCH = true;
+  }
   ci->setInvocation(std::move(invocation));
   ci->createFileManager(fs);
   return ci;
+}
+
+// Builds a PCH of the builtin header into memory.
+class BuildPchAction : public clang::ASTFrontendAction {
+ public:
+  explicit BuildPchAction(std::shared_ptr<clang::PCHBuffer> buffer) : buffer_(std::move(buffer)) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                        llvm::StringRef) override {
+    return std::make_unique<clang::PCHGenerator>(
+        ci.getPreprocessor(), *cache_, "builtins.pch", "", buffer_,
+        llvm::ArrayRef<std::shared_ptr<clang::ModuleFileExtension>>(),
+        /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/false);
+  }
+  clang::TranslationUnitKind getTranslationUnitKind() override { return clang::TU_Prefix; }
+
+ private:
+  std::shared_ptr<clang::PCHBuffer> buffer_;
+  llvm::IntrusiveRefCntPtr<clang::InMemoryModuleCache> cache_{new clang::InMemoryModuleCache};
+};
+
+// Parsing Clang's opencl-c-base.h dominated the cost of a small compile; a
+// precompiled header of it, built once per process in memory, is read
+// lazily instead. Empty when it could not be built (compiles then parse the
+// header as text).
+const std::string& builtins_pch() {
+  static const std::string pch = [] {
+    std::string out;
+    llvm::CrashRecoveryContext::Enable();
+    llvm::CrashRecoveryContext crc;
+    crc.RunSafely([&] {
+      ErrorCollector errors(1);
+      std::string setup_error;
+      CompileOptions o;
+      o.shim = false;
+      auto ci = make_instance("", o, Mode::kBuildPch, errors, setup_error);
+      if (!ci) return;
+      auto buffer = std::make_shared<clang::PCHBuffer>();
+      BuildPchAction action(buffer);
+      if (!ci->ExecuteAction(action) || ci->getDiagnostics().hasErrorOccurred()) return;
+      if (!buffer->IsComplete) return;
+      out.assign(buffer->Data.begin(), buffer->Data.end());
+    });
+    return out;
+  }();
+  return pch;
 }
 
 CompileResult failure(std::string cat, std::string reason) {
@@ -350,6 +458,16 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
   std::string setup_error;
   auto ci = make_instance(text, opts, Mode::kCompile, errors, setup_error);
   if (!ci) return failure(category::kOtherError, setup_error);
+  if (opts.check_only) {
+    clang::SyntaxOnlyAction check;
+    CompileResult r;
+    if (!ci->ExecuteAction(check) || ci->getDiagnostics().hasErrorOccurred()) {
+      set_first_error(r, std::move(errors.errors));
+    } else {
+      r.ok = true;
+    }
+    return r;
+  }
   llvm::LLVMContext ctx;
   clang::EmitLLVMOnlyAction action(&ctx);
   bool ran = ci->ExecuteAction(action);
@@ -359,8 +477,19 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
     set_first_error(r, std::move(errors.errors));
     return r;
   }
-  for (const llvm::Function& f : *module) {
+  // Codegen runs at -O0 (the -O1 pipeline cost more than all the rest); the
+  // kernels' stack slots are then promoted to registers and dead code
+  // removed, so the count measures the work a kernel does, not its
+  // parameter spills.
+  llvm::PassBuilder pb;
+  llvm::FunctionAnalysisManager fam;
+  pb.registerFunctionAnalyses(fam);
+  llvm::FunctionPassManager fpm;
+  fpm.addPass(llvm::PromotePass());
+  fpm.addPass(llvm::ADCEPass());
+  for (llvm::Function& f : *module) {
     if (!is_kernel(f)) continue;
+    fpm.run(f, fam);
     r.kernels.push_back(f.getName().str());
     r.instruction_count += f.getInstructionCount();
   }
@@ -639,6 +768,26 @@ class RenameAction : public clang::ASTFrontendAction {
   std::string* error_;
 };
 
+// True when the shim has a `#define NAME`: retrying with the shim can only
+// help an input whose first missing name the shim defines.
+bool shim_defines(const std::string& name) {
+  static const std::unordered_set<std::string> names = [] {
+    std::unordered_set<std::string> set;
+    std::string_view text = shim_text();
+    size_t pos = 0;
+    while ((pos = text.find("#define ", pos)) != std::string_view::npos) {
+      bool line_start = pos == 0 || text[pos - 1] == '\n';
+      pos += 8;
+      if (!line_start) continue;  // a commented-out proposal
+      size_t end = pos;
+      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+      set.emplace(text.substr(pos, end - pos));
+    }
+    return set;
+  }();
+  return !name.empty() && names.count(name) > 0;
+}
+
 // Runs `fn` under LLVM's crash recovery; false when Clang or LLVM crashed.
 template <typename F>
 bool run_safely(F&& fn) {
@@ -668,7 +817,8 @@ CompileResult compile(std::string_view text, const CompileOptions& options) {
   CompileResult plain = attempt(false);
   if (options.shim && !plain.ok &&
       (plain.category == category::kUndeclaredIdentifier ||
-       plain.category == category::kUnknownTypeName)) {
+       plain.category == category::kUnknownTypeName) &&
+      !plain.errors.empty() && shim_defines(plain.errors.front().name)) {
     return attempt(true);
   }
   return plain;

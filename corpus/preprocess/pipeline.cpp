@@ -46,7 +46,13 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
   opts.keep_ir = false;
   opts.error_limit = 0;
   RewriteResult r;
-  CompileResult first = compile(text, opts);
+  // The input is only checked; code is generated once, for the result (the
+  // passes preserve what the kernels compute, so its instruction count and
+  // kernels are the input's).
+  CompileOptions check = opts;
+  check.check_only = true;
+  check.to_ptx = false;
+  CompileResult first = compile(text, check);
   if (!first.ok) {
     r.status = RewriteStatus::kRejected;
     r.category = first.category;
@@ -63,6 +69,14 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
   Expected<std::string> formatted = format_source(*renamed);
   if (!formatted) return bug("format", formatted.status());
   CompileResult again = compile(*formatted, opts);
+  if (!again.ok && (again.category == category::kNoKernel ||
+                    again.category == category::kTooFewInstructions ||
+                    again.category == category::kPtxError)) {
+    r.status = RewriteStatus::kRejected;
+    r.category = again.category;
+    r.reason = again.reason;
+    return r;
+  }
   if (!again.ok) {
     return bug("recompile", parse_error("the rewritten text does not compile: [" +
                                         again.category + "] " + again.reason));

@@ -26,6 +26,10 @@ struct CompileOptions {
   bool to_ptx = false;      // strict: also link libclc's nvptx64 bitcode and emit PTX
   bool keep_ir = false;     // fill CompileResult::ir (and ::ptx with to_ptx)
   int min_instructions = 3;  // fewer instructions in the kernels: rejected
+  // Parse and check only, no code generation: `ok` means "compiles"; no
+  // kernels, instruction count, IR or PTX (and no no_kernel or
+  // too_few_instructions verdicts).
+  bool check_only = false;
   // 0 = stop at the first error (fast); otherwise report up to this many errors
   // in CompileResult::errors (shim inference wants them all).
   int error_limit = 0;
@@ -62,7 +66,7 @@ struct CompileResult {
   std::string category;  // empty when ok
   std::string reason;    // the first error message (or why the input was rejected)
   std::vector<std::string> kernels;  // kernel function names, in source order
-  int64_t instruction_count = 0;     // LLVM instructions in the kernel functions (-O1)
+  int64_t instruction_count = 0;     // LLVM instructions in the kernel functions (-O0, then mem2reg + ADCE)
   std::vector<CompileError> errors;  // every error seen (at most error_limit, or 1)
   std::string ir;                    // textual LLVM IR, with keep_ir
   std::string ptx;                   // PTX, with to_ptx and keep_ir
@@ -104,9 +108,10 @@ struct RewriteResult {
   int64_t instruction_count = 0;
 };
 
-// The whole filter + rewriter: compile (reject), expand, rename, format, and
-// compile the result again (a result that no longer compiles is kRewriteBug,
-// never kOk). rewrite(rewrite(x).text).text == rewrite(x).text.
+// The whole filter + rewriter: check that the input compiles (reject),
+// expand, rename, format, and compile the result (no kernel or too few
+// instructions: kRejected; any other failure is kRewriteBug, never kOk).
+// rewrite(rewrite(x).text).text == rewrite(x).text.
 RewriteResult rewrite(std::string_view text, const CompileOptions& options = {});
 
 // The shim header's text, embedded in the library at build time.
