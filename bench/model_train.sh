@@ -21,7 +21,7 @@ python3 bench/model_make_workspace.py "$OUT/ws" "${DIRS[@]}"
 run() {  # name config
   local name=$1 config=$2
   echo "== $name ($config)"
-  /usr/bin/time -f "wall %e s, max RSS %M KiB" "$CLGEN" --workspace "$OUT/ws" train \
+  /usr/bin/time -f "wall %e s, user %U s, sys %S s, max RSS %M KiB" "$CLGEN" --workspace "$OUT/ws" train \
     --config "$config" --device cpu 2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' || true
 }
 

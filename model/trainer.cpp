@@ -28,6 +28,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr int64_t kLossReadEvery = 16;
+
 // The batchified view of one token file.
 struct Streams {
   const TokenFile* file = nullptr;
@@ -251,6 +253,8 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
                                         : net->zero_state(streams.count, device);
       auto epoch_start = Clock::now();
       uint64_t epoch_tokens = 0;
+      torch::Tensor loss_acc =
+          torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device));
       std::optional<Progress> progress;
       if (options.progress)
         progress.emplace(fmt::format("epoch {}/{}", pos.epoch + 1, epochs),
@@ -269,21 +273,30 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
         if (tc.gradient_clip > 0)
           torch::nn::utils::clip_grad_norm_(net->parameters(), tc.gradient_clip);
         optimizer->step();
-        double l = loss.item<double>();
-        if (!std::isfinite(l))
-          return internal_error(fmt::format("training diverged (loss {}) at epoch {}, batch {}",
-                                            l, pos.epoch + 1, pos.batch));
-        pos.loss_sum += l * double(y.numel());
+        // The loss stays on the device and is read back only every
+        // kLossReadEvery batches (and at interrupts and epoch ends), so the
+        // host does not wait for the GPU after every step.
+        loss_acc += loss.detach().to(torch::kFloat64) * double(y.numel());
         pos.loss_tokens += y.numel();
         epoch_tokens += uint64_t(y.numel());
-        double secs = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-        if (progress) {
-          progress->set_extra(fmt::format("loss {:.3f} {:.0f} tok/s", l,
-                                          secs > 0 ? double(epoch_tokens) / secs : 0.0));
-          progress->advance();
+        bool last = pos.batch + 1 == streams.batches;
+        if (last || (pos.batch + 1) % kLossReadEvery == 0) {
+          double l = loss.item<double>();
+          pos.loss_sum += loss_acc.item<double>();
+          loss_acc.zero_();
+          if (!std::isfinite(l))
+            return internal_error(fmt::format("training diverged (loss {}) at epoch {}, batch {}",
+                                              l, pos.epoch + 1, pos.batch));
+          if (progress) {
+            double secs = std::chrono::duration<double>(Clock::now() - epoch_start).count();
+            progress->set_extra(fmt::format("loss {:.3f} {:.0f} tok/s", l,
+                                            secs > 0 ? double(epoch_tokens) / secs : 0.0));
+          }
         }
+        if (progress) progress->advance();
         if (options.after_batch) options.after_batch(int(pos.epoch), int(pos.batch));
         if (interrupted()) {
+          pos.loss_sum += loss_acc.item<double>();
           ++pos.batch;
           pos.h = std::get<0>(state).detach();
           pos.c = std::get<1>(state).detach();
