@@ -19,6 +19,7 @@ shift || true
 DIRS=("$@")
 [ ${#DIRS[@]} -gt 0 ] || DIRS=(/usr/share/pocl-tests /usr/share/ufo)
 OUT=${BENCH_DIR:-$(mktemp -d /tmp/clgen-bench-sampler.XXXXXX)}
+mkdir -p "$OUT"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(date -u +%FT%TZ)"
 
 WS=${WORKSPACE:-}

@@ -14,3 +14,6 @@ echo "== clgen devices"
 "$CLGEN" --workspace "$WORKSPACE" devices
 echo "== clgen train (tiny model; resumes if interrupted)"
 "$CLGEN" --workspace "$WORKSPACE" train --config configs/tiny.toml
+echo "== clgen sample (tiny model, --args \"float*,float*,float*,int\")"
+"$CLGEN" --workspace "$WORKSPACE" sample --config configs/tiny.toml \
+  --args "float*,float*,float*,int" -n 10 --time-limit 300 --max-length 1500
