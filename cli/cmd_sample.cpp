@@ -46,8 +46,12 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   ASSIGN_OR_RETURN(auto sum, sampler::run_sampling(*model, db, opts.sample));
 
   double secs = std::max(sum.seconds, 1e-9);
-  uint64_t copies = sum.by_status["training_copy"];
-  uint64_t passed = sum.accepted + sum.by_status["duplicate"] + copies;  // passed the filter
+  auto status_count = [&](const char* s) {
+    auto it = sum.by_status.find(s);
+    return it == sum.by_status.end() ? uint64_t{0} : it->second;
+  };
+  uint64_t copies = status_count("training_copy");
+  uint64_t passed = sum.accepted + status_count("duplicate") + copies;  // passed the filter
   if (opts.json) {
     nlohmann::json j = {{"model_id", model->model_id()},
                         {"args", opts.sample.args},
