@@ -2,7 +2,7 @@
 # Measures the filter on the default corpus (the kernels Debian installs),
 # read directly into a scratch workspace's content_files (includes are not
 # inlined here; the corpus module does that): accepted/rejected by reason
-# with and without the shim, and the size of the rewritten corpus.
+# with and without the shim (and with libclc's header), and the size of the rewritten corpus.
 # Usage: bench/preprocess-corpus.sh [CLGEN_BINARY] [WORKSPACE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,13 +21,13 @@ sqlite3 "$DB" "CREATE TABLE IF NOT EXISTS content_files (sha256 TEXT PRIMARY KEY
 } | sqlite3 "$DB"
 echo "content files: $(sqlite3 "$DB" 'SELECT COUNT(*) FROM content_files')"
 
-for mode in --no-shim ""; do
+for mode in --no-shim "" "--header libclc"; do
   echo "== clgen corpus preprocess $mode"
   # shellcheck disable=SC2086
   "$CLGEN" -q --workspace "$WS" corpus preprocess $mode
 done
 
-V=$(sqlite3 "$DB" "SELECT preprocessor_version FROM preprocessed WHERE preprocessor_version LIKE '%-shim-%' LIMIT 1")
+V=$(sqlite3 "$DB" "SELECT preprocessor_version FROM preprocessed WHERE preprocessor_version LIKE '%-clang-shim-%' LIMIT 1")
 echo "== rewritten corpus ($V)"
 ids() { tr -c 'A-Za-z0-9_' '\n' | grep -E '^[A-Za-z_]' | sort -u | wc -l; }
 sqlite3 "$DB" "SELECT c.text FROM content_files c JOIN preprocessed p ON p.content_sha256 = c.sha256 WHERE p.preprocessor_version='$V' AND p.status='ok'" > "$WS/before.txt"

@@ -53,8 +53,9 @@ IN_OK=$(grep -c ': ok ' "$WORK/inproc.txt" || true)
 
 read -r wi ui si < "$WORK/t_in"
 read -r ws us ss < "$WORK/t_sub"
-awk -v n="$N" -v wi="$wi" -v ci="$(echo "$ui + $si" | bc)" -v ws="$ws" -v cs="$(echo "$us + $ss" | bc)" \
+awk -v n="$N" -v wi="$wi" -v ui="$ui" -v si="$si" -v ws="$ws" -v us="$us" -v ss="$ss" \
     -v io="$IN_OK" -v so="$SUB_OK" 'BEGIN {
+  ci = ui + si; cs = us + ss;
   printf "in-process  : wall %6.2f s %7.1f files/s | cpu %6.2f s %7.1f files/cpu-s (%d accepted)\n", wi, n / wi, ci, n / ci, io;
   printf "subprocesses: wall %6.2f s %7.1f files/s | cpu %6.2f s %7.1f files/cpu-s (%d accepted)\n", ws, n / ws, cs, n / cs, so;
   printf "ratio       : wall %.1fx, cpu %.1fx\n", ws / wi, cs / ci;
