@@ -13,6 +13,7 @@
 #include "model/store.h"
 #include "model/trainer.h"
 #include "support/files.h"
+#include "support/log.h"
 #include "support/workspace.h"
 
 namespace clgen::cli {
@@ -74,7 +75,8 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   train.device = opts.device;
   train.epochs = opts.epochs;
   train.config_text = config_text;
-  train.progress = global.verbosity != Verbosity::kQuiet;
+  // -q raises the log level to warnings; the progress line follows it.
+  train.progress = spdlog::should_log(spdlog::level::info);
   ASSIGN_OR_RETURN(model::TrainResult r, model::train_model(ws, config, texts, train));
   if (!r.completed)
     return cancelled(fmt::format("training of model {} interrupted after epoch {}; checkpoint in "

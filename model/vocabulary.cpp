@@ -273,7 +273,7 @@ Expected<std::unique_ptr<Vocabulary>> train_sentencepiece(const VocabularyConfig
       "--hard_vocab_limit=false --max_sentence_length={} --input_sentence_size=2000000 "
       "--shuffle_input_sentence=true --split_digits=false --num_threads=2 "
       "--unk_id=0 --eos_id=1 --pad_id=2 --bos_id=-1 --user_defined_symbols={} "
-      "--minloglevel=2 --seed_sentencepiece_size=200000",
+      "--seed_sentencepiece_size=200000",
       input_path, prefix, config.algorithm, config.size, std::max<size_t>(4192, longest + 16),
       fmt::format("{},{},{}", kStandIns[0], kStandIns[1], kStandIns[2]));
   char err[1024] = "";

@@ -10,7 +10,7 @@ packages=(
   llvm-15-dev libclang-15-dev clang-15 clang-format-15 libclc-15-dev libclc-15
   # Model
   libtorch-dev libsentencepiece-dev
-  # An optimized BLAS for LibTorch on CPU (the reference libblas is ~10x slower)
+  # An optimized BLAS for LibTorch on CPU (training with the reference libblas was several times slower)
   libopenblas0-openmp
   # bench/model_train_baseline.py on CPU: the same LibTorch 1.13 through Python
   python3-torch
