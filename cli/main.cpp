@@ -56,6 +56,9 @@ int main(int argc, char** argv) {
 #ifdef CLGEN_HAVE_TORCH
   cli::add_train_command(app, global, action);
 #endif
+#if defined(CLGEN_HAVE_TORCH) && defined(CLGEN_HAVE_CLANG)
+  cli::add_sample_command(app, global, action);
+#endif
 
   try {
     app.parse(argc, argv);

@@ -29,3 +29,6 @@ echo "== clgen drive (hand-written kernels on the CPU device; sampled kernels co
 
 echo "== clgen train (tiny model; resumes if interrupted)"
 "$CLGEN" --workspace "$WORKSPACE" train --config configs/tiny.toml
+echo "== clgen sample (tiny model, --args \"float*,float*,float*,int\")"
+"$CLGEN" --workspace "$WORKSPACE" sample --config configs/tiny.toml \
+  --args "float*,float*,float*,int" -n 10 --time-limit 300 --max-length 1500

@@ -1,0 +1,145 @@
+// `clgen sample`: synthesizes kernels with a trained model, filters them with
+// the preprocessor, stores them in the workspace and writes accepted ones as
+// .cl files.
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "sampler/arg_spec.h"
+#include "sampler/pipeline.h"
+#include "sampler/stream_model.h"
+#include "support/workspace.h"
+
+namespace clgen::cli {
+
+namespace {
+
+struct SampleCommandOptions {
+  sampler::SampleOptions sample;
+  int batch_size = 64;    // parallel streams
+  std::string model_id;   // "" = the latest trained model
+  std::string config;     // a model config: sample from the model it trains
+  std::string device = "auto";
+  std::string out;        // "" = <workspace>/samples/<model id>
+  bool json = false;
+};
+
+Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
+  // Check the spec before loading anything, so a typo fails fast.
+  if (!opts.sample.args.empty()) {
+    auto spec = sampler::parse_arg_spec(opts.sample.args);
+    if (!spec.ok()) return usage_error("--args: " + spec.status().message());
+  }
+  if (opts.batch_size <= 0) return usage_error("--batch-size must be positive");
+  ASSIGN_OR_RETURN(auto ws, Workspace::open(global.workspace));
+  std::string model_id = opts.model_id;
+  if (!opts.config.empty()) {
+    ASSIGN_OR_RETURN(model_id, sampler::model_id_for_config(ws.root(), opts.config));
+  }
+  ASSIGN_OR_RETURN(auto model, sampler::load_stream_model(ws.root(), model_id, opts.device,
+                                                          opts.batch_size, opts.sample.seed));
+  opts.sample.out_dir = opts.out.empty() ? ws.root() + "/samples/" + model->model_id() : opts.out;
+  ASSIGN_OR_RETURN(auto db, ws.open_database());
+  ASSIGN_OR_RETURN(auto sum, sampler::run_sampling(*model, db, opts.sample));
+
+  double secs = std::max(sum.seconds, 1e-9);
+  auto status_count = [&](const char* s) {
+    auto it = sum.by_status.find(s);
+    return it == sum.by_status.end() ? uint64_t{0} : it->second;
+  };
+  uint64_t copies = status_count("training_copy");
+  uint64_t passed = sum.accepted + status_count("duplicate") + copies;  // passed the filter
+  if (opts.json) {
+    nlohmann::json j = {{"model_id", model->model_id()},
+                        {"args", opts.sample.args},
+                        {"samples", sum.samples},
+                        {"accepted", sum.accepted},
+                        {"passed_filter", passed},
+                        {"training_copies", copies},
+                        {"seconds", sum.seconds},
+                        {"samples_per_second", sum.samples / secs},
+                        {"accepted_per_minute", 60.0 * sum.accepted / secs},
+                        {"tokens", sum.tokens},
+                        {"model_seconds", sum.model_seconds},
+                        {"draw_seconds", sum.draw_seconds},
+                        {"queue_wait_seconds", sum.queue_wait_seconds},
+                        {"filter_seconds", sum.filter_seconds},
+                        {"filter_threads", sum.filter_threads},
+                        {"store_seconds", sum.store_seconds},
+                        {"bottleneck", sum.bottleneck()},
+                        {"by_status", sum.by_status},
+                        {"by_category", sum.by_category},
+                        {"interrupted", sum.interrupted},
+                        {"out_dir", sum.out_dir}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return ok_status();
+  }
+  std::printf("model %s, %s\n", model->model_id().c_str(),
+              opts.sample.args.empty() ? "free signature" : ("--args " + opts.sample.args).c_str());
+  std::printf("%llu samples in %.1fs (%.1f samples/s, %.0f tokens/s)\n",
+              (unsigned long long)sum.samples, sum.seconds, sum.samples / secs, sum.tokens / secs);
+  std::printf("passed the filter: %llu (%.1f%%); new unique kernels: %llu (%.1f per minute)\n",
+              (unsigned long long)passed, sum.samples ? 100.0 * passed / sum.samples : 0.0,
+              (unsigned long long)sum.accepted, 60.0 * sum.accepted / secs);
+  std::printf("verbatim copies of training kernels: %llu (%.1f%% of those passing)\n",
+              (unsigned long long)copies, passed ? 100.0 * copies / passed : 0.0);
+  for (const auto& [status, n] : sum.by_status)
+    std::printf("  %-16s %llu\n", status.c_str(), (unsigned long long)n);
+  for (const auto& [category, n] : sum.by_category)
+    std::printf("    %-30s %llu\n", category.c_str(), (unsigned long long)n);
+  std::printf("throughput bound by: %s (model %.1fs, filter %.1fs on %u threads, store %.1fs)\n",
+              sum.bottleneck().c_str(), sum.model_seconds + sum.draw_seconds, sum.filter_seconds,
+              sum.filter_threads, sum.store_seconds);
+  if (sum.interrupted) std::printf("interrupted: everything accepted so far is kept\n");
+  std::printf("kernels written to %s\n", sum.out_dir.c_str());
+  return ok_status();
+}
+
+}  // namespace
+
+void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  auto opts = std::make_shared<SampleCommandOptions>();
+  auto& s = opts->sample;
+  s.target_accepted = 10;
+  s.policy.temperature = 0.8;
+  s.max_length = 3000;
+  CLI::App* cmd = app.add_subcommand("sample", "Synthesize OpenCL kernels with a trained model");
+  cmd->add_option("--args", s.args,
+                  "Kernel argument types, e.g. \"float*,float*,float*,int\" (default: the model "
+                  "chooses the signature)");
+  cmd->add_option("-n", s.target_accepted, "Stop after this many new unique kernels (0 = no limit)")
+      ->capture_default_str();
+  cmd->add_option("--temperature", s.policy.temperature, "Sampling temperature (0 = greedy)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top-k", s.policy.top_k, "Sample from the K most likely tokens (0 = disabled)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top-p", s.policy.top_p, "Nucleus sampling mass (1 = disabled)")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--seed", s.seed, "RNG seed; the same seed on CPU reproduces a run")
+      ->capture_default_str();
+  cmd->add_option("--batch-size", opts->batch_size, "Streams sampled in parallel")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--max-length", s.max_length, "Tokens per sample before it is cut off")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 24));
+  cmd->add_option("--max-samples", s.max_samples, "Stop after this many samples (0 = no limit)")
+      ->capture_default_str();
+  cmd->add_option("--time-limit", s.time_limit, "Stop after this many seconds (0 = no limit)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--filter-threads", s.filter_threads, "Filter workers (0 = cores - 1)")
+      ->capture_default_str();
+  cmd->add_option("--out", opts->out, "Directory for accepted kernels (default: <workspace>/samples/<model id>)");
+  auto* model = cmd->add_option("--model", opts->model_id, "Model id (default: the latest trained)");
+  cmd->add_option("--config", opts->config, "Sample from the model this config trains")
+      ->excludes(model);
+  cmd->add_option("--device", opts->device, "cpu, cuda or auto")
+      ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  cmd->add_flag("--json", opts->json, "Print the summary as JSON");
+  cmd->final_callback([opts, &global, &action] {
+    action = [opts, &global] { return run_sample(global, *opts); };
+  });
+}
+
+}  // namespace clgen::cli

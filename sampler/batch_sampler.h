@@ -1,0 +1,58 @@
+// The sampling loop: steps every stream of a StreamModel together, ends a
+// stream at the kernel's closing brace, the end token or the maximum length,
+// and refills finished streams with the seed so the batch stays full.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "sampler/policy.h"
+#include "sampler/stream_model.h"
+#include "support/status.h"
+
+namespace clgen::sampler {
+
+// One finished stream.
+struct RawSample {
+  uint64_t index = 0;     // order of completion in this run, from 0
+  std::string text;       // seed + generated text, cut after the closing brace
+  bool complete = false;  // ended by the closing brace (not by length or end token)
+  int tokens = 0;         // tokens generated after the seed
+  double seconds = 0;     // wall time from the stream's (re)start to its end
+};
+
+struct BatchSamplerOptions {
+  std::string seed_text = "__kernel void A(";
+  int max_length = 5000;  // tokens generated per sample before it is cut off
+  SamplingPolicy policy;
+  uint64_t seed = 0;      // RNG seed of the draws
+};
+
+struct BatchSamplerStats {
+  uint64_t steps = 0;
+  uint64_t tokens = 0;
+  double model_seconds = 0;  // in the model (feed, logits, advance)
+  double draw_seconds = 0;   // choosing tokens on the CPU
+};
+
+class BatchSampler {
+ public:
+  BatchSampler(StreamModel& model, BatchSamplerOptions options);
+
+  // Samples until `sink` returns false or `stop()` returns true (checked once
+  // per step). `sink` receives each finished stream in completion order;
+  // streams finishing in the same step are delivered in stream order.
+  Status run(const std::function<bool(RawSample&&)>& sink, const std::function<bool()>& stop);
+
+  const BatchSamplerStats& stats() const { return stats_; }
+
+ private:
+  StreamModel& model_;
+  BatchSamplerOptions opts_;
+  SamplerChain chain_;
+  Rng rng_;
+  BatchSamplerStats stats_;
+};
+
+}  // namespace clgen::sampler

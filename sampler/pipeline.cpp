@@ -1,0 +1,244 @@
+// The sampling pipeline: sampler thread -> queue -> filter workers -> store.
+#include "sampler/pipeline.h"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "corpus/preprocess/preprocess.h"
+#include "sampler/arg_spec.h"
+#include "sampler/batch_sampler.h"
+#include "sampler/bounded_queue.h"
+#include "sampler/store.h"
+#include "support/files.h"
+#include "support/interrupt.h"
+#include "support/progress.h"
+#include "support/sha256.h"
+
+namespace clgen::sampler {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// The filter's verdict on one sample, before deduplication.
+SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int max_length) {
+  SampleRow row;
+  row.text = raw.text;
+  row.sample_index = raw.index;
+  row.tokens = raw.tokens;
+  row.sample_seconds = raw.seconds;
+  if (!raw.complete) {
+    row.status = sample_status::kTruncated;
+    row.category = raw.tokens >= max_length ? "max_length" : "end_token";
+    row.reason = raw.tokens >= max_length
+                     ? fmt::format("reached the maximum length of {} tokens", max_length)
+                     : "the model ended the kernel before its closing brace";
+    return row;
+  }
+  preprocess::RewriteResult r = preprocess::rewrite(raw.text);
+  row.instruction_count = r.instruction_count;
+  if (r.status == preprocess::RewriteStatus::kRejected) {
+    row.status = sample_status::kRejected;
+    row.category = r.category;
+    row.reason = r.reason;
+    return row;
+  }
+  if (r.status == preprocess::RewriteStatus::kRewriteBug) {
+    row.status = sample_status::kRewriteBug;
+    row.category = r.category;
+    row.reason = r.reason;
+    return row;
+  }
+  row.normalized_text = std::move(r.text);
+  row.normalized_sha256 = sha256_hex(row.normalized_text);
+  // With --args, the kernel must have exactly the requested prototype (the
+  // rewriter renames in order of appearance, so the seed's names survive).
+  if (!prototype.empty()) {
+    bool one_kernel = r.kernels.size() == 1;
+    bool same = row.normalized_text.compare(0, prototype.size() + 1, prototype + "\n") == 0;
+    if (!one_kernel || !same) {
+      row.status = sample_status::kWrongPrototype;
+      row.category = "wrong_prototype";
+      row.reason = one_kernel ? "the normalized prototype differs from the requested one"
+                              : fmt::format("{} kernels instead of one", r.kernels.size());
+      return row;
+    }
+  }
+  row.status = sample_status::kAccepted;  // until deduplicated by the store
+  return row;
+}
+
+}  // namespace
+
+std::string SampleSummary::bottleneck() const {
+  if (seconds <= 0) return "model";
+  double model = (model_seconds + draw_seconds) / seconds;
+  double filter = filter_threads ? filter_seconds / (filter_threads * seconds) : 0;
+  double store = store_seconds / seconds;
+  if (filter >= model && filter >= store) return "filter";
+  if (store >= model) return "store";
+  return "model";
+}
+
+Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const SampleOptions& opts) {
+  if (opts.target_accepted == 0 && opts.max_samples == 0 && opts.time_limit <= 0)
+    return invalid_argument("sampling needs a stop condition: -n, --max-samples or --time-limit");
+  if (opts.max_length <= 0) return invalid_argument("--max-length must be positive");
+  if (opts.policy.temperature < 0) return invalid_argument("--temperature must not be negative");
+  if (opts.policy.top_p <= 0 || opts.policy.top_p > 1)
+    return invalid_argument("--top-p must be in (0, 1]");
+  if (opts.policy.top_k < 0) return invalid_argument("--top-k must not be negative");
+  ASSIGN_OR_RETURN(std::string seed, seed_text(opts.args));
+  const std::string prototype = opts.args.empty() ? "" : seed;
+
+  RETURN_IF_ERROR(ensure_sampler_schema(db));
+  ASSIGN_OR_RETURN(auto seen, accepted_sample_hashes(db));
+  ASSIGN_OR_RETURN(auto training, training_kernel_hashes(db));
+  if (!opts.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opts.out_dir, ec);
+    if (ec) return io_error(fmt::format("creating {}: {}", opts.out_dir, ec.message()));
+  }
+
+  SampleSummary sum;
+  sum.out_dir = opts.out_dir;
+  unsigned workers = opts.filter_threads;
+  if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency() - 1);
+  sum.filter_threads = workers;
+
+  const auto start = Clock::now();
+  std::atomic<bool> stop{false};
+  BoundedQueue<RawSample> raw_queue(std::max<size_t>(2 * workers, model.streams()));
+  BoundedQueue<SampleRow> results(4096);
+
+  // Sampling thread.
+  BatchSamplerOptions bopts;
+  bopts.seed_text = seed;
+  bopts.max_length = opts.max_length;
+  bopts.policy = opts.policy;
+  bopts.seed = opts.seed;
+  BatchSampler sampler(model, bopts);
+  Status sampler_status;
+  double queue_wait = 0;
+  uint64_t produced = 0;
+  auto time_up = [&] { return opts.time_limit > 0 && since(start) >= opts.time_limit; };
+  std::thread sampling([&] {
+    sampler_status = sampler.run(
+        [&](RawSample&& s) {
+          auto t = Clock::now();
+          bool pushed = raw_queue.push(std::move(s));
+          queue_wait += since(t);
+          if (!pushed) return false;
+          ++produced;
+          return opts.max_samples == 0 || produced < opts.max_samples;
+        },
+        [&] { return stop.load() || interrupted() || time_up(); });
+    raw_queue.close();
+  });
+
+  // Filter workers.
+  std::atomic<unsigned> live_workers{workers};
+  std::mutex filter_mu;
+  std::vector<std::thread> filters;
+  for (unsigned w = 0; w < workers; ++w) {
+    filters.emplace_back([&] {
+      double busy = 0;
+      while (auto raw = raw_queue.pop()) {
+        if (stop.load()) continue;  // stopping: queued samples are dropped unfiltered
+        auto t = Clock::now();
+        SampleRow row = filter_sample(*raw, prototype, opts.max_length);
+        row.filter_seconds = since(t);
+        busy += row.filter_seconds;
+        results.push(std::move(row));
+      }
+      {
+        std::lock_guard<std::mutex> lock(filter_mu);
+        sum.filter_seconds += busy;
+      }
+      if (--live_workers == 0) results.close();
+    });
+  }
+
+  // Store (this thread): dedupe, write .cl files, insert in batches.
+  Progress progress("sample", opts.max_samples, nullptr, opts.progress ? -1 : 0);
+  std::vector<SampleRow> pending;
+  Status store_status;
+  auto last_commit = Clock::now();
+  auto flush = [&] {
+    auto t = Clock::now();
+    Status st = insert_samples(db, pending);
+    pending.clear();
+    last_commit = Clock::now();
+    sum.store_seconds += since(t);
+    return st;
+  };
+  bool target_reached = false;
+  while (true) {
+    if (interrupted()) sum.interrupted = true;
+    if (sum.interrupted || time_up() || target_reached) stop = true;
+    auto row = results.pop_for(std::chrono::milliseconds(200));
+    if (!row) {
+      if (results.closed()) break;
+      if (!pending.empty() && since(last_commit) > 1.0 && store_status.ok()) store_status = flush();
+      continue;
+    }
+    if (target_reached || !store_status.ok()) continue;  // drained, not stored
+    auto t = Clock::now();
+    row->args = opts.args;
+    row->model_id = model.model_id();
+    row->temperature = opts.policy.temperature;
+    row->top_k = opts.policy.top_k;
+    row->top_p = opts.policy.top_p;
+    row->seed = opts.seed;
+    if (row->status == sample_status::kAccepted) {
+      if (training.count(row->normalized_sha256)) {
+        row->status = sample_status::kTrainingCopy;
+        row->reason = "a verbatim copy of a training kernel";
+      } else if (!seen.insert(row->normalized_sha256).second) {
+        row->status = sample_status::kDuplicate;
+        row->reason = "the same normalized kernel was sampled before";
+      } else if (!opts.out_dir.empty()) {
+        std::string path = opts.out_dir + "/" + row->normalized_sha256 + ".cl";
+        store_status = write_file_atomic(path, row->normalized_text);
+      }
+    }
+    if (row->status == sample_status::kAccepted) ++sum.accepted;
+    ++sum.samples;
+    ++sum.by_status[row->status];
+    if (!row->category.empty()) ++sum.by_category[row->category];
+    pending.push_back(std::move(*row));
+    sum.store_seconds += since(t);
+    if (opts.target_accepted && sum.accepted >= opts.target_accepted) target_reached = true;
+    if (store_status.ok() && (pending.size() >= 256 || since(last_commit) > 1.0 || target_reached))
+      store_status = flush();
+    if (!store_status.ok()) stop = true;
+    double secs = std::max(since(start), 1e-9);
+    progress.set_extra(fmt::format("accepted {}{} ({:.1f}%), {:.2f} unique/s", sum.accepted,
+                                   opts.target_accepted ? fmt::format("/{}", opts.target_accepted) : "",
+                                   100.0 * sum.accepted / sum.samples, sum.accepted / secs));
+    progress.advance();
+  }
+  sampling.join();
+  for (auto& f : filters) f.join();
+  if (store_status.ok()) store_status = flush();
+  progress.finish();
+
+  sum.seconds = since(start);
+  sum.model_seconds = sampler.stats().model_seconds;
+  sum.draw_seconds = sampler.stats().draw_seconds;
+  sum.tokens = sampler.stats().tokens;
+  sum.queue_wait_seconds = queue_wait;
+  RETURN_IF_ERROR_CTX(store_status, "storing samples");
+  RETURN_IF_ERROR_CTX(sampler_status, "sampling");
+  return sum;
+}
+
+}  // namespace clgen::sampler

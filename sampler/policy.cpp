@@ -1,0 +1,142 @@
+// Temperature, top-k, top-p and seeded draws over candidate tokens.
+#include "sampler/policy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace clgen::sampler {
+
+namespace {
+
+// Sorts candidates by descending logit, ties by ascending id (deterministic).
+void sort_desc(Candidates& c) {
+  std::vector<size_t> order(c.ids.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (c.logits[a] != c.logits[b]) return c.logits[a] > c.logits[b];
+    return c.ids[a] < c.ids[b];
+  });
+  Candidates sorted;
+  sorted.ids.reserve(order.size());
+  sorted.logits.reserve(order.size());
+  for (size_t i : order) {
+    sorted.ids.push_back(c.ids[i]);
+    sorted.logits.push_back(c.logits[i]);
+  }
+  c = std::move(sorted);
+}
+
+uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+}  // namespace
+
+Candidates Candidates::from_logits(const float* logits, int n) {
+  Candidates c;
+  c.ids.resize(n);
+  std::iota(c.ids.begin(), c.ids.end(), 0);
+  c.logits.assign(logits, logits + n);
+  return c;
+}
+
+std::vector<double> Candidates::probabilities() const {
+  std::vector<double> p(logits.size());
+  if (p.empty()) return p;
+  double max = -INFINITY;
+  for (float l : logits) max = std::max(max, static_cast<double>(l));
+  double sum = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    p[i] = std::exp(logits[i] - max);  // -inf logits get 0
+    sum += p[i];
+  }
+  for (double& x : p) x /= sum;
+  return p;
+}
+
+void Temperature::apply(Candidates& c) const {
+  for (float& l : c.logits) l = static_cast<float>(l / t_);
+}
+
+void TopK::apply(Candidates& c) const {
+  if (k_ <= 0 || static_cast<size_t>(k_) >= c.ids.size()) return;
+  sort_desc(c);
+  c.ids.resize(k_);
+  c.logits.resize(k_);
+}
+
+void TopP::apply(Candidates& c) const {
+  if (p_ >= 1.0 || c.ids.empty()) return;
+  sort_desc(c);
+  std::vector<double> p = c.probabilities();
+  double sum = 0;
+  size_t keep = 0;
+  while (keep < p.size()) {
+    sum += p[keep++];
+    if (sum >= p_) break;
+  }
+  c.ids.resize(keep);
+  c.logits.resize(keep);
+}
+
+Rng::Rng(uint64_t seed) {
+  for (uint64_t& s : s_) {  // SplitMix64 expands the seed into the state
+    seed += 0x9e3779b97f4a7c15ULL;
+    uint64_t z = seed;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    s = z ^ (z >> 31);
+  }
+}
+
+uint64_t Rng::next() {
+  uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+int32_t draw(const Candidates& c, Rng& rng) {
+  std::vector<double> p = c.probabilities();
+  double u = rng.uniform();
+  double acc = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    acc += p[i];
+    if (u < acc) return c.ids[i];
+  }
+  // Rounding left u above the sum: the last candidate with any mass.
+  for (size_t i = p.size(); i-- > 0;)
+    if (p[i] > 0) return c.ids[i];
+  return c.ids.empty() ? 0 : c.ids.front();
+}
+
+int32_t argmax(const Candidates& c) {
+  size_t best = 0;
+  for (size_t i = 1; i < c.ids.size(); ++i) {
+    if (c.logits[i] > c.logits[best] || (c.logits[i] == c.logits[best] && c.ids[i] < c.ids[best]))
+      best = i;
+  }
+  return c.ids.empty() ? 0 : c.ids[best];
+}
+
+SamplerChain::SamplerChain(const SamplingPolicy& policy) : greedy_(policy.temperature <= 0) {
+  if (greedy_) return;
+  steps_.push_back(std::make_unique<Temperature>(policy.temperature));
+  if (policy.top_k > 0) steps_.push_back(std::make_unique<TopK>(policy.top_k));
+  if (policy.top_p < 1.0) steps_.push_back(std::make_unique<TopP>(policy.top_p));
+}
+
+int32_t SamplerChain::choose(const float* logits, int vocab_size, Rng& rng) const {
+  Candidates c = Candidates::from_logits(logits, vocab_size);
+  if (greedy_) return argmax(c);
+  for (const auto& step : steps_) step->apply(c);
+  return draw(c, rng);
+}
+
+}  // namespace clgen::sampler

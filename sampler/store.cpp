@@ -1,0 +1,99 @@
+// The samples table: schema, batched inserts and dedupe hash sets.
+#include "sampler/store.h"
+
+namespace clgen::sampler {
+
+Status ensure_sampler_schema(Database& db) {
+  return db.exec(R"sql(
+    CREATE TABLE IF NOT EXISTS samples (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      text TEXT NOT NULL,
+      normalized_text TEXT,
+      normalized_sha256 TEXT,
+      status TEXT NOT NULL,
+      category TEXT,
+      reason TEXT,
+      args TEXT NOT NULL,
+      model_id TEXT NOT NULL,
+      temperature REAL,
+      top_k INTEGER,
+      top_p REAL,
+      seed INTEGER,
+      sample_index INTEGER,
+      tokens INTEGER,
+      sample_seconds REAL,
+      filter_seconds REAL,
+      instruction_count INTEGER,
+      created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX IF NOT EXISTS samples_normalized_sha256 ON samples(normalized_sha256);
+    CREATE UNIQUE INDEX IF NOT EXISTS samples_accepted_unique
+      ON samples(normalized_sha256) WHERE status = 'accepted';
+    CREATE INDEX IF NOT EXISTS samples_model_status ON samples(model_id, status);
+  )sql").with_context("creating the samples table");
+}
+
+namespace {
+Status bind_text_or_null(Statement& st, int i, const std::string& s) {
+  return s.empty() ? st.bind_null(i) : st.bind(i, std::string_view(s));
+}
+}  // namespace
+
+Status insert_samples(Database& db, const std::vector<SampleRow>& rows) {
+  if (rows.empty()) return ok_status();
+  ASSIGN_OR_RETURN(auto tx, Transaction::begin(db));
+  ASSIGN_OR_RETURN(auto st, db.prepare(R"sql(
+    INSERT INTO samples (text, normalized_text, normalized_sha256, status, category, reason,
+      args, model_id, temperature, top_k, top_p, seed, sample_index, tokens,
+      sample_seconds, filter_seconds, instruction_count)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17))sql"));
+  for (const SampleRow& r : rows) {
+    RETURN_IF_ERROR(st.bind(1, std::string_view(r.text)));
+    RETURN_IF_ERROR(bind_text_or_null(st, 2, r.normalized_text));
+    RETURN_IF_ERROR(bind_text_or_null(st, 3, r.normalized_sha256));
+    RETURN_IF_ERROR(st.bind(4, std::string_view(r.status)));
+    RETURN_IF_ERROR(bind_text_or_null(st, 5, r.category));
+    RETURN_IF_ERROR(bind_text_or_null(st, 6, r.reason));
+    RETURN_IF_ERROR(st.bind(7, std::string_view(r.args)));
+    RETURN_IF_ERROR(st.bind(8, std::string_view(r.model_id)));
+    RETURN_IF_ERROR(st.bind(9, r.temperature));
+    RETURN_IF_ERROR(st.bind(10, static_cast<int64_t>(r.top_k)));
+    RETURN_IF_ERROR(st.bind(11, r.top_p));
+    RETURN_IF_ERROR(st.bind(12, static_cast<int64_t>(r.seed)));
+    RETURN_IF_ERROR(st.bind(13, static_cast<int64_t>(r.sample_index)));
+    RETURN_IF_ERROR(st.bind(14, static_cast<int64_t>(r.tokens)));
+    RETURN_IF_ERROR(st.bind(15, r.sample_seconds));
+    RETURN_IF_ERROR(st.bind(16, r.filter_seconds));
+    RETURN_IF_ERROR(st.bind(17, r.instruction_count));
+    RETURN_IF_ERROR(st.run());
+    st.reset();
+  }
+  return tx.commit();
+}
+
+namespace {
+Expected<std::unordered_set<std::string>> hash_set(Database& db, const char* sql) {
+  std::unordered_set<std::string> out;
+  ASSIGN_OR_RETURN(auto st, db.prepare(sql));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    if (!st.column_is_null(0)) out.insert(st.column_text(0));
+  }
+  return out;
+}
+}  // namespace
+
+Expected<std::unordered_set<std::string>> accepted_sample_hashes(Database& db) {
+  return hash_set(db, "SELECT normalized_sha256 FROM samples WHERE status = 'accepted'");
+}
+
+Expected<std::unordered_set<std::string>> training_kernel_hashes(Database& db) {
+  ASSIGN_OR_RETURN(auto st, db.prepare(
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'preprocessed'"));
+  ASSIGN_OR_RETURN(bool row, st.step());
+  if (!row || st.column_int(0) == 0) return std::unordered_set<std::string>{};
+  return hash_set(db, "SELECT DISTINCT normalized_sha256 FROM preprocessed WHERE status = 'ok'");
+}
+
+}  // namespace clgen::sampler

@@ -1,0 +1,62 @@
+// The sampler's table in the workspace database: every sample with its
+// verdict, and the hash sets that deduplicate new samples.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "support/sqlite.h"
+#include "support/status.h"
+
+namespace clgen::sampler {
+
+// Sample statuses (the `status` column).
+namespace sample_status {
+inline constexpr const char* kAccepted = "accepted";           // new, compiles, normalized
+inline constexpr const char* kRejected = "rejected";           // failed the filter (see category)
+inline constexpr const char* kRewriteBug = "rewrite_bug";      // the rewriter broke it
+inline constexpr const char* kTruncated = "truncated";         // hit --max-length or the end token
+inline constexpr const char* kDuplicate = "duplicate";         // same normalized text sampled before
+inline constexpr const char* kTrainingCopy = "training_copy";  // verbatim copy of a training kernel
+inline constexpr const char* kWrongPrototype = "wrong_prototype";  // not the requested signature
+}  // namespace sample_status
+
+// CREATE TABLE IF NOT EXISTS samples (id, text, normalized_text,
+// normalized_sha256, status, category, reason, args, model_id, temperature,
+// top_k, top_p, seed, sample_index, tokens, sample_seconds, filter_seconds,
+// instruction_count, created_at) and its indexes.
+Status ensure_sampler_schema(Database& db);
+
+struct SampleRow {
+  std::string text;
+  std::string normalized_text;    // empty unless the filter passed
+  std::string normalized_sha256;  // empty unless the filter passed
+  std::string status;             // one of sample_status::k*
+  std::string category;           // rejection category, empty when accepted
+  std::string reason;
+  std::string args;               // the --args spec ("" = free signature)
+  std::string model_id;
+  double temperature = 0;
+  int top_k = 0;
+  double top_p = 1;
+  uint64_t seed = 0;
+  uint64_t sample_index = 0;
+  int tokens = 0;
+  double sample_seconds = 0;
+  double filter_seconds = 0;
+  int64_t instruction_count = 0;
+};
+
+// Inserts rows in one transaction.
+Status insert_samples(Database& db, const std::vector<SampleRow>& rows);
+
+// normalized_sha256 of every accepted sample so far.
+Expected<std::unordered_set<std::string>> accepted_sample_hashes(Database& db);
+
+// normalized_sha256 of every training kernel (`preprocessed` rows with status
+// 'ok'); empty when the table does not exist.
+Expected<std::unordered_set<std::string>> training_kernel_hashes(Database& db);
+
+}  // namespace clgen::sampler

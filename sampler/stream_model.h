@@ -1,0 +1,56 @@
+// The sampler's view of a language model: a batch of independent streams
+// that are fed text and stepped one token at a time. Free of LibTorch types;
+// the adapter to the model module (model_adapter.cpp) and test doubles
+// implement it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/status.h"
+
+namespace clgen::sampler {
+
+class StreamModel {
+ public:
+  virtual ~StreamModel() = default;
+
+  virtual std::string model_id() const = 0;
+  virtual int streams() const = 0;
+  virtual int vocab_size() const = 0;
+
+  // Resets stream `stream` and feeds it `text` (the seed).
+  virtual Status feed(int stream, std::string_view text) = 0;
+  // feed() for every stream; models override it with one batched pass.
+  virtual Status feed_all(std::string_view text) {
+    for (int i = 0; i < streams(); ++i) RETURN_IF_ERROR(feed(i, text));
+    return ok_status();
+  }
+  // Next-token logits of every stream, row-major [streams x vocab_size].
+  virtual Expected<std::vector<float>> logits() = 0;
+  // Feeds one token to each stream.
+  virtual Status advance(const std::vector<int32_t>& tokens) = 0;
+
+  // The text a token appends to a stream.
+  virtual const std::string& token_text(int32_t token) const = 0;
+  // The end-of-kernel token (the training separator), or -1 when none.
+  virtual int32_t end_token() const = 0;
+};
+
+// The real model from the workspace (`model_id` empty = the latest trained),
+// on `device` ("cpu", "cuda", "auto"), as `streams` streams. Available when
+// clgen is built with LibTorch; otherwise fails with kUnavailable.
+Expected<std::unique_ptr<StreamModel>> load_stream_model(const std::string& workspace_root,
+                                                         const std::string& model_id,
+                                                         const std::string& device, int streams,
+                                                         uint64_t seed);
+
+// The id of the model `config_path` trains on the workspace's current corpus
+// (so `--config configs/tiny.toml` finds that model's checkpoint).
+Expected<std::string> model_id_for_config(const std::string& workspace_root,
+                                          const std::string& config_path);
+
+}  // namespace clgen::sampler

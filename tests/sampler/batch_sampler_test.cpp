@@ -1,0 +1,163 @@
+// Tests of the sampling loop (stop rule, max length, refill) with a model
+// that emits scripted tokens.
+#include "sampler/batch_sampler.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/sampler/scripted_model.h"
+
+namespace clgen::sampler {
+namespace {
+
+using testing::ScriptedModel;
+
+std::vector<RawSample> run(ScriptedModel& model, size_t n, int max_length = 100,
+                           const std::string& seed = "k() {") {
+  BatchSamplerOptions o;
+  o.seed_text = seed;
+  o.max_length = max_length;
+  BatchSampler sampler(model, o);
+  std::vector<RawSample> out;
+  Status st = sampler.run(
+      [&](RawSample&& s) {
+        out.push_back(std::move(s));
+        return out.size() < n;
+      },
+      [] { return false; });
+  EXPECT_TRUE(st.ok()) << st.message();
+  return out;
+}
+
+TEST(BatchSampler, StreamEndsAtTheKernelsClosingBrace) {
+  ScriptedModel model(1, {" a; } trailing text"});
+  auto s = run(model, 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_EQ("k() { a; }", s[0].text);
+  EXPECT_TRUE(s[0].complete);
+  EXPECT_EQ(5, s[0].tokens);
+}
+
+TEST(BatchSampler, BracesInLiteralsDoNotEndTheStream) {
+  ScriptedModel model(1, {" c = '}'; s = \"}\"; /* } */ }"});
+  auto s = run(model, 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_EQ("k() { c = '}'; s = \"}\"; /* } */ }", s[0].text);
+}
+
+TEST(BatchSampler, UnbalancedStreamStopsAtMaxLength) {
+  ScriptedModel model(1, {" { { { never closed"});
+  auto s = run(model, 1, /*max_length=*/8);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_FALSE(s[0].complete);
+  EXPECT_EQ(8, s[0].tokens);
+  EXPECT_EQ("k() { { { { n", s[0].text);
+}
+
+TEST(BatchSampler, EndTokenFinishesAnIncompleteStream) {
+  ScriptedModel model(1, {" x"});  // then the end token
+  auto s = run(model, 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_FALSE(s[0].complete);
+  EXPECT_EQ("k() { x", s[0].text);
+}
+
+TEST(BatchSampler, FinishedStreamsAreRefilledWithTheSeed) {
+  // Short and long scripts interleave: short streams finish and restart
+  // while long ones keep going, so the batch stays full.
+  ScriptedModel model(3, {"}", " aaaaaaaa }", "}"});
+  std::vector<int> per_step;  // samples delivered by each step
+  BatchSamplerOptions o;
+  o.seed_text = "k() {";
+  BatchSampler sampler(model, o);
+  std::vector<RawSample> s;
+  int last_step = -1;
+  ASSERT_TRUE(sampler
+                  .run(
+                      [&](RawSample&& r) {
+                        if (model.steps != last_step) per_step.push_back(0), last_step = model.steps;
+                        ++per_step.back();
+                        s.push_back(std::move(r));
+                        return s.size() < 20;
+                      },
+                      [] { return false; })
+                  .ok());
+  ASSERT_EQ(20u, s.size());
+  // The first feed_all feeds every stream; then each finished stream is fed
+  // the seed again once, except those finishing in the final step.
+  for (const auto& [stream, text] : model.fed) EXPECT_EQ("k() {", text);
+  EXPECT_EQ(3u + 20u - per_step.back(), model.fed.size());
+  EXPECT_EQ(3u + 20u - per_step.back(), model.starts);
+  int long_ones = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    EXPECT_EQ(i, s[i].index);
+    EXPECT_TRUE(s[i].complete);
+    EXPECT_TRUE(s[i].text == "k() {}" || s[i].text == "k() { aaaaaaaa }") << s[i].text;
+    long_ones += s[i].text == "k() { aaaaaaaa }";
+  }
+  EXPECT_GE(long_ones, 1) << "a long stream ran to its end beside refilled short ones";
+  // Streams 0 and 2 finish in the first step, in stream order.
+  EXPECT_EQ(2, per_step.front());
+}
+
+TEST(BatchSampler, StopsWhenAsked) {
+  ScriptedModel model(2, {" a }"});
+  BatchSampler sampler(model, {});
+  int steps = 0;
+  Status st = sampler.run([](RawSample&&) { return true; }, [&] { return ++steps > 3; });
+  EXPECT_TRUE(st.ok());
+  EXPECT_EQ(3, model.steps);
+}
+
+TEST(BatchSampler, SeedThatClosesTheKernelIsRejected) {
+  ScriptedModel model(1, {"}"});
+  BatchSamplerOptions o;
+  o.seed_text = "k() { }";
+  BatchSampler sampler(model, o);
+  Status st = sampler.run([](RawSample&&) { return true; }, [] { return false; });
+  EXPECT_FALSE(st.ok());
+}
+
+}  // namespace
+}  // namespace clgen::sampler
+
+namespace clgen::sampler {
+namespace {
+
+// Every step: 'a', 'b' or '}' with equal probability, so the texts depend
+// only on the RNG.
+class CoinModel : public testing::ScriptedModel {
+ public:
+  explicit CoinModel(int streams) : ScriptedModel(streams, {""}) {}
+  Expected<std::vector<float>> logits() override {
+    std::vector<float> out(size_t(streams()) * 257, -1e9f);
+    for (int i = 0; i < streams(); ++i)
+      for (char c : {'a', 'b', '}'}) out[size_t(i) * 257 + c] = 0.0f;
+    return out;
+  }
+};
+
+std::vector<std::string> coin_texts(uint64_t seed) {
+  CoinModel model(4);
+  BatchSamplerOptions o;
+  o.seed_text = "k() {";
+  o.seed = seed;
+  BatchSampler sampler(model, o);
+  std::vector<std::string> out;
+  EXPECT_TRUE(sampler
+                  .run(
+                      [&](RawSample&& s) {
+                        out.push_back(s.text);
+                        return out.size() < 50;
+                      },
+                      [] { return false; })
+                  .ok());
+  return out;
+}
+
+TEST(BatchSampler, SameSeedReproducesTheSamples) {
+  EXPECT_EQ(coin_texts(5), coin_texts(5));
+  EXPECT_NE(coin_texts(5), coin_texts(6));
+}
+
+}  // namespace
+}  // namespace clgen::sampler

@@ -1,0 +1,185 @@
+// Tests of the sampling pipeline (real preprocess filter, SQLite store)
+// driven by a model that emits scripted kernels.
+#include "sampler/pipeline.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "corpus/preprocess/preprocess.h"
+#include "corpus/preprocess/store.h"
+#include "sampler/arg_spec.h"
+#include "sampler/store.h"
+#include "support/files.h"
+#include "support/interrupt.h"
+#include "support/sha256.h"
+#include "tests/sampler/scripted_model.h"
+
+namespace clgen::sampler {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ScriptedModel;
+
+const std::string kArgs = "float*,float*,float*,int";
+const std::string kAdd = "\n  int e = get_global_id(0);\n  if (e < d) {\n    c[e] = a[e] + b[e];\n  }\n}";
+const std::string kMul = "\n  int e = get_global_id(0);\n  c[e] = a[e] * b[e] * d;\n}";
+const std::string kUndeclared = "\n  c[0] = missing_function(a[0]);\n}";
+const std::string kEmpty = "\n}";
+const std::string kOpen = "\n  if (d) { c[0] = 1;" + std::string(300, ' ');  // cut at max length
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("clgen_sampler_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    auto db = Database::open((dir_ / "clgen.db").string());
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    db_ = std::make_unique<Database>(std::move(*db));
+    clear_interrupt();
+  }
+  void TearDown() override {
+    db_.reset();
+    fs::remove_all(dir_);
+    clear_interrupt();
+  }
+
+  SampleOptions options() {
+    SampleOptions o;
+    o.args = kArgs;
+    o.max_length = 200;
+    o.filter_threads = 2;
+    o.out_dir = (dir_ / "out").string();
+    o.progress = false;
+    return o;
+  }
+
+  int64_t count(const std::string& where) {
+    auto st = db_->prepare("SELECT count(*) FROM samples WHERE " + where);
+    EXPECT_TRUE(st.ok());
+    auto row = st->step();
+    EXPECT_TRUE(row.ok() && *row);
+    return st->column_int(0);
+  }
+
+  fs::path dir_;
+  std::unique_ptr<Database> db_;
+};
+
+TEST_F(PipelineTest, StoresEverySampleWithItsVerdict) {
+  ScriptedModel model(1, {kAdd, kUndeclared, kAdd, kEmpty, kOpen, kMul});
+  SampleOptions o = options();
+  o.max_samples = 6;
+  auto sum = run_sampling(model, *db_, o);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  EXPECT_EQ(6u, sum->samples);
+  EXPECT_EQ(2u, sum->accepted);
+  EXPECT_EQ(2, count("status = 'accepted'"));
+  EXPECT_EQ(1, count("status = 'duplicate'"));
+  EXPECT_EQ(2, count("status = 'rejected'"));
+  EXPECT_EQ(1, count("status = 'rejected' AND category = 'too_few_instructions'"));
+  EXPECT_EQ(1, count("status = 'truncated' AND category = 'max_length'"));
+  EXPECT_EQ(6, count("args = '" + kArgs + "' AND model_id = 'scripted'"));
+  // Every accepted kernel has exactly the requested prototype and a .cl file.
+  auto st = db_->prepare("SELECT normalized_text, normalized_sha256 FROM samples WHERE status = 'accepted'");
+  ASSERT_TRUE(st.ok());
+  std::string prototype = *seed_text(kArgs);
+  int files = 0;
+  while (*st->step()) {
+    std::string text = st->column_text(0);
+    EXPECT_EQ(0u, text.find(prototype + "\n")) << text;
+    EXPECT_EQ(st->column_text(1), sha256_hex(text));
+    auto file = read_file(o.out_dir + "/" + st->column_text(1) + ".cl");
+    ASSERT_TRUE(file.ok()) << file.status().message();
+    EXPECT_EQ(text, *file);
+    ++files;
+  }
+  EXPECT_EQ(2, files);
+  EXPECT_EQ(2, std::distance(fs::directory_iterator(o.out_dir), fs::directory_iterator()));
+}
+
+TEST_F(PipelineTest, StopsAfterNUniqueAcceptedKernelsAndDedupesAcrossRuns) {
+  ScriptedModel model(2, {kAdd, kUndeclared, kAdd, kMul, kAdd});
+  SampleOptions o = options();
+  o.target_accepted = 1;
+  auto first = run_sampling(model, *db_, o);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(1u, first->accepted);
+  EXPECT_EQ(1, count("status = 'accepted'"));
+
+  // A second run knows the first run's kernels: the add kernel is a duplicate now.
+  ScriptedModel again(1, {kAdd, kMul});
+  o.filter_threads = 1;  // results in sampling order
+  auto second = run_sampling(again, *db_, o);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(1u, second->accepted);
+  EXPECT_GE(count("status = 'duplicate'"), 1);
+  EXPECT_EQ(2, count("status = 'accepted'"));
+}
+
+TEST_F(PipelineTest, CountsVerbatimCopiesOfTrainingKernels) {
+  // The training corpus holds the normalized add kernel.
+  preprocess::RewriteResult r = preprocess::rewrite(*seed_text(kArgs) + kAdd);
+  ASSERT_EQ(preprocess::RewriteStatus::kOk, r.status) << r.reason;
+  ASSERT_TRUE(preprocess::ensure_preprocess_schema(*db_).ok());
+  auto ins = db_->prepare(
+      "INSERT INTO preprocessed (content_sha256, preprocessor_version, status, normalized_text, "
+      "normalized_sha256) VALUES ('x', 'v', 'ok', ?1, ?2)");
+  ASSERT_TRUE(ins.ok());
+  ASSERT_TRUE(ins->bind(1, std::string_view(r.text)).ok());
+  std::string sha = sha256_hex(r.text);
+  ASSERT_TRUE(ins->bind(2, std::string_view(sha)).ok());
+  ASSERT_TRUE(ins->run().ok());
+
+  ScriptedModel model(2, {kAdd, kMul});
+  SampleOptions o = options();
+  o.max_samples = 4;
+  auto sum = run_sampling(model, *db_, o);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  EXPECT_EQ(2u, sum->by_status["training_copy"]);
+  EXPECT_EQ(1u, sum->accepted);
+  EXPECT_FALSE(fs::exists(o.out_dir + "/" + sha + ".cl"));
+}
+
+// Raises the interrupt flag on its fifth (re)start, as SIGINT would.
+class InterruptingModel : public ScriptedModel {
+ public:
+  using ScriptedModel::ScriptedModel;
+  Status feed(int stream, std::string_view text) override {
+    if (starts == 5) request_interrupt();
+    return ScriptedModel::feed(stream, text);
+  }
+};
+
+TEST_F(PipelineTest, InterruptKeepsWhatWasAccepted) {
+  InterruptingModel model(1, {kAdd, kMul, kUndeclared});
+  SampleOptions o = options();
+  o.max_samples = 1000;
+  auto sum = run_sampling(model, *db_, o);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  EXPECT_TRUE(sum->interrupted);
+  EXPECT_LT(sum->samples, 1000u);
+  EXPECT_EQ(static_cast<int64_t>(sum->accepted), count("status = 'accepted'"));
+  EXPECT_EQ(static_cast<std::ptrdiff_t>(sum->accepted),
+            std::distance(fs::directory_iterator(o.out_dir), fs::directory_iterator()));
+}
+
+TEST_F(PipelineTest, BadSpecAndMissingStopConditionAreErrors) {
+  ScriptedModel model(1, {kAdd});
+  SampleOptions o = options();
+  o.max_samples = 1;
+  o.args = "float*,flaot";
+  auto bad = run_sampling(model, *db_, o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("argument 2 'flaot'"), std::string::npos);
+  o = options();
+  auto none = run_sampling(model, *db_, o);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("stop condition"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace clgen::sampler

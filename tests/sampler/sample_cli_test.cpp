@@ -1,0 +1,50 @@
+// End-to-end tests of `clgen sample` that need no trained model.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "tests/cli/run_command.h"
+
+namespace clgen {
+namespace {
+
+using testing::run_clgen;
+
+std::string temp_workspace(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("clgen_sample_cli_" + std::to_string(::getpid()) + "_" + name);
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+TEST(SampleCli, BadArgumentSpecExitsTwoNamingTheItem) {
+  auto r = run_clgen({"--workspace", temp_workspace("bad"), "sample", "--args", "float*,flaot*,int"});
+  EXPECT_EQ(2, r.exit_code) << r.err;
+  EXPECT_NE(r.err.find("argument 2 'flaot*': unknown type 'flaot'"), std::string::npos) << r.err;
+}
+
+TEST(SampleCli, BadFlagValuesAreUsageErrors) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* named;
+  };
+  for (const Case& c : {Case{{"sample", "--top-p", "1.5"}, "--top-p"},
+                        Case{{"sample", "--device", "tpu"}, "--device"},
+                        Case{{"sample", "--batch-size", "0"}, "--batch-size"},
+                        Case{{"sample", "--model", "x", "--config", "y"}, "--config"}}) {
+    auto r = run_clgen(c.args);
+    EXPECT_EQ(2, r.exit_code) << c.named << ": " << r.err;
+    EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
+  }
+}
+
+TEST(SampleCli, WithoutATrainedModelFailsWithAMessage) {
+  std::string ws = temp_workspace("nomodel");
+  auto r = run_clgen({"--workspace", ws, "sample", "--args", "float*,int", "-n", "1"});
+  EXPECT_EQ(1, r.exit_code) << r.err;
+  EXPECT_NE(r.err.find("clgen: error:"), std::string::npos) << r.err;
+  std::filesystem::remove_all(ws);
+}
+
+}  // namespace
+}  // namespace clgen

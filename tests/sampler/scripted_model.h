@@ -1,0 +1,70 @@
+// A test double of the language model that emits scripted texts, one
+// character per token: the sampler's own logic (stop rule, refill, pipeline)
+// is tested without LibTorch.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sampler/stream_model.h"
+
+namespace clgen::sampler::testing {
+
+class ScriptedModel : public StreamModel {
+ public:
+  static constexpr int32_t kEnd = 256;  // the end token
+
+  // Stream i, on its k-th (re)start overall, continues with scripts[k % n].
+  ScriptedModel(int streams, std::vector<std::string> scripts)
+      : streams_(streams), scripts_(std::move(scripts)), state_(streams) {
+    for (int t = 0; t < 256; ++t) texts_.emplace_back(1, static_cast<char>(t));
+    texts_.emplace_back();
+  }
+
+  std::string model_id() const override { return "scripted"; }
+  int streams() const override { return streams_; }
+  int vocab_size() const override { return 257; }
+
+  Status feed(int stream, std::string_view text) override {
+    if (stream < 0 || stream >= streams_) return invalid_argument("no such stream");
+    fed.emplace_back(stream, std::string(text));
+    state_[stream].script = scripts_[starts++ % scripts_.size()];
+    state_[stream].pos = 0;
+    return ok_status();
+  }
+
+  Expected<std::vector<float>> logits() override {
+    std::vector<float> out(size_t(streams_) * 257, 0.0f);
+    for (int i = 0; i < streams_; ++i) {
+      const State& s = state_[i];
+      int32_t next = s.pos < s.script.size() ? static_cast<unsigned char>(s.script[s.pos]) : kEnd;
+      out[size_t(i) * 257 + next] = 60.0f;  // e^-60: the others are never drawn
+    }
+    return out;
+  }
+
+  Status advance(const std::vector<int32_t>& tokens) override {
+    for (int i = 0; i < streams_; ++i) ++state_[i].pos;
+    ++steps;
+    return ok_status();
+  }
+
+  const std::string& token_text(int32_t token) const override { return texts_.at(token); }
+  int32_t end_token() const override { return kEnd; }
+
+  std::vector<std::pair<int, std::string>> fed;  // every feed(): stream, text
+  size_t starts = 0;
+  int steps = 0;
+
+ private:
+  struct State {
+    std::string script;
+    size_t pos = 0;
+  };
+  int streams_;
+  std::vector<std::string> scripts_;
+  std::vector<State> state_;
+  std::vector<std::string> texts_;
+};
+
+}  // namespace clgen::sampler::testing
