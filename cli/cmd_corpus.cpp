@@ -52,6 +52,7 @@ void add_import_flags(CLI::App* cmd, ImportFlags& f) {
 struct AddOptions {
   std::vector<std::string> paths;
   bool installed = false;
+  std::vector<std::string> packages;  // --package: known packages by name
   ImportFlags import;
 };
 
@@ -113,14 +114,29 @@ void print_summary(const std::string& what, const corpus::ImportSummary& s) {
 }
 
 Status run_add(const GlobalOptions& global, const AddOptions& opts) {
-  if (opts.paths.empty() && !opts.installed)
-    return usage_error("corpus add: give one or more PATHs, or --installed");
+  if (opts.paths.empty() && !opts.installed && opts.packages.empty())
+    return usage_error("corpus add: give one or more PATHs, --installed or --package NAME");
+  std::vector<corpus::InstalledPackage> chosen;
+  if (opts.installed) chosen = corpus::default_installed_packages(global.workspace);
+  for (const std::string& name : opts.packages) {
+    std::string known_names;
+    bool found = false;
+    for (auto& p : corpus::known_installed_packages(global.workspace)) {
+      known_names += (known_names.empty() ? "" : ", ") + p.package;
+      if (p.package != name) continue;
+      found = true;
+      bool already = false;
+      for (const auto& c : chosen) already |= c.package == name;
+      if (!already) chosen.push_back(p);
+    }
+    if (!found)
+      return usage_error("corpus add: unknown package '" + name + "' (known: " + known_names + ")");
+  }
   ASSIGN_OR_RETURN(Database db, open_corpus_db(global));
   corpus::ImportOptions options = opts.import.options();
   corpus::ImportSummary total;
-  if (opts.installed) {
-    ASSIGN_OR_RETURN(auto results,
-                     corpus::import_installed(db, corpus::default_installed_packages(global.workspace), options));
+  if (!chosen.empty()) {
+    ASSIGN_OR_RETURN(auto results, corpus::import_installed(db, chosen, options));
     for (const auto& r : results) {
       if (!r.found) {
         std::printf("package:%s: not present (%s)\n", r.package.c_str(), r.note.c_str());
@@ -135,7 +151,7 @@ Status run_add(const GlobalOptions& global, const AddOptions& opts) {
     print_summary(path, s);
     total.add(s);
   }
-  if (opts.installed || opts.paths.size() > 1) print_summary("total", total);
+  if (chosen.size() + opts.paths.size() > 1) print_summary("total", total);
   return ok_status();
 }
 
@@ -216,6 +232,8 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& acti
   add_cmd->add_option("PATH", add->paths, "Directory, git repository or file");
   add_cmd->add_flag("--installed", add->installed,
                     "Import the default corpus of kernels installed by Debian packages");
+  add_cmd->add_option("--package", add->packages,
+                      "Import a known kernel package by name (repeatable), e.g. hashcat-data");
   add_import_flags(add_cmd, add->import);
   add_cmd->final_callback([add, &global, &action] { action = [add, &global] { return run_add(global, *add); }; });
 

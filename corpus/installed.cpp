@@ -12,12 +12,12 @@ namespace clgen::corpus {
 
 namespace fs = std::filesystem;
 
-std::vector<InstalledPackage> default_installed_packages(const std::string& workspace_root) {
+std::vector<InstalledPackage> known_installed_packages(const std::string& workspace_root) {
   std::vector<InstalledPackage> out = {
       {"pocl-tests", "/usr/share/pocl-tests", {"*.cl"}, false, ""},
       {"ufo-filters-data", "/usr/share/ufo", {"*.cl"}, false, ""},
       {"libufo-data", "/usr/share/ufo", {"*.cl"}, false, ""},
-      {"hashcat-data", "/usr/share/hashcat/OpenCL", {"*.cl"}, false, ""},
+      {"hashcat-data", "/usr/share/hashcat/OpenCL", {"*.cl"}, false, "", /*in_default=*/false},
       {"libbullet-dev", "/usr/include/bullet/Bullet3OpenCL", {"*/kernels/*.h"}, true, ""},
   };
   // darktable drags in a GUI stack; scripts/fetch-darktable-kernels.sh extracts its .deb instead.
@@ -27,6 +27,13 @@ std::vector<InstalledPackage> default_installed_packages(const std::string& work
   else
     out.push_back({"darktable", extracted + "/usr/share/darktable/kernels", {"*.cl"}, false,
                    extracted + "/VERSION"});
+  return out;
+}
+
+std::vector<InstalledPackage> default_installed_packages(const std::string& workspace_root) {
+  std::vector<InstalledPackage> out;
+  for (auto& p : known_installed_packages(workspace_root))
+    if (p.in_default) out.push_back(std::move(p));
   return out;
 }
 

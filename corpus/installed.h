@@ -17,10 +17,18 @@ struct InstalledPackage {
   std::vector<std::string> globs; // which of the package's files under root are kernels
   bool embedded_literals = false; // kernels are C string literals (Bullet)
   std::string version_file;       // when not installed through dpkg: a file holding the version
+  bool in_default = true;         // part of `corpus add --installed`
 };
 
-// The default set. `workspace_root` is where `scripts/fetch-darktable-kernels.sh`
-// extracts darktable (<workspace>/packages/darktable) when it is not installed.
+// Every package clgen knows to hold kernels. `workspace_root` is where
+// `scripts/fetch-darktable-kernels.sh` extracts darktable
+// (<workspace>/packages/darktable) when it is not installed.
+std::vector<InstalledPackage> known_installed_packages(const std::string& workspace_root);
+
+// The default set: the known packages with `in_default`. hashcat-data is
+// known but not default: its 1,236 kernels are one domain (password hashing)
+// and grow to ~400 MB once their includes are inlined, which would swamp the
+// other packages in a language model's corpus and in preprocessing time.
 std::vector<InstalledPackage> default_installed_packages(const std::string& workspace_root);
 
 // Files of an installed package under `root` (from dpkg's file list),

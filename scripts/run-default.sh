@@ -13,22 +13,22 @@ echo "== clgen version --deps"
 echo "== clgen devices"
 "$CLGEN" --workspace "$WORKSPACE" devices
 
-if "$CLGEN" corpus --help > /dev/null 2>&1; then
-  echo "== clgen corpus add --installed (the embedded default corpus)"
-  ./scripts/fetch-darktable-kernels.sh "$WORKSPACE" || echo "darktable kernels not fetched; continuing without them"
-  "$CLGEN" --workspace "$WORKSPACE" corpus add --installed
-  echo "== clgen corpus stats"
-  "$CLGEN" --workspace "$WORKSPACE" corpus stats
-else
-  echo "== corpus: component not built (libgit2/libcurl missing), skipped"
-fi
-
-echo "== clgen drive (hand-written kernels on the CPU device; sampled kernels come later)"
-"$CLGEN" --workspace "$WORKSPACE" drive --device cpu --csv "$WORKSPACE/drive-handwritten.csv" \
-  tests/data/driver/saxpy.cl tests/data/driver/writes_constant.cl tests/data/driver/writes_nothing.cl
+echo "== clgen corpus add --installed (the embedded default corpus)"
+./scripts/fetch-darktable-kernels.sh "$WORKSPACE" || echo "darktable kernels not fetched; continuing without them"
+"$CLGEN" --workspace "$WORKSPACE" corpus add --installed
+echo "== clgen corpus preprocess (compile filter + rewriter, all cores, resumable)"
+"$CLGEN" --workspace "$WORKSPACE" corpus preprocess
+echo "== clgen corpus stats"
+"$CLGEN" --workspace "$WORKSPACE" corpus stats
 
 echo "== clgen train (tiny model; resumes if interrupted)"
 "$CLGEN" --workspace "$WORKSPACE" train --config configs/tiny.toml
+
 echo "== clgen sample (tiny model, --args \"float*,float*,float*,int\")"
 "$CLGEN" --workspace "$WORKSPACE" sample --config configs/tiny.toml \
-  --args "float*,float*,float*,int" -n 10 --time-limit 300 --max-length 1500
+  --args "float*,float*,float*,int" -n 10 --time-limit ${SAMPLE_SECONDS:-120} --max-length 1500
+
+echo "== clgen drive (accepted samples and a hand-written saxpy on the CPU device)"
+"$CLGEN" --workspace "$WORKSPACE" drive --samples --device cpu --csv "$WORKSPACE/drive-samples.csv"
+"$CLGEN" --workspace "$WORKSPACE" drive --device cpu --csv "$WORKSPACE/drive-handwritten.csv" \
+  tests/data/driver/saxpy.cl

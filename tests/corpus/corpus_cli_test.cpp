@@ -182,6 +182,14 @@ TEST(CorpusAdd, WithoutPathsIsAUsageError) {
   EXPECT_EQ(run_clgen({"--workspace", tmp / "ws", "corpus"}).exit_code, 2);
 }
 
+TEST(CorpusAdd, UnknownPackageIsAUsageErrorNamingTheKnownOnes) {
+  TempDir tmp;
+  CommandResult r = run_clgen({"--workspace", tmp / "ws", "corpus", "add", "--package", "no-such-pkg"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no-such-pkg"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hashcat-data"), std::string::npos) << r.err;
+}
+
 void make_many_files(const std::string& dir, int n) {
   for (int i = 0; i < n; ++i)
     write_text(dir + "/d" + std::to_string(i % 50) + "/k" + std::to_string(i) + ".cl",

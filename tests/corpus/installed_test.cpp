@@ -80,3 +80,24 @@ TEST(InstalledPackages, ReportsMissingPackagesWithoutFailing) {
 
 }  // namespace
 }  // namespace clgen::corpus
+
+namespace clgen::corpus {
+namespace {
+
+TEST(InstalledPackages, DefaultSetLeavesHashcatToAnExplicitPackageChoice) {
+  auto known = known_installed_packages("/nonexistent-workspace");
+  auto defaults = default_installed_packages("/nonexistent-workspace");
+  auto has = [](const std::vector<InstalledPackage>& v, const std::string& name) {
+    for (const auto& p : v)
+      if (p.package == name) return true;
+    return false;
+  };
+  EXPECT_TRUE(has(known, "hashcat-data"));
+  EXPECT_FALSE(has(defaults, "hashcat-data"));
+  for (const char* name : {"pocl-tests", "ufo-filters-data", "libbullet-dev", "darktable"})
+    EXPECT_TRUE(has(defaults, name)) << name;
+  EXPECT_EQ(known.size(), defaults.size() + 1);
+}
+
+}  // namespace
+}  // namespace clgen::corpus
