@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <thread>
@@ -223,6 +224,30 @@ TEST_F(DriveCliTest, UsageErrorsExitWithTwo) {
                       "no-such-device-xyz"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no OpenCL device matches"), std::string::npos) << r.err;
+}
+
+TEST_F(DriveCliTest, FrontEndCrashIsACrashRowAndTheDriveGoesOn) {
+  if (!have_clang_analysis()) GTEST_SKIP() << "built without Clang: no front end in the parent";
+  // The argument analysis runs in clgen itself; Clang crashing on this source
+  // is recovered, stored as a crash, and the next kernel is driven.
+  auto r = run_clgen(drive_args({kernel_path("front_end_crash.cl"), kernel_path("saxpy.cl")}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='crash' AND kernel_name=''"), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='pass' AND kernel_name='saxpy'"), 1);
+}
+
+TEST_F(DriveCliTest, MissingWorkerBinaryIsAClearError) {
+  ::setenv("CLGEN_WORKER", "/nonexistent/dir/clgen-worker", 1);
+  auto drive = run_clgen(drive_args({kernel_path("saxpy.cl")}));
+  auto devices = run_clgen({"devices"});
+  ::unsetenv("CLGEN_WORKER");
+  for (const auto* r : {&drive, &devices}) {
+    EXPECT_EQ(r->exit_code, 1) << r->out;
+    EXPECT_NE(r->err.find("cannot run the worker binary '/nonexistent/dir/clgen-worker'"),
+              std::string::npos)
+        << r->err;
+  }
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 0);
 }
 
 }  // namespace
