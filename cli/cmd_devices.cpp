@@ -1,4 +1,5 @@
-// `clgen devices`: every OpenCL platform and device with its key properties.
+// `clgen devices`: every OpenCL platform and device with its key properties,
+// as a clgen-worker process sees them (OpenCL never loads into clgen itself).
 #include <cstdio>
 #include <memory>
 
@@ -9,6 +10,8 @@
 
 #ifdef CLGEN_HAVE_OPENCL
 #include "driver/devices.h"
+#include "driver/worker.h"
+#include "support/log.h"
 #endif
 
 namespace clgen::cli {
@@ -32,35 +35,17 @@ std::string bytes(uint64_t n) {
 
 #ifdef CLGEN_HAVE_OPENCL
 Status run_devices(const DevicesOptions& opts) {
-  ASSIGN_OR_RETURN(auto devices, driver::list_devices());
+  driver::WorkerOptions worker;
+  worker.inherit_stderr = spdlog::should_log(spdlog::level::debug);
+  ASSIGN_OR_RETURN(driver::DeviceReport report, driver::query_devices(worker));
+  const std::vector<driver::DeviceInfo>& devices = report.devices;
   if (devices.empty()) {
     return unavailable(
         "no OpenCL devices found: install an ICD such as pocl-opencl-icd "
         "(scripts/install-deps.sh) or check /etc/OpenCL/vendors");
   }
   if (opts.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& d : devices) {
-      out.push_back({{"platform_index", d.platform_index},
-                     {"device_index", d.device_index},
-                     {"platform", d.platform_name},
-                     {"platform_vendor", d.platform_vendor},
-                     {"platform_version", d.platform_version},
-                     {"name", d.name},
-                     {"vendor", d.vendor},
-                     {"type", d.type},
-                     {"version", d.version},
-                     {"driver_version", d.driver_version},
-                     {"opencl_c_version", d.opencl_c_version},
-                     {"compute_units", d.compute_units},
-                     {"max_clock_mhz", d.max_clock_mhz},
-                     {"max_work_group_size", d.max_work_group_size},
-                     {"max_work_item_sizes", d.max_work_item_sizes},
-                     {"local_mem_size", d.local_mem_size},
-                     {"global_mem_size", d.global_mem_size},
-                     {"max_mem_alloc_size", d.max_mem_alloc_size},
-                     {"available", d.available}});
-    }
+    nlohmann::json out = devices;  // the keys of driver/device_json.cpp
     std::printf("%s\n", out.dump(2).c_str());
     return ok_status();
   }

@@ -1,8 +1,6 @@
-// `clgen drive`: run kernels on OpenCL devices through isolated workers,
-// check them dynamically, profile the passing ones, store the runs; and the
-// hidden `clgen worker` that executes kernels for it.
-#include <unistd.h>
-
+// `clgen drive`: run kernels on OpenCL devices through isolated workers
+// (clgen-worker processes), check them dynamically, profile the passing
+// ones, store the runs.
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -10,7 +8,6 @@
 #include "cli/command.h"
 #include "driver/drive.h"
 #include "driver/job.h"
-#include "driver/worker.h"
 #include "support/workspace.h"
 
 namespace clgen::cli {
@@ -141,19 +138,6 @@ void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& actio
   cmd->add_option("--limit", o->limit, "Drive at most this many sources (0: all)")
       ->capture_default_str();
   cmd->final_callback([o, &global, &action] { action = [o, &global] { return run_drive(global, *o); }; });
-
-  // Worker mode: started by `drive` with pipes on fds 3 and 4; not for users.
-  CLI::App* worker = app.add_subcommand("worker", "");
-  worker->group("");  // hidden from --help
-  worker->final_callback([&action] {
-    action = [] {
-      int code = driver::run_worker(driver::kWorkerRequestFd, driver::kWorkerResponseFd);
-      std::fflush(nullptr);
-      // Skip static destructors: the OpenCL runtime may be in a bad state.
-      ::_exit(code);
-      return ok_status();
-    };
-  });
 }
 
 }  // namespace clgen::cli

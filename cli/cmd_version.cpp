@@ -6,7 +6,7 @@
 #include "support/version.h"
 
 #ifdef CLGEN_HAVE_OPENCL
-#include "driver/devices.h"
+#include "driver/worker.h"
 #endif
 #ifdef CLGEN_HAVE_CORPUS
 #include "corpus/versions.h"
@@ -35,7 +35,11 @@ std::vector<DependencyVersion> all_dependency_versions() {
     all.push_back({name, std::string("not built (component ") + component + " is off)", ""});
   };
 #ifdef CLGEN_HAVE_OPENCL
-  add({{"OpenCL ICD loader", driver::icd_loader_version(), "runtime"}});
+  // Asked of clgen-worker: loading OpenCL drivers here could clash with Clang 15.
+  auto report = driver::query_devices();
+  add({{"OpenCL ICD loader",
+        report.ok() ? report->icd_loader : "unknown (" + report.status().message() + ")",
+        "runtime, via clgen-worker"}});
 #else
   missing("OpenCL ICD loader", "OPENCL");
 #endif

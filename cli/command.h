@@ -36,7 +36,7 @@ void add_shim_command(CLI::App& app, const GlobalOptions& global, Action& action
 // Adds `preprocess` under the `corpus` command group.
 void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& global, Action& action);
 #endif
-// `clgen drive` and its hidden `clgen worker` (cli/cmd_drive.cpp; needs OpenCL).
+// `clgen drive` (cli/cmd_drive.cpp; needs OpenCL, which runs in clgen-worker).
 void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& action);   // OPENCV
 void add_features_command(CLI::App& app, const GlobalOptions& global, Action& action);  // CLANG

@@ -46,8 +46,10 @@ struct KernelSignature {
 
 // Parses `source` as OpenCL C 1.2 (Clang's default OpenCL header included)
 // and describes every kernel in source order. Fails with kParse and the
-// front end's first errors when the source does not compile, kUnavailable
-// when clgen was built without Clang.
+// front end's first errors when the source does not compile, kInternal when
+// the front end crashed (recovered with LLVM's CrashRecoveryContext: the
+// process lives on), kUnavailable when clgen was built without Clang.
+// Parent side only (clgen_driver): Clang 15 never enters a worker.
 Expected<std::vector<KernelSignature>> analyze_kernels(const std::string& source);
 
 // True when this build analyses arguments with Clang (otherwise the device

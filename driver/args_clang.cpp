@@ -1,6 +1,7 @@
 // Kernel argument analysis with the Clang 15 front end: parses the source in
 // memory as OpenCL C 1.2 and walks each kernel's AST to find how every pointer
-// argument is used. Clang stays private to this file.
+// argument is used, under LLVM's crash recovery. Clang stays private to this
+// file.
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/ParentMapContext.h>
@@ -9,8 +10,10 @@
 #include <clang/Frontend/ASTUnit.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/ADT/SmallString.h>
+#include <llvm/Support/CrashRecoveryContext.h>
 
 #include <map>
+#include <mutex>
 
 #include "driver/args.h"
 
@@ -304,7 +307,21 @@ class KernelVisitor : public clang::RecursiveASTVisitor<KernelVisitor> {
 
 bool have_clang_analysis() { return true; }
 
-Expected<std::vector<KernelSignature>> analyze_kernels(const std::string& source) {
+namespace {
+
+// Runs `fn` under LLVM's crash recovery (as corpus/preprocess/frontend.cpp
+// does for its compiles): false when Clang or LLVM crashed. The source is
+// untrusted and the analysis runs in the parent, so a front-end crash must
+// become an outcome, not a dead clgen.
+template <typename F>
+bool run_safely(F&& fn) {
+  static std::once_flag once;
+  std::call_once(once, [] { llvm::CrashRecoveryContext::Enable(); });
+  llvm::CrashRecoveryContext crc;
+  return crc.RunSafely(fn);
+}
+
+Expected<std::vector<KernelSignature>> analyze_unsafe(const std::string& source) {
   std::vector<std::string> args = {
       "-cl-std=CL1.2",
       "--target=spir64-unknown-unknown",
@@ -326,6 +343,15 @@ Expected<std::vector<KernelSignature>> analyze_kernels(const std::string& source
   KernelVisitor visitor(unit->getASTContext());
   visitor.TraverseDecl(unit->getASTContext().getTranslationUnitDecl());
   return std::move(visitor.kernels);
+}
+
+}  // namespace
+
+Expected<std::vector<KernelSignature>> analyze_kernels(const std::string& source) {
+  Expected<std::vector<KernelSignature>> result = std::vector<KernelSignature>();
+  if (!run_safely([&] { result = analyze_unsafe(source); }))
+    return internal_error("the Clang front end crashed while analysing the kernel's arguments");
+  return result;
 }
 
 }  // namespace clgen::driver

@@ -1,10 +1,14 @@
 // OpenCL platform and device discovery: the facts `clgen devices` prints and
-// the device features the predictive models use.
+// the device features the predictive models use. The descriptions and their
+// JSON are shared; the discovery itself (list_devices, icd_loader_version)
+// runs only in the worker (clgen_driver_cl), as it initialises OpenCL.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "support/status.h"
 
@@ -31,6 +35,20 @@ struct DeviceInfo {
   uint64_t max_mem_alloc_size = 0;
   bool available = false;
 };
+
+// What a worker reports about the OpenCL installation it sees.
+struct DeviceReport {
+  std::vector<DeviceInfo> devices;
+  std::string icd_loader;  // icd_loader_version()
+};
+
+// The keys of `clgen devices --json` ("platform", "name", "compute_units", ...).
+void to_json(nlohmann::json& j, const DeviceInfo& d);
+void from_json(const nlohmann::json& j, DeviceInfo& d);
+void to_json(nlohmann::json& j, const DeviceReport& r);
+void from_json(const nlohmann::json& j, DeviceReport& r);
+
+// --- Worker side only (clgen_driver_cl): these load the OpenCL drivers. ---
 
 // Every device of every platform. No platform at all is an empty list, not an
 // error (ocl-icd reports CL_PLATFORM_NOT_FOUND_KHR then); a failing query is

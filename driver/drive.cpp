@@ -61,8 +61,8 @@ uint64_t product(const std::vector<uint64_t>& v) {
 
 }  // namespace
 
-Expected<std::vector<DeviceInfo>> select_devices(const std::string& spec) {
-  ASSIGN_OR_RETURN(auto all, list_devices());
+Expected<std::vector<DeviceInfo>> select_devices(const std::vector<DeviceInfo>& all,
+                                                 const std::string& spec) {
   std::vector<DeviceInfo> out;
   const std::string want = lower(spec);
   for (const auto& d : all) {
@@ -134,7 +134,16 @@ Expected<std::vector<uint64_t>> parse_size_sweep(const std::string& text) {
 Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   DriveSummary summary;
   RETURN_IF_ERROR_CTX(ensure_driver_schema(db), "creating the runs table");
-  ASSIGN_OR_RETURN(auto devices, select_devices(options.device));
+  // OpenCL lives only in the worker: it lists the devices, and the same
+  // (healthy) worker then runs the kernels.
+  WorkerOptions wopts;
+  wopts.binary = options.worker_binary;
+  wopts.timeout_s = options.timeout_s;
+  wopts.memory_limit_mb = options.memory_limit_mb;
+  wopts.inherit_stderr = options.worker_stderr;
+  WorkerProcess worker(wopts);
+  ASSIGN_OR_RETURN(DeviceReport report, worker.list_devices());
+  ASSIGN_OR_RETURN(auto devices, select_devices(report.devices, options.device));
 
   std::vector<Source> sources;
   for (const auto& path : options.files) {
@@ -144,7 +153,7 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   }
   if (options.samples) {
     RETURN_IF_ERROR_CTX(
-        collect_query(db, "samples", "SELECT text FROM samples WHERE status='ok' ORDER BY rowid",
+        collect_query(db, "samples", "SELECT normalized_text FROM samples WHERE status='accepted' ORDER BY rowid",
                       "samples",
                       "no 'samples' table in the workspace database: no samples to drive "
                       "(run clgen sample first)",
@@ -163,14 +172,6 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
         "reading the preprocessed corpus");
   }
   if (options.limit > 0 && sources.size() > options.limit) sources.resize(options.limit);
-
-  WorkerOptions wopts;
-  wopts.binary = options.worker_binary;
-  wopts.args = options.worker_args;
-  wopts.timeout_s = options.timeout_s;
-  wopts.memory_limit_mb = options.memory_limit_mb;
-  wopts.inherit_stderr = options.worker_stderr;
-  WorkerProcess worker(wopts);
 
   std::string csv = csv_header();
   int instance = 0;
@@ -197,12 +198,11 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     }
     ++summary.sources;
     const std::string sha = sha256_hex(src.text);
-    // The Clang analysis runs in the worker too: a front end crashing on
-    // untrusted source must not take the parent down.
+    // The Clang analysis runs here, in the parent (Clang 15 never enters a
+    // worker, where the OpenCL driver may bring its own LLVM); a front-end
+    // crash is recovered and becomes a crash row (kInternal).
     Expected<std::vector<KernelSignature>> analysis = std::vector<KernelSignature>();
-    if (have_clang_analysis()) analysis = worker.analyze_kernels(src.text);
-    if (!analysis.ok() && analysis.status().code() == ErrorCode::kUnavailable)
-      return analysis.status();
+    if (have_clang_analysis()) analysis = analyze_kernels(src.text);
 
     for (const DeviceInfo& dev : devices) {
       if (interrupted()) break;
@@ -212,8 +212,9 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
       std::string source_failure;
       auto fail_source = [&](const Status& st) {
         source_outcome = st.code() == ErrorCode::kTimeout ? Outcome::kTimeout
-                         : st.code() == ErrorCode::kIo    ? Outcome::kCrash
-                                                          : Outcome::kCompileError;
+                         : st.code() == ErrorCode::kIo || st.code() == ErrorCode::kInternal
+                             ? Outcome::kCrash
+                             : Outcome::kCompileError;
         source_failure = st.message();
       };
       bool args_from_device = !have_clang_analysis();

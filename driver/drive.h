@@ -19,7 +19,7 @@ namespace clgen::driver {
 
 struct DriveOptions {
   std::vector<std::string> files;  // .cl files
-  bool samples = false;            // accepted samples: SELECT text FROM samples WHERE status='ok'
+  bool samples = false;            // accepted samples: SELECT normalized_text FROM samples WHERE status='accepted'
   bool corpus = false;             // SELECT normalized_text FROM preprocessed WHERE status='ok'
   std::string device = "cpu";      // cpu | gpu | all | a substring of a device or platform name
   std::vector<std::vector<uint64_t>> global_sizes{{4096}};
@@ -32,8 +32,7 @@ struct DriveOptions {
   uint64_t max_source_bytes = 1 << 20;  // larger sources are refused
   uint64_t limit = 0;                   // at most this many sources; 0 = all
   // Worker isolation.
-  std::string worker_binary;  // empty: this executable
-  std::vector<std::string> worker_args{"worker"};
+  std::string worker_binary;  // empty: $CLGEN_WORKER, else clgen-worker next to this executable
   double timeout_s = 60;         // wall clock per kernel × device × size
   uint64_t memory_limit_mb = 0;  // RLIMIT_DATA per worker; 0 = none
   bool worker_stderr = false;    // pass the workers' stderr through
@@ -51,9 +50,10 @@ struct DriveSummary {
   std::vector<std::string> notes;        // e.g. "no samples table: ..."
 };
 
-// Devices matching `spec`: "cpu", "gpu", "all", or a case-insensitive
-// substring of "PLATFORM DEVICE". kNotFound when none matches.
-Expected<std::vector<DeviceInfo>> select_devices(const std::string& spec);
+// The available devices among `all` matching `spec`: "cpu", "gpu", "all", or a
+// case-insensitive substring of "PLATFORM DEVICE". kNotFound when none matches.
+Expected<std::vector<DeviceInfo>> select_devices(const std::vector<DeviceInfo>& all,
+                                                 const std::string& spec);
 
 // Every power-of-two local size whose dimensions divide `global` and stay
 // within the device's per-dimension limits, with a product up to the

@@ -83,26 +83,6 @@ struct ExecOutput {
 
 }  // namespace
 
-std::vector<uint64_t> automatic_local_size(const std::vector<uint64_t>& global, uint64_t limit,
-                                           const std::vector<uint64_t>& max_items) {
-  std::vector<uint64_t> local(global.size(), 1);
-  uint64_t product = 1;
-  bool grew = true;
-  while (grew) {
-    grew = false;
-    for (size_t d = 0; d < global.size(); ++d) {
-      uint64_t next = local[d] * 2;
-      uint64_t item_limit = d < max_items.size() ? max_items[d] : UINT64_MAX;
-      if (global[d] % next == 0 && next <= item_limit && product * 2 <= limit) {
-        local[d] = next;
-        product *= 2;
-        grew = true;
-      }
-    }
-  }
-  return local;
-}
-
 struct Executor::Impl {
   std::map<std::pair<int, int>, DeviceContext> devices;
   // (device, source sha256, options) -> built program; cleared when large.

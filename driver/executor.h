@@ -40,12 +40,4 @@ class Executor {
   std::unique_ptr<Impl> impl_;
 };
 
-// The automatic local size: per dimension a divisor of the global size,
-// grown in powers of two round-robin while the product stays within `limit`
-// (min of device and kernel work-group limits) and each dimension within
-// `max_items`.
-std::vector<uint64_t> automatic_local_size(const std::vector<uint64_t>& global,
-                                           uint64_t limit,
-                                           const std::vector<uint64_t>& max_items);
-
 }  // namespace clgen::driver

@@ -130,4 +130,24 @@ Expected<std::vector<uint64_t>> parse_size(const std::string& text) {
   return out;
 }
 
+std::vector<uint64_t> automatic_local_size(const std::vector<uint64_t>& global, uint64_t limit,
+                                           const std::vector<uint64_t>& max_items) {
+  std::vector<uint64_t> local(global.size(), 1);
+  uint64_t product = 1;
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    for (size_t d = 0; d < global.size(); ++d) {
+      uint64_t next = local[d] * 2;
+      uint64_t item_limit = d < max_items.size() ? max_items[d] : UINT64_MAX;
+      if (global[d] % next == 0 && next <= item_limit && product * 2 <= limit) {
+        local[d] = next;
+        product *= 2;
+        grew = true;
+      }
+    }
+  }
+  return local;
+}
+
 }  // namespace clgen::driver

@@ -56,4 +56,12 @@ std::string format_size(const std::vector<uint64_t>& size);
 // Parses "1024" or "16,16" (1 to 3 positive integers).
 Expected<std::vector<uint64_t>> parse_size(const std::string& text);
 
+// The automatic local size: per dimension a divisor of the global size,
+// grown in powers of two round-robin while the product stays within `limit`
+// (min of device and kernel work-group limits) and each dimension within
+// `max_items`.
+std::vector<uint64_t> automatic_local_size(const std::vector<uint64_t>& global,
+                                           uint64_t limit,
+                                           const std::vector<uint64_t>& max_items);
+
 }  // namespace clgen::driver

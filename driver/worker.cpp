@@ -1,9 +1,8 @@
-// Worker processes: framing, the worker's serve loop, and the parent's
-// spawn / timeout / kill / respawn logic.
+// The parent's side of worker processes: locating clgen-worker, spawn,
+// timeout, kill and respawn.
 #include "driver/worker.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -11,63 +10,16 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "driver/args.h"
-#include "driver/executor.h"
 
 namespace clgen::driver {
 
 namespace {
-
-constexpr uint32_t kMaxFrame = 256u << 20;
-
-Status write_all(int fd, const char* data, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, data, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return io_error(std::string("writing to worker pipe: ") + std::strerror(errno));
-    }
-    data += w;
-    n -= static_cast<size_t>(w);
-  }
-  return ok_status();
-}
-
-Status read_all(int fd, char* data, size_t n, std::chrono::steady_clock::time_point deadline,
-                bool forever) {
-  while (n > 0) {
-    int wait_ms = -1;
-    if (!forever) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      deadline - std::chrono::steady_clock::now())
-                      .count();
-      if (left <= 0) return timeout_error("no answer before the deadline");
-      wait_ms = static_cast<int>(std::min<long long>(left, 1000));
-    }
-    pollfd p{fd, POLLIN, 0};
-    int r = ::poll(&p, 1, wait_ms);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return io_error(std::string("poll: ") + std::strerror(errno));
-    }
-    if (r == 0) continue;
-    ssize_t got = ::read(fd, data, n);
-    if (got < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      return io_error(std::string("reading pipe: ") + std::strerror(errno));
-    }
-    if (got == 0) return io_error("end of stream");
-    data += got;
-    n -= static_cast<size_t>(got);
-  }
-  return ok_status();
-}
 
 std::string signal_text(int status) {
   if (WIFSIGNALED(status)) {
@@ -83,78 +35,20 @@ std::string dump(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-nlohmann::json error_reply(const Status& st) {
-  return {{"ok", false}, {"error", st.message()}, {"code", static_cast<int>(st.code())}};
-}
-
 }  // namespace
 
-Status write_frame(int fd, const std::string& payload) {
-  if (payload.size() > kMaxFrame) return invalid_argument("message too large for the worker pipe");
-  uint32_t n = static_cast<uint32_t>(payload.size());
-  unsigned char header[4] = {static_cast<unsigned char>(n), static_cast<unsigned char>(n >> 8),
-                             static_cast<unsigned char>(n >> 16), static_cast<unsigned char>(n >> 24)};
-  RETURN_IF_ERROR(write_all(fd, reinterpret_cast<const char*>(header), 4));
-  return write_all(fd, payload.data(), payload.size());
-}
-
-Status read_frame(int fd, std::string& payload, int timeout_ms) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  bool forever = timeout_ms < 0;
-  unsigned char header[4];
-  RETURN_IF_ERROR(read_all(fd, reinterpret_cast<char*>(header), 4, deadline, forever));
-  uint32_t n = header[0] | (header[1] << 8) | (header[2] << 16) | (uint32_t{header[3]} << 24);
-  if (n > kMaxFrame) return io_error("frame of " + std::to_string(n) + " bytes is too large");
-  payload.assign(n, '\0');
-  return read_all(fd, payload.data(), n, deadline, forever);
-}
-
-int run_worker(int in_fd, int out_fd) {
-  Executor executor;
-  std::string frame;
-  while (true) {
-    Status st = read_frame(in_fd, frame, -1);
-    if (!st.ok()) return 0;  // the parent closed the pipe
-    nlohmann::json reply;
-    try {
-      nlohmann::json request = nlohmann::json::parse(frame);
-      const std::string op = request.at("op").get<std::string>();
-      if (op == "exit") return 0;
-      if (op == "ping") {
-        reply = {{"ok", true}, {"result", "pong"}};
-      } else if (op == "drive") {
-        DriveJob job = request.at("job").get<DriveJob>();
-        auto result = executor.drive(job);
-        reply = result.ok() ? nlohmann::json{{"ok", true}, {"result", *result}}
-                            : error_reply(result.status());
-      } else if (op == "analyze") {
-        auto kernels = analyze_kernels(request.at("source").get<std::string>());
-        reply = kernels.ok() ? nlohmann::json{{"ok", true}, {"result", *kernels}}
-                             : error_reply(kernels.status());
-      } else if (op == "list") {
-        auto kernels = executor.list_kernels(
-            request.at("source").get<std::string>(), request.at("build_options").get<std::string>(),
-            request.at("platform_index").get<int>(), request.at("device_index").get<int>());
-        reply = kernels.ok() ? nlohmann::json{{"ok", true}, {"result", *kernels}}
-                             : error_reply(kernels.status());
-      } else {
-        reply = error_reply(invalid_argument("unknown worker request '" + op + "'"));
-      }
-    } catch (const std::exception& e) {
-      reply = error_reply(invalid_argument(std::string("malformed worker request: ") + e.what()));
-    }
-    if (executor.poisoned()) reply["exiting"] = true;
-    if (!write_frame(out_fd, dump(reply)).ok()) return 1;
-    if (executor.poisoned()) return 3;
-  }
+std::string default_worker_binary() {
+  const char* env = std::getenv("CLGEN_WORKER");
+  if (env && *env) return env;
+  char path[4096];
+  ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  std::string self = n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
+  size_t slash = self.rfind('/');
+  return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) + "/clgen-worker";
 }
 
 WorkerProcess::WorkerProcess(WorkerOptions options) : options_(std::move(options)) {
-  if (options_.binary.empty()) {
-    char path[4096];
-    ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n > 0) options_.binary.assign(path, static_cast<size_t>(n));
-  }
+  if (options_.binary.empty()) options_.binary = default_worker_binary();
   // A worker dying between our write and its read must not kill the parent.
   ::signal(SIGPIPE, SIG_IGN);
 }
@@ -162,6 +56,13 @@ WorkerProcess::WorkerProcess(WorkerOptions options) : options_(std::move(options
 WorkerProcess::~WorkerProcess() { stop(); }
 
 Status WorkerProcess::start() {
+  // A missing or unrunnable binary is named here rather than surfacing as a
+  // worker that "exited with status 127".
+  if (::access(options_.binary.c_str(), X_OK) != 0)
+    return unavailable("cannot run the worker binary '" + options_.binary + "': " +
+                       std::strerror(errno) +
+                       " (build the clgen-worker target, which sits next to clgen, or point "
+                       "CLGEN_WORKER at it)");
   int to[2], from[2];
   if (::pipe2(to, O_CLOEXEC) != 0 || ::pipe2(from, O_CLOEXEC) != 0)
     return io_error(std::string("creating worker pipes: ") + std::strerror(errno));
@@ -346,11 +247,24 @@ Expected<std::vector<KernelSignature>> WorkerProcess::list_kernels(const std::st
   return kernels_reply(response);
 }
 
-Expected<std::vector<KernelSignature>> WorkerProcess::analyze_kernels(const std::string& source) {
+Expected<DeviceReport> WorkerProcess::list_devices() {
   std::string response;
-  RETURN_IF_ERROR_CTX(call(dump(nlohmann::json{{"op", "analyze"}, {"source", source}}), response),
-                      "analysing kernel arguments");
-  return kernels_reply(response);
+  RETURN_IF_ERROR_CTX(call(R"({"op":"devices"})", response),
+                      "listing OpenCL devices in the worker");
+  try {
+    auto reply = nlohmann::json::parse(response);
+    if (!reply.at("ok").get<bool>())
+      return Status(static_cast<ErrorCode>(reply.at("code").get<int>()),
+                    reply.at("error").get<std::string>());
+    return reply.at("result").get<DeviceReport>();
+  } catch (const std::exception& e) {
+    return internal_error(std::string("malformed worker reply: ") + e.what());
+  }
+}
+
+Expected<DeviceReport> query_devices(WorkerOptions options) {
+  WorkerProcess worker(std::move(options));
+  return worker.list_devices();
 }
 
 }  // namespace clgen::driver

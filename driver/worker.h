@@ -1,7 +1,7 @@
-// Process isolation for kernel execution: the worker loop (run by the clgen
-// binary in worker mode) and the parent's handle on a worker process, which
-// talk length-prefixed JSON over two pipes. The parent enforces a wall-clock
-// limit, kills and replaces hung or crashed workers, and reuses healthy ones.
+// The parent's handle on a worker process (clgen-worker, a separate slim
+// binary that links OpenCL and never Clang): length-prefixed JSON over two
+// pipes, a wall-clock limit per request, kill and replace on hangs or
+// crashes, reuse of healthy workers.
 #pragma once
 
 #include <sys/types.h>
@@ -9,32 +9,23 @@
 #include <string>
 #include <vector>
 
+#include "driver/devices.h"
 #include "driver/job.h"
+#include "driver/protocol.h"
 #include "support/status.h"
 
 namespace clgen::driver {
 
-// The worker reads requests on this fd and answers on the next one.
-inline constexpr int kWorkerRequestFd = 3;
-inline constexpr int kWorkerResponseFd = 4;
-
-// Frames: a 4-byte little-endian length, then that many bytes of JSON.
-Status write_frame(int fd, const std::string& payload);
-// Waits at most `timeout_ms` (negative: forever). kTimeout when the deadline
-// passes, kIo with "end of stream" when the writer closed its end.
-Status read_frame(int fd, std::string& payload, int timeout_ms);
-
-// Serves requests on (in_fd, out_fd) until the stream ends or an "exit"
-// request arrives; exits early (status 3) after an execution error that may
-// have corrupted the OpenCL context. Returns the process exit status.
-int run_worker(int in_fd, int out_fd);
+// The worker binary used when none is given: $CLGEN_WORKER when set, else
+// clgen-worker in the directory of the running executable.
+std::string default_worker_binary();
 
 struct WorkerOptions {
-  std::string binary;                      // empty: this executable (/proc/self/exe)
-  std::vector<std::string> args{"worker"};  // arguments that select worker mode
-  double timeout_s = 60;       // wall-clock limit per request (build + check + profiling)
-  uint64_t memory_limit_mb = 0;  // RLIMIT_DATA of the worker; 0 = unlimited
-  bool inherit_stderr = false;   // otherwise the worker's stderr goes to /dev/null
+  std::string binary;             // empty: default_worker_binary()
+  std::vector<std::string> args;  // extra arguments (none: serve on fds 3 and 4)
+  double timeout_s = 60;          // wall-clock limit per request (build + check + profiling)
+  uint64_t memory_limit_mb = 0;   // RLIMIT_DATA of the worker; 0 = unlimited
+  bool inherit_stderr = false;    // otherwise the worker's stderr goes to /dev/null
 };
 
 class WorkerProcess {
@@ -47,26 +38,28 @@ class WorkerProcess {
   // Runs the job in the worker (starting one if needed). A worker that
   // exceeds the limit is killed (outcome timeout), one that dies is reaped
   // (outcome crash, naming the signal); both are replaced on the next call.
-  // Errors are failures to start a worker or bad requests.
+  // Errors are failures to start a worker (kUnavailable) or bad requests.
   Expected<DriveResult> drive(const DriveJob& job);
 
-  // Executor::list_kernels in the worker. Errors as for analyze_kernels.
+  // Executor::list_kernels in the worker (the argument analysis of builds
+  // without Clang). Errors: kParse when the device compiler rejects the
+  // source, kTimeout when the worker hung (killed), kIo when it died,
+  // kUnavailable when no worker starts.
   Expected<std::vector<KernelSignature>> list_kernels(const std::string& source,
                                                       const std::string& build_options,
                                                       int platform_index, int device_index);
 
+  // The OpenCL devices and ICD loader the worker sees. Errors as above.
+  Expected<DeviceReport> list_devices();
+
   // Changes the wall-clock limit for later requests.
   void set_timeout(double seconds) { options_.timeout_s = seconds; }
-
-  // analyze_kernels() (the Clang analysis) in the worker. Errors: kParse when
-  // the source does not compile, kTimeout when the worker hung (killed), kIo
-  // when it died.
-  Expected<std::vector<KernelSignature>> analyze_kernels(const std::string& source);
 
   // Asks the worker to exit and reaps it.
   void stop();
   pid_t pid() const { return pid_; }
   int started() const { return started_; }  // workers started so far
+  const std::string& binary() const { return options_.binary; }
 
  private:
   Status start();
@@ -81,5 +74,9 @@ class WorkerProcess {
   int from_worker_ = -1;
   int started_ = 0;
 };
+
+// Starts a worker, asks for its device report and stops it: what `clgen
+// devices` and `clgen version --deps` show, without OpenCL in this process.
+Expected<DeviceReport> query_devices(WorkerOptions options = {});
 
 }  // namespace clgen::driver

@@ -152,6 +152,19 @@ TEST(ArgAnalysis, CompileErrorsAreParseErrorsNamingTheProblem) {
       << kernels.status().message();
 }
 
+TEST(ArgAnalysis, FrontEndCrashIsRecoveredAndReported) {
+  REQUIRE_CLANG();
+  // Clang's own crash trigger: the analysis runs in clgen's process, which
+  // must survive it and go on analysing.
+  auto crash = analyze_kernels("#pragma clang __debug crash\nkernel void k(global int* a) { a[0] = 1; }\n");
+  ASSERT_FALSE(crash.ok());
+  EXPECT_EQ(crash.status().code(), ErrorCode::kInternal) << crash.status().message();
+  EXPECT_NE(crash.status().message().find("crashed"), std::string::npos) << crash.status().message();
+  auto next = analyze_kernels(kernel_source("saxpy.cl"));
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_EQ(next->front().name, "saxpy");
+}
+
 TEST(ArgAnalysis, ParsesDeviceTypeNames) {
   ScalarKind kind;
   int size, width;

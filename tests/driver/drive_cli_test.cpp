@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <thread>
@@ -171,7 +172,7 @@ TEST_F(DriveCliTest, SamplesWithoutASamplesTableSkipCleanly) {
 TEST_F(DriveCliTest, DrivesAcceptedSamplesAndOkCorpusKernelsOnce) {
   {
     Database d = db();
-    ASSERT_TRUE(d.exec("CREATE TABLE samples(sha256 TEXT, text TEXT, status TEXT);"
+    ASSERT_TRUE(d.exec("CREATE TABLE samples(normalized_sha256 TEXT, normalized_text TEXT, status TEXT);"
                        "CREATE TABLE preprocessed(content_sha256 TEXT NOT NULL, "
                        "preprocessor_version TEXT NOT NULL, status TEXT NOT NULL, category TEXT, "
                        "reason TEXT, normalized_text TEXT, normalized_sha256 TEXT, "
@@ -179,9 +180,9 @@ TEST_F(DriveCliTest, DrivesAcceptedSamplesAndOkCorpusKernelsOnce) {
                     .ok());
     auto saxpy = read_file(kernel_path("saxpy.cl"));
     auto constant = read_file(kernel_path("writes_constant.cl"));
-    auto ins = d.prepare("INSERT INTO samples(text, status) VALUES (?1, ?2)");
+    auto ins = d.prepare("INSERT INTO samples(normalized_text, status) VALUES (?1, ?2)");
     ASSERT_TRUE(ins.ok());
-    ASSERT_TRUE(ins->bind(1, *constant).ok() && ins->bind(2, std::string("ok")).ok() && ins->run().ok());
+    ASSERT_TRUE(ins->bind(1, *constant).ok() && ins->bind(2, std::string("accepted")).ok() && ins->run().ok());
     ins->reset();
     ASSERT_TRUE(ins->bind(1, *saxpy).ok() && ins->bind(2, std::string("rejected")).ok() && ins->run().ok());
     auto pre = d.prepare("INSERT INTO preprocessed VALUES (?1, 'v1', ?2, NULL, NULL, ?3, 'n1', 10)");
@@ -223,6 +224,30 @@ TEST_F(DriveCliTest, UsageErrorsExitWithTwo) {
                       "no-such-device-xyz"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no OpenCL device matches"), std::string::npos) << r.err;
+}
+
+TEST_F(DriveCliTest, FrontEndCrashIsACrashRowAndTheDriveGoesOn) {
+  if (!have_clang_analysis()) GTEST_SKIP() << "built without Clang: no front end in the parent";
+  // The argument analysis runs in clgen itself; Clang crashing on this source
+  // is recovered, stored as a crash, and the next kernel is driven.
+  auto r = run_clgen(drive_args({kernel_path("front_end_crash.cl"), kernel_path("saxpy.cl")}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='crash' AND kernel_name=''"), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='pass' AND kernel_name='saxpy'"), 1);
+}
+
+TEST_F(DriveCliTest, MissingWorkerBinaryIsAClearError) {
+  ::setenv("CLGEN_WORKER", "/nonexistent/dir/clgen-worker", 1);
+  auto drive = run_clgen(drive_args({kernel_path("saxpy.cl")}));
+  auto devices = run_clgen({"devices"});
+  ::unsetenv("CLGEN_WORKER");
+  for (const auto* r : {&drive, &devices}) {
+    EXPECT_EQ(r->exit_code, 1) << r->out;
+    EXPECT_NE(r->err.find("cannot run the worker binary '/nonexistent/dir/clgen-worker'"),
+              std::string::npos)
+        << r->err;
+  }
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 0);
 }
 
 }  // namespace

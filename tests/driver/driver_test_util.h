@@ -1,6 +1,6 @@
-// Helpers shared by the driver tests: the device under test (chosen with
-// CLGEN_TEST_DEVICE, default "cpu") and jobs built from the hand-written
-// kernels in tests/data/driver.
+// Helpers shared by the parent-side driver tests: the device under test
+// (chosen with CLGEN_TEST_DEVICE, default "cpu", found through clgen-worker)
+// and jobs built from the hand-written kernels in tests/data/driver.
 #pragma once
 
 #include <optional>
@@ -10,6 +10,7 @@
 #include "driver/devices.h"
 #include "driver/drive.h"
 #include "driver/job.h"
+#include "driver/worker.h"
 #include "support/files.h"
 
 namespace clgen::driver::testing {
@@ -19,11 +20,25 @@ inline std::string device_spec() {
   return env && *env ? env : "cpu";
 }
 
+// Options for a worker running the freshly built clgen-worker.
+inline WorkerOptions worker_options(double timeout_s = 60) {
+  WorkerOptions o;
+  o.binary = CLGEN_WORKER_BINARY;
+  o.timeout_s = timeout_s;
+  return o;
+}
+
 // The first device matching CLGEN_TEST_DEVICE, or nullopt (tests then skip).
+// Asked once of a worker: this test process, like clgen, never loads OpenCL.
 inline std::optional<DeviceInfo> test_device() {
-  auto devices = select_devices(device_spec());
-  if (!devices.ok() || devices->empty()) return std::nullopt;
-  return devices->front();
+  static const std::optional<DeviceInfo> device = []() -> std::optional<DeviceInfo> {
+    auto report = query_devices(worker_options());
+    if (!report.ok()) return std::nullopt;
+    auto devices = select_devices(report->devices, device_spec());
+    if (!devices.ok() || devices->empty()) return std::nullopt;
+    return devices->front();
+  }();
+  return device;
 }
 
 inline std::string kernel_path(const std::string& file) {

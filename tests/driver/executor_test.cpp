@@ -1,7 +1,9 @@
-// The dynamic checker and profiler in-process on the device under test
-// (CLGEN_TEST_DEVICE, default PoCL's CPU device): one hand-written kernel per
+// The dynamic checker and profiler (the worker's Executor) on the device
+// under test (CLGEN_TEST_DEVICE, default PoCL's CPU device), through one
+// shared clgen-worker as clgen drive uses it: one hand-written kernel per
 // outcome that does not need process isolation, and transfer accounting.
 #include "driver/executor.h"
+#include "driver/worker.h"
 
 #include <gtest/gtest.h>
 
@@ -20,13 +22,13 @@ class ExecutorTest : public ::testing::Test {
     device_ = *d;
   }
   DriveResult drive(const DriveJob& job) {
-    auto r = executor().drive(job);
+    auto r = worker().drive(job);
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() ? *r : DriveResult{};
   }
-  static Executor& executor() {
-    static Executor e;  // shared: contexts and programs are cached
-    return e;
+  static WorkerProcess& worker() {
+    static WorkerProcess w(testing::worker_options());  // shared: contexts and programs are cached
+    return w;
   }
   DeviceInfo device_;
 };
@@ -148,8 +150,8 @@ TEST_F(ExecutorTest, EveryArgumentKindRuns) {
 }
 
 TEST_F(ExecutorTest, DeviceArgumentInfoFallbackDescribesKernels) {
-  auto kernels = executor().list_kernels(testing::kernel_source("args_mix.cl"), "",
-                                         device_.platform_index, device_.device_index);
+  auto kernels = worker().list_kernels(testing::kernel_source("args_mix.cl"), "",
+                                       device_.platform_index, device_.device_index);
   ASSERT_TRUE(kernels.ok()) << kernels.status().message();
   ASSERT_EQ(kernels->size(), 1u);
   const auto& args = kernels->front().args;
@@ -160,8 +162,8 @@ TEST_F(ExecutorTest, DeviceArgumentInfoFallbackDescribesKernels) {
   EXPECT_EQ(args[3].address_space, AddressSpace::kLocal);
   EXPECT_EQ(args[4].address_space, AddressSpace::kConstant);
   EXPECT_FALSE(args[5].is_pointer);
-  auto bad = executor().list_kernels(testing::kernel_source("compile_error.cl"), "",
-                                     device_.platform_index, device_.device_index);
+  auto bad = worker().list_kernels(testing::kernel_source("compile_error.cl"), "",
+                                   device_.platform_index, device_.device_index);
   EXPECT_EQ(bad.status().code(), ErrorCode::kParse);
 }
 

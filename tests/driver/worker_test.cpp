@@ -1,9 +1,13 @@
-// Worker processes: kernels that hang or crash kill only their worker, the
-// parent records the outcome and replaces it; healthy workers are reused.
+// Worker processes (clgen-worker): kernels that hang or crash kill only their
+// worker, the parent records the outcome and replaces it; healthy workers are
+// reused; a worker that cannot start is a clear error.
 #include "driver/worker.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "tests/driver/driver_test_util.h"
 
@@ -19,12 +23,7 @@ class WorkerTest : public ::testing::Test {
     if (!d) GTEST_SKIP() << "no OpenCL device matches '" << testing::device_spec() << "'";
     device_ = *d;
   }
-  WorkerOptions options(double timeout_s) {
-    WorkerOptions o;
-    o.binary = CLGEN_BINARY;
-    o.timeout_s = timeout_s;
-    return o;
-  }
+  WorkerOptions options(double timeout_s) { return testing::worker_options(timeout_s); }
   DeviceInfo device_;
 };
 
@@ -67,16 +66,18 @@ TEST_F(WorkerTest, FarOutOfBoundsWriteCrashesOnlyTheWorker) {
   EXPECT_EQ(worker.started(), 2);
 }
 
-TEST_F(WorkerTest, AnalysesArgumentsInTheWorker) {
-  if (!have_clang_analysis()) GTEST_SKIP() << "built without Clang";
+TEST_F(WorkerTest, ListsDevicesAndTheIcdLoader) {
   WorkerProcess worker(options(60));
-  auto kernels = worker.analyze_kernels(testing::kernel_source("two_kernels.cl"));
-  ASSERT_TRUE(kernels.ok()) << kernels.status().message();
-  ASSERT_EQ(kernels->size(), 2u);
-  EXPECT_EQ((*kernels)[1].name, "copy_ptr");
-  EXPECT_TRUE((*kernels)[1].args[1].writes);
-  auto bad = worker.analyze_kernels(testing::kernel_source("compile_error.cl"));
-  EXPECT_EQ(bad.status().code(), ErrorCode::kParse);
+  auto report = worker.list_devices();
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  auto chosen = select_devices(report->devices, testing::device_spec());
+  ASSERT_TRUE(chosen.ok()) << chosen.status().message();
+  EXPECT_EQ(chosen->front().name, device_.name);
+  EXPECT_FALSE(report->icd_loader.empty());
+  // The same worker then runs kernels.
+  auto r = worker.drive(make_job(device_, "saxpy.cl", "saxpy"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->outcome, Outcome::kPass) << r->message;
   EXPECT_EQ(worker.started(), 1);
 }
 
@@ -101,6 +102,38 @@ TEST(WorkerStart, WorkerThatCannotStartIsAnErrorNotAKernelCrash) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kUnavailable);
   EXPECT_NE(r.status().message().find("starting worker"), std::string::npos) << r.status().message();
+}
+
+TEST(WorkerStart, MissingWorkerBinaryIsAClearError) {
+  WorkerOptions o;
+  o.binary = "/nonexistent/dir/clgen-worker";
+  WorkerProcess worker(o);
+  auto r = worker.list_devices();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("/nonexistent/dir/clgen-worker"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("No such file or directory"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("CLGEN_WORKER"), std::string::npos) << r.status().message();
+  EXPECT_EQ(worker.started(), 0);  // nothing was forked
+}
+
+TEST(WorkerStart, DefaultBinaryIsClgenWorkerBesideThisExecutableUnlessOverridden) {
+  const char* saved = std::getenv("CLGEN_WORKER");
+  std::string saved_value = saved ? saved : "";
+  ::unsetenv("CLGEN_WORKER");
+  std::string beside = default_worker_binary();
+  ::setenv("CLGEN_WORKER", "/opt/x/clgen-worker", 1);
+  std::string overridden = default_worker_binary();
+  if (saved) ::setenv("CLGEN_WORKER", saved_value.c_str(), 1); else ::unsetenv("CLGEN_WORKER");
+  char self[4096];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  ASSERT_GT(n, 0);
+  std::string dir(self, static_cast<size_t>(n));
+  dir = dir.substr(0, dir.rfind('/'));
+  EXPECT_EQ(beside, dir + "/clgen-worker");
+  EXPECT_EQ(overridden, "/opt/x/clgen-worker");
 }
 
 TEST(WorkerFraming, RoundTripsFramesAndTimesOut) {
