@@ -22,6 +22,14 @@ if [ ! -f "$PREFIX/.unpacked" ]; then
   done
   touch "$PREFIX/.unpacked"
 fi
+# Let the dynamic loader find the carried libraries (libLLVM-15's libz3, ...)
+# for every binary, tests included. Listed last ("zz-") so the machine's own
+# libraries win where both have the same soname.
+if [ -w /etc/ld.so.conf.d ]; then
+  printf '%s\n' "$PREFIX/usr/lib/x86_64-linux-gnu" "$PREFIX/usr/lib/llvm-15/lib" \
+    > /etc/ld.so.conf.d/zz-clgen-deps.conf
+  ldconfig
+fi
 # NVIDIA's OpenCL platform must be registered with the ICD loader.
 if [ ! -e /etc/OpenCL/vendors/nvidia.icd ] && [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
   mkdir -p /etc/OpenCL/vendors
