@@ -5,25 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "corpus/store.h"
+#include "support/csv.h"
 #include "support/files.h"
 #include "support/interrupt.h"
 
 namespace clgen::corpus {
 
 namespace fs = std::filesystem;
-
-namespace {
-// RFC 4180 quoting.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-}  // namespace
 
 Expected<ExportSummary> export_corpus(Database& db, const std::string& dir) {
   RETURN_IF_ERROR(ensure_corpus_schema(db));

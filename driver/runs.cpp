@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/stats.h"
+#include "support/csv.h"
 
 namespace clgen::driver {
 
@@ -65,16 +66,6 @@ std::vector<uint64_t> parse_list(const std::string& text) {
 
 Status bind_optional(Statement& st, int index, bool present, double value) {
   return present ? st.bind(index, value) : st.bind_null(index);
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace
