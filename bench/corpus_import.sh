@@ -17,7 +17,7 @@ cache=${BENCH_CACHE:-/tmp/clgen-bench-cache}
 
 # The candidate files, as `corpus add --installed` selects them.
 {
-  find /usr/share/pocl-tests /usr/share/ufo /usr/share/hashcat/OpenCL -type f -name '*.cl'
+  find /usr/share/pocl-tests /usr/share/ufo -type f -name '*.cl'
   find /usr/include/bullet/Bullet3OpenCL -type f -path '*/kernels/*.h'
   if [ -d /usr/share/darktable/kernels ]; then find /usr/share/darktable/kernels -type f -name '*.cl'
   else find "$cache/packages/darktable/usr/share/darktable/kernels" -type f -name '*.cl'; fi
