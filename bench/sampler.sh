@@ -25,7 +25,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 WS=${WORKSPACE:-}
 if [ -z "$WS" ]; then
   WS=$OUT/ws
-  python3 bench/sampler_make_workspace.py "$WS" "${DIRS[@]}"
+  "$CLGEN" --workspace "$WS" -q corpus add "${DIRS[@]}"
   "$CLGEN" --workspace "$WS" -q corpus preprocess
   /usr/bin/time -f "training: wall %e s" "$CLGEN" --workspace "$WS" -q train --config "$CONFIG" --device "$DEVICE" >/dev/null
 fi
