@@ -69,7 +69,7 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   std::vector<std::string> texts;
   {
     ASSIGN_OR_RETURN(Database db, ws.open_database());
-    ASSIGN_OR_RETURN(texts, model::read_training_texts(db));
+    ASSIGN_OR_RETURN(texts, model::read_training_texts(db, config.training.max_file_chars));
   }
   model::TrainOptions train;
   train.device = opts.device;

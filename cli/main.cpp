@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
+#include "support/crash_trace.h"
 #include "support/interrupt.h"
 #include "support/log.h"
 #include "support/version.h"
@@ -18,6 +19,7 @@ constexpr int kExitUsage = 2;
 
 int main(int argc, char** argv) {
   using namespace clgen;
+  install_crash_trace("clgen");
   CLI::App app{"clgen: deep-learning benchmark synthesizer for OpenCL", "clgen"};
   // Unknown words are kept (not a parse error) so the message can name them.
   app.require_subcommand(0, 1);

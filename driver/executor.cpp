@@ -162,9 +162,13 @@ struct Executor::Impl {
       while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
       if (log.size() > 2000) log.resize(2000);
       clReleaseProgram(prog);
-      failure = {err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS
-                     ? Outcome::kCompileError
-                     : Outcome::kCrash,
+      // Any failed build means the kernel does not compile for this device.
+      // Errors other than a build failure are the compiler itself failing
+      // (NVIDIA's returns -9999 on kernels it cannot handle, e.g. some printf
+      // uses): still a compile error, but the context may be left broken, so
+      // this worker ends after answering and the next source gets a fresh one.
+      if (err != CL_BUILD_PROGRAM_FAILURE && err != CL_INVALID_BUILD_OPTIONS) poisoned = true;
+      failure = {Outcome::kCompileError,
                  "clBuildProgram: " + cl_error_name(err) + (log.empty() ? "" : ": " + log)};
       return nullptr;
     }

@@ -20,7 +20,7 @@ Expected<ModelConfig> from_config(const Config& c) {
       "training.optimizer", "training.learning_rate", "training.momentum",
       "training.lr_schedule", "training.halve_every", "training.decay_percent",
       "training.gradient_clip", "training.seed", "training.validation_fraction",
-      "training.max_tokens", "preview.samples", "preview.max_tokens",
+      "training.max_tokens", "training.max_file_chars", "preview.samples", "preview.max_tokens",
       "preview.temperature"}));
   ModelConfig m;
   auto bad = [&](const std::string& key, const std::string& what) {
@@ -75,6 +75,8 @@ Expected<ModelConfig> from_config(const Config& c) {
     return bad("training.validation_fraction", "expected 0 <= fraction < 1");
   ASSIGN_OR_RETURN(t.max_tokens, c.get_int("training.max_tokens", t.max_tokens));
   if (t.max_tokens < 0) return bad("training.max_tokens", "expected >= 0 (0 = all)");
+  ASSIGN_OR_RETURN(t.max_file_chars, c.get_int("training.max_file_chars", t.max_file_chars));
+  if (t.max_file_chars < 0) return bad("training.max_file_chars", "expected >= 0 (0 = all)");
 
   auto& p = m.preview;
   ASSIGN_OR_RETURN(int64_t samples, c.get_int("preview.samples", p.samples));
@@ -115,7 +117,9 @@ std::string canonical_config(const ModelConfig& m) {
       vocab, n.embedding_size, n.hidden_size, n.layers, n.dropout, t.batch_size,
       t.sequence_length, t.optimizer, t.learning_rate, t.optimizer == "sgd" ? t.momentum : 0.0,
       t.lr_schedule, t.halve_every, t.decay_percent, t.gradient_clip, t.seed,
-      t.validation_fraction, t.max_tokens);
+      t.validation_fraction, t.max_tokens) +
+         // Appended only when set, so ids of models without it stay the same.
+         (t.max_file_chars > 0 ? fmt::format(";max_file_chars={}", t.max_file_chars) : "");
 }
 
 std::string corpus_hash(const std::vector<std::string>& texts) {

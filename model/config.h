@@ -21,7 +21,7 @@ struct NetworkConfig {
 };
 
 struct TrainingConfig {
-  int epochs = 4;
+  int epochs = 12;
   int batch_size = 32;        // parallel streams of the batchified corpus
   int sequence_length = 64;   // truncated BPTT length
   std::string optimizer = "adam";  // "adam" | "sgd"
@@ -37,6 +37,10 @@ struct TrainingConfig {
   // first ones of the shuffled corpus), so a small config trains in bounded
   // time on a large corpus; 0 = all.
   int64_t max_tokens = 400000;
+  // Train only on normalized files of at most this many bytes; 0 = all. Small
+  // models learn short, self-contained kernels — what the sampler asks for —
+  // better without the long generated files of test suites.
+  int64_t max_file_chars = 5000;
 };
 
 struct PreviewConfig {

@@ -26,6 +26,24 @@ struct SamplingBatch::Impl {
   LstmState state;      // [layers, B, hidden]
   torch::Tensor next;   // [B, vocab] logits of the next token
   std::vector<bool> fed;
+  // The last text fed to a stream from scratch and the state it led to
+  // (batch of 1): refilling a stream with the same seed, as the sampler does
+  // for every finished kernel, copies this instead of running the seed again.
+  std::vector<Token> cached_tokens;
+  LstmState cached_state;
+  torch::Tensor cached_next;  // [1, vocab]
+
+  // A stream starts the way a corpus file does in training: right after the
+  // separator that ends the previous file. Without it the seed would be read
+  // from the zero state, which training almost never sees (the state is
+  // carried across batches), and the first tokens after the seed suffer.
+  std::vector<Token> primed(const std::vector<Token>& tokens) const {
+    std::vector<Token> out;
+    out.reserve(tokens.size() + 1);
+    out.push_back(model->vocabulary->separator());
+    out.insert(out.end(), tokens.begin(), tokens.end());
+    return out;
+  }
 
   // Runs `input` [T, n] through the network from `state`; returns the last
   // step's logits [n, vocab] and the new state.
@@ -48,14 +66,20 @@ struct SamplingBatch::Impl {
       if (t < 0 || t >= v) return invalid_argument(fmt::format("token {} out of range", t));
     try {
       torch::NoGradGuard no_grad;
-      auto ids = torch::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), torch::kInt64)
-                     .reshape({int64_t(tokens.size()), 1})
-                     .to(model->device);
-      LstmState zero = model->network->zero_state(1, model->device);
-      auto [last, st] = run(ids, zero);
-      std::get<0>(state).narrow(1, stream, 1).copy_(std::get<0>(st));
-      std::get<1>(state).narrow(1, stream, 1).copy_(std::get<1>(st));
-      next[stream].copy_(last[0]);
+      if (tokens != cached_tokens) {
+        std::vector<Token> all = primed(tokens);
+        auto ids = torch::tensor(std::vector<int64_t>(all.begin(), all.end()), torch::kInt64)
+                       .reshape({int64_t(all.size()), 1})
+                       .to(model->device);
+        LstmState zero = model->network->zero_state(1, model->device);
+        auto [last, st] = run(ids, zero);
+        cached_tokens = tokens;
+        cached_state = st;
+        cached_next = last;
+      }
+      std::get<0>(state).narrow(1, stream, 1).copy_(std::get<0>(cached_state));
+      std::get<1>(state).narrow(1, stream, 1).copy_(std::get<1>(cached_state));
+      next[stream].copy_(cached_next[0]);
       fed[size_t(stream)] = true;
     } catch (const std::exception& e) {
       return internal_error(std::string("feeding stream: ") + e.what());
@@ -173,18 +197,8 @@ Status SamplingBatch::feed_tokens(int stream, const std::vector<Token>& tokens) 
 Status SamplingBatch::feed_all(std::string_view text) {
   ASSIGN_OR_RETURN(auto tokens, impl_->model->vocabulary->encode(text));
   if (tokens.empty()) return invalid_argument("feeding an empty text");
-  try {
-    torch::NoGradGuard no_grad;
-    auto one = torch::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), torch::kInt64)
-                   .reshape({int64_t(tokens.size()), 1});
-    auto ids = one.expand({int64_t(tokens.size()), impl_->streams}).contiguous().to(impl_->model->device);
-    auto [last, st] = impl_->run(ids, impl_->model->network->zero_state(impl_->streams, impl_->model->device));
-    impl_->state = st;
-    impl_->next = last;
-    std::fill(impl_->fed.begin(), impl_->fed.end(), true);
-  } catch (const std::exception& e) {
-    return internal_error(std::string("feeding streams: ") + e.what());
-  }
+  // Every stream gets the same text: run it once and copy the state.
+  for (int s = 0; s < impl_->streams; ++s) RETURN_IF_ERROR(impl_->feed_tokens(s, tokens));
   return ok_status();
 }
 

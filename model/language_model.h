@@ -55,10 +55,12 @@ class SamplingBatch {
   int streams() const;
   int vocab_size() const;
 
-  // Resets stream `stream` and feeds it `text` (non-empty).
+  // Resets stream `stream` and feeds it `text` (non-empty) as the start of a
+  // corpus file, i.e. after the vocabulary's separator. Feeding the same text
+  // again (the sampler's refill) reuses the state it led to.
   Status feed(int stream, std::string_view text);
   Status feed_tokens(int stream, const std::vector<Token>& tokens);
-  // feed() for every stream at once (one batched pass).
+  // feed() for every stream (the text runs once; its state is copied).
   Status feed_all(std::string_view text);
 
   // Next-token logits of every stream, row-major [streams x vocab_size].

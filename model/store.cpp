@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS checkpoints(
 )sql");
 }
 
-Expected<std::vector<std::string>> read_training_texts(Database& db) {
+Expected<std::vector<std::string>> read_training_texts(Database& db, int64_t max_chars) {
   constexpr const char* kHint = "run `clgen corpus preprocess` first";
   ASSIGN_OR_RETURN(auto exists, db.prepare(
       "SELECT 1 FROM sqlite_master WHERE type='table' AND name='preprocessed'"));
@@ -63,8 +63,12 @@ Expected<std::vector<std::string>> read_training_texts(Database& db) {
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.step());
     if (!row) break;
-    texts.push_back(q.column_text(0));
+    std::string text = q.column_text(0);
+    if (max_chars <= 0 || int64_t(text.size()) <= max_chars) texts.push_back(std::move(text));
   }
+  if (texts.empty() && max_chars > 0)
+    return not_found(fmt::format("no preprocessed kernel file in {} is within training.max_file_chars = {}",
+                                 db.path(), max_chars));
   if (texts.empty())
     return not_found(fmt::format("the preprocessed corpus in {} has no kernels with status 'ok': {}",
                                  db.path(), kHint));

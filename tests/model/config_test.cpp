@@ -63,6 +63,15 @@ TEST(ModelConfig, ChangedConfigOrCorpusGivesANewModelIdButEpochsDoNot) {
   EXPECT_NE(model_id(a, corpus_hash({"kernel one", "kernel 2"})), id);
   EXPECT_NE(model_id(a, corpus_hash({"kernel two", "kernel one"})), id);
 
+  ModelConfig e = a;
+  e.training.max_file_chars = a.training.max_file_chars + 1;
+  EXPECT_NE(model_id(e, corpus), id);
+  // Without the filter the canonical text stays what it was before the key
+  // existed, so earlier models keep their ids.
+  ModelConfig f = a;
+  f.training.max_file_chars = 0;
+  EXPECT_EQ(canonical_config(f).find("max_file_chars"), std::string::npos);
+
   ModelConfig longer = a;
   longer.training.epochs = 99;  // extending training continues the same model
   EXPECT_EQ(model_id(longer, corpus), id);

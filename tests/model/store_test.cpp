@@ -47,6 +47,24 @@ TEST(ReadTrainingTexts, ReturnsOkKernelsOncePerNormalizedHashInHashOrder) {
   EXPECT_EQ(*texts, (std::vector<std::string>{"kernel A", "kernel B"}));
 }
 
+TEST(ReadTrainingTexts, MaxCharsKeepsOnlyShortFilesAndSaysWhenNoneIsLeft) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(create_preprocessed(*db).ok());
+  ASSERT_TRUE(db->exec(
+      "INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel B is long','hb',5);"
+      "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel A','ha',5);").ok());
+  auto all = read_training_texts(*db, 0);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 2u);
+  auto short_only = read_training_texts(*db, 8);  // "kernel A" is exactly 8 bytes
+  ASSERT_TRUE(short_only.ok()) << short_only.status().message();
+  EXPECT_EQ(*short_only, (std::vector<std::string>{"kernel A"}));
+  auto none = read_training_texts(*db, 3);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("training.max_file_chars = 3"), std::string::npos);
+}
+
 TEST(ModelSchema, IsIdempotentAndRecordsEpochs) {
   auto db = Database::open(":memory:");
   ASSERT_TRUE(db.ok());

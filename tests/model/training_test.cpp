@@ -212,6 +212,12 @@ TEST(LanguageModelApi, FeedsStepsSamplesAndRefillsStreams) {
   for (Token t : x) EXPECT_TRUE(t >= 0 && t < v);
   EXPECT_FALSE(b.advance({1, 2}).ok());  // wrong number of tokens
   EXPECT_TRUE(b.advance({1, 2, 3}).ok());
+  // Refilling a finished stream with the seed restores exactly the seed's
+  // distribution (the sampler's refill reuses the seed's state).
+  ASSERT_TRUE(b.feed(2, "__kernel void A(").ok());
+  auto refilled = b.logits();
+  ASSERT_TRUE(refilled.ok());
+  EXPECT_TRUE(std::equal(refilled->begin() + 2 * v, refilled->end(), logits->begin() + 2 * v));
   EXPECT_FALSE(b.sample(0).ok());
   EXPECT_FALSE(b.feed(7, "x").ok());
 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Run HERE: makes .wsmin/clgen.db.xz, the workspace database a GPU-machine
+# session starts from (scripts/gpu-session.sh): the imported and preprocessed
+# corpus of WORKSPACE (default clgen-work, filled by scripts/run-default.sh),
+# without samples, driver runs or training records. The GPU machine has no
+# corpus miner (no libgit2 there, and no network), so the corpus travels.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WORKSPACE=${1:-clgen-work}
+[ -f "$WORKSPACE/clgen.db" ] || { echo "gpu-workspace: $WORKSPACE/clgen.db missing (run scripts/run-default.sh)" >&2; exit 1; }
+mkdir -p .wsmin
+rm -f .wsmin/clgen.db .wsmin/clgen.db.xz
+/usr/bin/python3 - "$WORKSPACE/clgen.db" .wsmin/clgen.db <<'PY'
+import sqlite3, sys
+src = sqlite3.connect(sys.argv[1])
+dst = sqlite3.connect(sys.argv[2])
+src.backup(dst)
+keep = {"repositories", "content_files", "content_origins", "preprocessed", "skipped"}
+for (name,) in dst.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
+    if name not in keep and not name.startswith("sqlite_"):
+        dst.execute(f"DROP TABLE {name}")
+dst.commit()
+dst.execute("VACUUM")
+for (name,) in dst.execute("SELECT name FROM sqlite_master WHERE type='table'"):
+    print(name, dst.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])
+PY
+xz -T0 -9 .wsmin/clgen.db
+ls -la .wsmin/clgen.db.xz
