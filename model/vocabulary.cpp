@@ -279,15 +279,15 @@ Expected<std::unique_ptr<Vocabulary>> train_sentencepiece(const VocabularyConfig
   char err[1024] = "";
   if (api->train(args.c_str(), err, sizeof err) != 0)
     return invalid_argument(std::string("training SentencePiece vocabulary: ") + err);
-  fs::remove(input_path, ec);
+  (void)remove_file(input_path);  // scratch: a leftover is harmless
   nlohmann::json meta = {
       {"type", "sentencepiece"}, {"algorithm", config.algorithm}, {"size", config.size}};
   // Move the model into a directory of its own layout and load it from there.
   std::string model_dir = (fs::path(work_dir) / "trained").string();
   fs::create_directories(model_dir, ec);
-  fs::rename(prefix + ".model", fs::path(model_dir) / kSpmModelFile, ec);
-  if (ec) return io_error("moving SentencePiece model: " + ec.message());
-  fs::remove(prefix + ".vocab", ec);
+  RETURN_IF_ERROR_CTX(rename_path(prefix + ".model", (fs::path(model_dir) / kSpmModelFile).string()),
+                      "moving the SentencePiece model");
+  (void)remove_file(prefix + ".vocab");
   RETURN_IF_ERROR(
       write_file_atomic((fs::path(model_dir) / kMetaFile).string(), meta.dump(1) + "\n"));
   return SentencePieceVocabulary::open(model_dir, meta);

@@ -2,6 +2,8 @@
 #include "support/files.h"
 
 #include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,6 +89,34 @@ Status write_file_atomic(const std::string& path, std::string_view data) {
     ::unlink(tmp.c_str());
     return errno_status("renaming to", path, err);
   }
+  return ok_status();
+}
+
+namespace {
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }
+}  // namespace
+
+Status remove_tree(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return ok_status();
+    return io_error("removing " + path + ": " + std::strerror(errno));
+  }
+  // Depth first, not following symlinks, not crossing into other file systems.
+  if (::nftw(path.c_str(), remove_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0 && errno != ENOENT)
+    return io_error("removing " + path + ": " + std::strerror(errno));
+  return ok_status();
+}
+
+Status remove_file(const std::string& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    return io_error("removing " + path + ": " + std::strerror(errno));
+  return ok_status();
+}
+
+Status rename_path(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0)
+    return io_error("renaming " + from + " to " + to + ": " + std::strerror(errno));
   return ok_status();
 }
 

@@ -17,4 +17,17 @@ Expected<std::string> read_file(const std::string& path, uint64_t max_bytes = UI
 // Writes `data` to `path` atomically: it either has the old or the new content.
 Status write_file_atomic(const std::string& path, std::string_view data);
 
+// Removing and renaming through POSIX calls rather than std::filesystem:
+// PyTorch's LibTorch (the Python wheel's libtorch.so) exports some
+// std::filesystem functions with bodies that call a null pointer, and being
+// loaded first it interposes libstdc++'s own (seen: remove_all on the GPU
+// machine). Code that may share a process with LibTorch uses these.
+// Removes a file or a directory tree (symlinks are removed, never followed);
+// a missing path is not an error.
+Status remove_tree(const std::string& path);
+// Removes one file; a missing file is not an error.
+Status remove_file(const std::string& path);
+// rename(2): atomic within a file system.
+Status rename_path(const std::string& from, const std::string& to);
+
 }  // namespace clgen

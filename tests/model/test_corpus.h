@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+
+#include "support/files.h"
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -42,10 +44,10 @@ class TempDir {
     path_ = std::filesystem::temp_directory_path() /
             ("clgen-model-" + name + "-" + std::to_string(::getpid()) + "-" +
              std::to_string(counter++));
-    std::filesystem::remove_all(path_);
+    (void)clgen::remove_tree(path_.string());
     std::filesystem::create_directories(path_);
   }
-  ~TempDir() { std::filesystem::remove_all(path_); }
+  ~TempDir() { (void)clgen::remove_tree(path_.string()); }
   std::string str() const { return path_.string(); }
   std::filesystem::path path() const { return path_; }
 

@@ -34,7 +34,7 @@ class PipelineTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() /
            ("clgen_sampler_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    (void)remove_tree(dir_.string());
     fs::create_directories(dir_);
     auto db = Database::open((dir_ / "clgen.db").string());
     ASSERT_TRUE(db.ok()) << db.status().message();
@@ -43,7 +43,7 @@ class PipelineTest : public ::testing::Test {
   }
   void TearDown() override {
     db_.reset();
-    fs::remove_all(dir_);
+    (void)remove_tree(dir_.string());
     clear_interrupt();
   }
 

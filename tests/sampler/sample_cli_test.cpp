@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/files.h"
 #include "tests/cli/run_command.h"
 
 namespace clgen {
@@ -13,7 +14,7 @@ using testing::run_clgen;
 std::string temp_workspace(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() /
              ("clgen_sample_cli_" + std::to_string(::getpid()) + "_" + name);
-  std::filesystem::remove_all(dir);
+  (void)remove_tree(dir.string());
   return dir.string();
 }
 
@@ -43,7 +44,7 @@ TEST(SampleCli, WithoutATrainedModelFailsWithAMessage) {
   auto r = run_clgen({"--workspace", ws, "sample", "--args", "float*,int", "-n", "1"});
   EXPECT_EQ(1, r.exit_code) << r.err;
   EXPECT_NE(r.err.find("clgen: error:"), std::string::npos) << r.err;
-  std::filesystem::remove_all(ws);
+  (void)remove_tree(ws);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/files.h"
 #include "support/sha256.h"
 #include "support/sqlite.h"
 #include "tests/cli/run_command.h"
@@ -36,7 +37,7 @@ class SampleEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     root_ = fs::temp_directory_path() / ("clgen_sample_e2e_" + std::to_string(::getpid()));
-    fs::remove_all(root_);
+    (void)remove_tree(root_.string());
     fs::create_directories(root_ / "ws");
     auto db = Database::open((root_ / "ws" / "clgen.db").string());
     ASSERT_TRUE(db.ok()) << db.status().message();
@@ -58,7 +59,7 @@ class SampleEndToEnd : public ::testing::Test {
     auto r = run_clgen({"--workspace", ws(), "-q", "train", "--config", config(), "--device", "cpu"});
     ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   }
-  static void TearDownTestSuite() { fs::remove_all(root_); }
+  static void TearDownTestSuite() { (void)remove_tree(root_.string()); }
 
   static std::string ws() { return (root_ / "ws").string(); }
   static std::string config() { return std::string(CLGEN_TEST_DATA) + "/sampler/small.toml"; }

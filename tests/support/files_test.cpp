@@ -53,5 +53,32 @@ TEST_F(FilesTest, AtomicWriteIntoMissingDirectoryFails) {
   EXPECT_FALSE(s.ok());
 }
 
+TEST_F(FilesTest, RemoveTreeRemovesNestedFilesButNeverFollowsSymlinks) {
+  fs::path outside = dir_ / "outside";
+  fs::create_directories(outside);
+  ASSERT_TRUE(write_file_atomic((outside / "keep.txt").string(), "kept").ok());
+  fs::path tree = dir_ / "tree";
+  fs::create_directories(tree / "a" / "b");
+  ASSERT_TRUE(write_file_atomic((tree / "a" / "b" / "f.txt").string(), "x").ok());
+  fs::create_directory_symlink(outside, tree / "link");
+  ASSERT_TRUE(remove_tree(tree.string()).ok());
+  EXPECT_FALSE(fs::exists(tree));
+  EXPECT_EQ(*read_file((outside / "keep.txt").string()), "kept");
+  EXPECT_TRUE(remove_tree(tree.string()).ok());  // already gone: fine
+}
+
+TEST_F(FilesTest, RenameAndRemoveFileNameThePathOnFailure) {
+  std::string a = (dir_ / "a.txt").string(), b = (dir_ / "b.txt").string();
+  ASSERT_TRUE(write_file_atomic(a, "one").ok());
+  ASSERT_TRUE(rename_path(a, b).ok());
+  EXPECT_EQ(*read_file(b), "one");
+  Status missing = rename_path(a, b);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find(a), std::string::npos);
+  EXPECT_TRUE(remove_file(b).ok());
+  EXPECT_TRUE(remove_file(b).ok());  // already gone: fine
+  EXPECT_FALSE(fs::exists(b));
+}
+
 }  // namespace
 }  // namespace clgen
