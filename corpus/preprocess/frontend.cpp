@@ -2,6 +2,8 @@
 // (compile to LLVM IR, count kernel instructions, optionally lower to PTX) and
 // the Clang-based rewriter passes (expand the main file, rename identifiers).
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -24,6 +26,7 @@
 #include <clang/Frontend/FrontendActions.h>
 #include <clang/Frontend/Utils.h>
 #include <clang/Lex/Lexer.h>
+#include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 #include <clang/Serialization/ASTWriter.h>
@@ -254,9 +257,10 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
   std::string_view shim = shim_text();
   fs->addFile(kShimFile, 0,
               llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(shim.data(), shim.size()), kShimFile, false));
-  // Pass 1 sees only the shim, so builtin macros (CLK_LOCAL_MEM_FENCE, ...)
-  // stay as written.
-  bool builtins = mode != Mode::kExpand;
+  // Pass 1 sees the builtin headers too, so #ifdef M_PI_F and the like
+  // resolve as they do in a compile; ExpandAction keeps the headers' own
+  // macros (CLK_LOCAL_MEM_FENCE, as_int, ...) as written.
+  bool builtins = true;
   if (builtins) {
     const HeaderSet& headers =
         opts.header == BuiltinHeader::kClang ? clang_headers() : libclc_headers();
@@ -568,12 +572,83 @@ std::string keep_main_file_lines(const std::string& pp) {
   return out;
 }
 
+// Pass 1 expands the input's and the shim's macros but not those of the
+// builtin headers (their names are the language's vocabulary, and the
+// rewritten text is compiled with the same headers). On entering the main
+// file, every macro a builtin header defined is disabled (it then prints as
+// written). Disabled macros would read as 0 in #if, so a main-file #if or
+// #elif that names one marks the expansion to be redone with them enabled.
+class HeaderMacroGuard : public clang::PPCallbacks {
+ public:
+  explicit HeaderMacroGuard(clang::Preprocessor& pp) : pp_(pp) {}
+
+  void FileChanged(clang::SourceLocation loc, FileChangeReason reason, clang::SrcMgr::CharacteristicKind,
+                   clang::FileID) override {
+    // The main file is entered first, then the predefines (which include
+    // the headers and the shim) run on top of it: act on every return to it.
+    if (reason != EnterFile && reason != ExitFile) return;
+    const clang::SourceManager& sm = pp_.getSourceManager();
+    if (sm.getFileID(sm.getExpansionLoc(loc)) != sm.getMainFileID()) return;
+    for (const auto& [ii, state] : pp_.macros()) {
+      clang::MacroInfo* mi = pp_.getMacroInfo(ii);
+      if (!mi || mi->isBuiltinMacro() || !mi->isEnabled()) continue;
+      clang::SourceLocation def = mi->getDefinitionLoc();
+      if (def.isInvalid() || sm.isWrittenInBuiltinFile(def) || sm.isWrittenInCommandLineFile(def)) continue;
+      const clang::FileEntry* file = sm.getFileEntryForID(sm.getFileID(sm.getExpansionLoc(def)));
+      if (!file || file->getName() == kShimFile) continue;
+      mi->DisableMacro();
+      disabled_.insert(ii->getName().str());
+    }
+  }
+  void If(clang::SourceLocation loc, clang::SourceRange cond, ConditionValueKind) override {
+    check(loc, cond);
+  }
+  void Elif(clang::SourceLocation loc, clang::SourceRange cond, ConditionValueKind,
+            clang::SourceLocation) override {
+    check(loc, cond);
+  }
+
+  bool conflict() const { return conflict_; }
+
+ private:
+  void check(clang::SourceLocation loc, clang::SourceRange cond) {
+    if (disabled_.empty() || conflict_) return;
+    const clang::SourceManager& sm = pp_.getSourceManager();
+    if (!sm.isInMainFile(loc)) return;
+    llvm::StringRef text = clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(cond), sm,
+                                                       pp_.getLangOpts());
+    size_t i = 0;
+    while (i < text.size()) {
+      if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
+        size_t j = i;
+        while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+        if (disabled_.count(text.substr(i, j - i).str())) conflict_ = true;
+        i = j;
+      } else {
+        ++i;
+      }
+    }
+  }
+
+  clang::Preprocessor& pp_;
+  bool conflict_ = false;
+  std::unordered_set<std::string> disabled_;
+};
+
 class ExpandAction : public clang::PreprocessorFrontendAction {
  public:
-  explicit ExpandAction(std::string* out) : out_(out) {}
+  ExpandAction(std::string* out, bool keep_header_macros, bool* conflict)
+      : out_(out), keep_header_macros_(keep_header_macros), conflict_(conflict) {}
 
  protected:
   void ExecuteAction() override {
+    clang::Preprocessor& pp = getCompilerInstance().getPreprocessor();
+    HeaderMacroGuard* guard = nullptr;
+    if (keep_header_macros_) {
+      auto g = std::make_unique<HeaderMacroGuard>(pp);
+      guard = g.get();
+      pp.addPPCallbacks(std::move(g));
+    }
     clang::PreprocessorOutputOptions o;
     o.ShowCPP = 1;
     o.ShowLineMarkers = 1;
@@ -584,12 +659,15 @@ class ExpandAction : public clang::PreprocessorFrontendAction {
     o.RewriteIncludes = 0;
     o.MinimizeWhitespace = 0;
     llvm::raw_string_ostream os(*out_);
-    clang::DoPrintPreprocessedInput(getCompilerInstance().getPreprocessor(), &os, o);
+    clang::DoPrintPreprocessedInput(pp, &os, o);
     os.flush();
+    if (guard) *conflict_ = guard->conflict();
   }
 
  private:
   std::string* out_;
+  bool keep_header_macros_;
+  bool* conflict_;
 };
 
 // --- Renaming -------------------------------------------------------------
@@ -635,8 +713,13 @@ class OccurrenceVisitor : public clang::RecursiveASTVisitor<OccurrenceVisitor> {
     if (decl_loc.isInvalid() || !sm_.isInMainFile(sm_.getExpansionLoc(decl_loc))) return;
     if (loc.isInvalid()) return;
     if (loc.isMacroID()) {
-      in_macro = true;
-      return;
+      // An argument of a builtin header's macro (as_int(x)) is written in
+      // the input: rename it there. A name inside a macro's body is not.
+      if (!sm_.isMacroArgExpansion(loc)) {
+        in_macro = true;
+        return;
+      }
+      loc = sm_.getSpellingLoc(loc);
     }
     if (!sm_.isInMainFile(loc)) return;
     occurrences.push_back({sm_.getFileOffset(loc), canon, function});
@@ -683,6 +766,10 @@ class RenameConsumer : public clang::ASTConsumer {
     }
     std::sort(v.occurrences.begin(), v.occurrences.end(),
               [](const Occurrence& a, const Occurrence& b) { return a.offset < b.offset; });
+    // A macro argument expanded twice is one occurrence in the text.
+    v.occurrences.erase(std::unique(v.occurrences.begin(), v.occurrences.end(),
+                                    [](const Occurrence& a, const Occurrence& b) { return a.offset == b.offset; }),
+                        v.occurrences.end());
     std::set<const clang::NamedDecl*> renamed;
     std::unordered_set<unsigned> renamed_offsets;
     for (const Occurrence& o : v.occurrences) {
@@ -828,17 +915,24 @@ Expected<std::string> expand_main_file(std::string_view text, const CompileOptio
   std::string out, setup_error, first_error;
   bool ok = false;
   bool safe = run_safely([&] {
-    ErrorCollector errors(1);
-    auto ci = make_instance(text, options, Mode::kExpand, errors, setup_error);
-    if (!ci) return;
-    std::string pp;
-    ExpandAction action(&pp);
-    if (!ci->ExecuteAction(action) || ci->getDiagnostics().hasErrorOccurred()) {
-      first_error = errors.errors.empty() ? "preprocessing failed" : errors.errors.front().message;
+    // First with the builtin headers' macros kept as written; again with
+    // them expanded when an #if of the input tests one.
+    for (bool keep : {true, false}) {
+      ErrorCollector errors(1);
+      auto ci = make_instance(text, options, Mode::kExpand, errors, setup_error);
+      if (!ci) return;
+      std::string pp;
+      bool conflict = false;
+      ExpandAction action(&pp, keep, &conflict);
+      if (!ci->ExecuteAction(action) || ci->getDiagnostics().hasErrorOccurred()) {
+        first_error = errors.errors.empty() ? "preprocessing failed" : errors.errors.front().message;
+        return;
+      }
+      if (conflict) continue;
+      out = keep_main_file_lines(pp);
+      ok = true;
       return;
     }
-    out = keep_main_file_lines(pp);
-    ok = true;
   });
   if (!safe) return internal_error("expanding macros: Clang crashed");
   if (!setup_error.empty()) return internal_error("expanding macros: " + setup_error);

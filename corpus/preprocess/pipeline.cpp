@@ -6,7 +6,7 @@
 namespace clgen::preprocess {
 
 // Bump when a pass changes its output, so stored results are recomputed.
-constexpr const char* kPassesVersion = "1";
+constexpr const char* kPassesVersion = "2";
 
 const char* rewrite_status_name(RewriteStatus status) {
   switch (status) {
