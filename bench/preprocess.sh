@@ -2,7 +2,7 @@
 # Benchmark: files/s of clgen's in-process filter + rewriter against the
 # equivalent per-file subprocess chain (clang-15 to LLVM IR, clang-15 -E,
 # clang-format-15), both serial, on the same files in the same run.
-# Usage: [DIRS="dir..."] bench/preprocess.sh [CLGEN_BINARY] [MAX_FILES]   (default: build/cli/clgen, 400)
+# Usage: [WORKSPACE=dir | DIRS="dir..."] bench/preprocess.sh [CLGEN_BINARY] [MAX_FILES]   (default: build/cli/clgen, 400)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLGEN=${1:-build/cli/clgen}
@@ -11,8 +11,15 @@ RES=/usr/lib/llvm-15/lib/clang/15.0.6
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# The default corpus: the kernels Debian installs. Every k-th file of the
-# sorted list, so the sample spans all three sets.
+# The corpus: with WORKSPACE=dir, the content files stored in dir/clgen.db
+# (e.g. the default corpus of `clgen corpus add --installed`, includes
+# inlined), written out one file each; otherwise the *.cl files under DIRS.
+# Every k-th file of the sorted list, so the sample spans all sources.
+if [[ -n "${WORKSPACE:-}" ]]; then
+  mkdir "$WORK/corpus"
+  sqlite3 "$WORKSPACE/clgen.db" "SELECT writefile('$WORK/corpus/' || sha256 || '.cl', text) FROM content_files" > /dev/null
+  DIRS="$WORK/corpus"
+fi
 DIRS=${DIRS:-/usr/share/pocl-tests /usr/share/ufo /usr/share/hashcat/OpenCL}
 # shellcheck disable=SC2086
 find $DIRS -name '*.cl' -size -1024k | sort > "$WORK/all"
