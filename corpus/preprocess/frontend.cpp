@@ -93,16 +93,36 @@ const HeaderSet& clang_headers() {
   return set;
 }
 
+// libclc's locations: configured at build time relative to the LLVM root
+// (Debian's layout: <root>/../../include/clc, <root>/../clc/*.bc, also when
+// the packages are unpacked under another prefix); the environment variables
+// override them at run time.
+std::string configured_path(const char* env, const char* built_in) {
+  const char* v = std::getenv(env);
+  return v && *v ? v : built_in;
+}
+const std::string& libclc_include_dir() {
+  static const std::string dir = configured_path("CLGEN_LIBCLC_INCLUDE_DIR", CLGEN_LIBCLC_INCLUDE_DIR);
+  return dir;
+}
+const std::string& libclc_bitcode_path() {
+  static const std::string path = configured_path("CLGEN_LIBCLC_BITCODE", CLGEN_LIBCLC_BITCODE);
+  return path;
+}
+
 const HeaderSet& libclc_headers() {
   static const HeaderSet set = [] {
     HeaderSet s;
     std::error_code ec;
-    std::filesystem::path root = std::filesystem::path(CLGEN_LIBCLC_INCLUDE_DIR) / "clc";
+    std::filesystem::path root = std::filesystem::path(libclc_include_dir()) / "clc";
     for (std::filesystem::recursive_directory_iterator it(root, ec), end; !ec && it != end;
          it.increment(ec)) {
       if (it->is_regular_file()) add_file(s, it->path());
     }
-    if (ec || s.files.empty()) s.error = "cannot read libclc headers under " + root.string();
+    if (ec || s.files.empty()) {
+      s.error = "cannot read libclc headers under " + root.string() +
+                " (set CLGEN_LIBCLC_INCLUDE_DIR to the directory holding clc/clc.h)";
+    }
     return s;
   }();
   return set;
@@ -111,9 +131,10 @@ const HeaderSet& libclc_headers() {
 const std::string& libclc_bitcode(std::string& error) {
   static std::string err;
   static const std::string bc = [] {
-    std::ifstream in(CLGEN_LIBCLC_BITCODE, std::ios::binary);
+    std::ifstream in(libclc_bitcode_path(), std::ios::binary);
     if (!in) {
-      err = std::string("cannot read libclc bitcode ") + CLGEN_LIBCLC_BITCODE;
+      err = "cannot read libclc bitcode " + libclc_bitcode_path() +
+            " (set CLGEN_LIBCLC_BITCODE to its path)";
       return std::string();
     }
     std::ostringstream ss;
@@ -275,8 +296,10 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
 
   // Clang's builtin header, precompiled once per process (see builtins_pch).
   const std::string* pch = nullptr;
+  // (Not in strict mode: -fgnu89-inline below is a language option the PCH
+  // would have to match.)
   if ((mode == Mode::kCompile || mode == Mode::kSyntax) && opts.header == BuiltinHeader::kClang &&
-      !builtins_pch().empty()) {
+      !(opts.to_ptx && mode == Mode::kCompile) && !builtins_pch().empty()) {
     pch = &builtins_pch();
     fs->addFile(kPchFile, 0, llvm::MemoryBuffer::getMemBuffer(*pch, kPchFile, false));
     fs->addFile(kPchSource, 0, llvm::MemoryBuffer::getMemBuffer("", kPchSource));
@@ -294,10 +317,14 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
   }
   if (builtins && opts.header == BuiltinHeader::kLibclc) {
     args.push_back("-isystem");
-    args.push_back(CLGEN_LIBCLC_INCLUDE_DIR);
+    args.push_back(libclc_include_dir().c_str());
     args.push_back("-include");
     args.push_back("clc/clc.h");
   }
+  // OpenCL C follows C99 inline rules: a plain `inline` helper gets no
+  // body at -O0, so a kernel calling it would link to nothing in PTX. GNU89
+  // rules emit it (only the linkage of inline functions differs).
+  if (opts.to_ptx && mode == Mode::kCompile) args.push_back("-fgnu89-inline");
   if (pch) {
     args.push_back("-include-pch");
     args.push_back(kPchFile);

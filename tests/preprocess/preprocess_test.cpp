@@ -200,6 +200,20 @@ TEST(Compile, StrictModeLowersToPtxWithLibclc) {
   EXPECT_NE(r.ptx.find(".entry k"), std::string::npos) << r.ptx.substr(0, 400);
 }
 
+TEST(Compile, StrictModeEmitsPlainInlineHelpers) {
+  // C99 inline rules give a plain `inline` helper no body at -O0; the PTX
+  // would then call an undefined function.
+  CompileOptions o;
+  o.to_ptx = true;
+  o.keep_ir = true;
+  CompileResult r = compile(
+      "inline float twice(float x) { return 2.0f * x; }\n"
+      "__kernel void k(__global float* a) { size_t i = get_global_id(0); a[i] = twice(a[i]); }\n", o);
+  ASSERT_TRUE(r.ok) << r.reason;
+  EXPECT_NE(r.ptx.find(".entry k"), std::string::npos) << r.ptx.substr(0, 400);
+  EXPECT_NE(r.ptx.find("twice"), std::string::npos) << r.ptx.substr(0, 400);
+}
+
 TEST(Compile, LibclcHeaderCompilesPlainKernels) {
   CompileOptions o;
   o.header = BuiltinHeader::kLibclc;
