@@ -24,6 +24,7 @@
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/FrontendActions.h>
+#include <clang/Frontend/MultiplexConsumer.h>
 #include <clang/Frontend/Utils.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/PPCallbacks.h>
@@ -86,8 +87,10 @@ const HeaderSet& clang_headers() {
   static const HeaderSet set = [] {
     HeaderSet s;
     std::filesystem::path dir = std::filesystem::path(CLGEN_CLANG_RESOURCE_DIR) / "include";
+    // -fdeclare-opencl-builtins makes -finclude-default-header read only
+    // opencl-c-base.h; opencl-c.h (800 KB) is never opened, and the
+    // in-memory file system hashes every file's contents on addFile.
     add_file(s, dir / "opencl-c-base.h");
-    add_file(s, dir / "opencl-c.h");
     return s;
   }();
   return set;
@@ -484,6 +487,56 @@ std::string lower_to_ptx(llvm::Module& module, std::string& ptx) {
   return "";
 }
 
+// Code generation of the kernels alone: other function definitions are
+// dropped on their way to CodeGen (a kernel's call to one becomes a call to
+// a declaration). The count covers the kernels only, and nothing is linked
+// or printed, so the result is the same; large files of helpers cost less.
+class KernelsOnlyConsumer : public clang::MultiplexConsumer {
+ public:
+  explicit KernelsOnlyConsumer(std::unique_ptr<clang::ASTConsumer> codegen)
+      : clang::MultiplexConsumer(one(std::move(codegen))) {}
+
+  void Initialize(clang::ASTContext& ctx) override {
+    ctx_ = &ctx;
+    clang::MultiplexConsumer::Initialize(ctx);
+  }
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    llvm::SmallVector<clang::Decl*, 4> kept;
+    for (clang::Decl* d : group) {
+      auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
+      if (f && f->doesThisDeclarationHaveABody() && !f->hasAttr<clang::OpenCLKernelAttr>()) continue;
+      kept.push_back(d);
+    }
+    if (kept.empty()) return true;
+    if (kept.size() == static_cast<size_t>(std::distance(group.begin(), group.end()))) {
+      return clang::MultiplexConsumer::HandleTopLevelDecl(group);
+    }
+    return clang::MultiplexConsumer::HandleTopLevelDecl(
+        clang::DeclGroupRef::Create(*ctx_, kept.data(), static_cast<unsigned>(kept.size())));
+  }
+
+ private:
+  static std::vector<std::unique_ptr<clang::ASTConsumer>> one(std::unique_ptr<clang::ASTConsumer> c) {
+    std::vector<std::unique_ptr<clang::ASTConsumer>> v;
+    v.push_back(std::move(c));
+    return v;
+  }
+  clang::ASTContext* ctx_ = nullptr;
+};
+
+class KernelsOnlyAction : public clang::EmitLLVMOnlyAction {
+ public:
+  explicit KernelsOnlyAction(llvm::LLVMContext* ctx) : clang::EmitLLVMOnlyAction(ctx) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                        llvm::StringRef file) override {
+    std::unique_ptr<clang::ASTConsumer> codegen = clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file);
+    if (!codegen) return nullptr;
+    return std::make_unique<KernelsOnlyConsumer>(std::move(codegen));
+  }
+};
+
 CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) {
   ErrorCollector errors(opts.error_limit > 0 ? opts.error_limit : 1);
   std::string setup_error;
@@ -500,9 +553,12 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
     return r;
   }
   llvm::LLVMContext ctx;
-  clang::EmitLLVMOnlyAction action(&ctx);
-  bool ran = ci->ExecuteAction(action);
-  std::unique_ptr<llvm::Module> module = action.takeModule();
+  // The whole module when it is kept or lowered to PTX.
+  std::unique_ptr<clang::EmitLLVMOnlyAction> action =
+      opts.keep_ir || opts.to_ptx ? std::make_unique<clang::EmitLLVMOnlyAction>(&ctx)
+                                  : std::make_unique<KernelsOnlyAction>(&ctx);
+  bool ran = ci->ExecuteAction(*action);
+  std::unique_ptr<llvm::Module> module = action->takeModule();
   CompileResult r;
   if (!ran || !module || ci->getDiagnostics().hasErrorOccurred()) {
     set_first_error(r, std::move(errors.errors));
