@@ -262,11 +262,15 @@ class ErrorCollector : public clang::DiagnosticConsumer {
   const clang::Preprocessor* pp_ = nullptr;
 };
 
-enum class Mode { kCompile, kExpand, kSyntax, kBuildPch };
+// kCollectMacros: pass 1's set-up with the header read as text (it builds
+// builtin_macros_text; kExpand then reads that instead).
+enum class Mode { kCompile, kExpand, kSyntax, kBuildPch, kCollectMacros };
 
 constexpr const char* kPchFile = "/clgen/builtins.pch";
 constexpr const char* kPchSource = "/clgen/builtins.h";  // the PCH's (empty) main file
 const std::string& builtins_pch();
+constexpr const char* kMacrosFile = "/clgen/builtin-macros.h";
+const std::string& builtin_macros_text();
 
 // Builds a CompilerInstance for `text` with the given options. The input,
 // the shim and the builtin headers live in an in-memory file system.
@@ -284,7 +288,14 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
   // Pass 1 sees the builtin headers too, so #ifdef M_PI_F and the like
   // resolve as they do in a compile; ExpandAction keeps the headers' own
   // macros (CLK_LOCAL_MEM_FENCE, as_int, ...) as written.
-  bool builtins = true;
+  // Pass 1 needs only the macros of Clang's header: the #define lines it
+  // ends with, collected once per process, stand in for the whole header.
+  bool macros_only = mode == Mode::kExpand && opts.header == BuiltinHeader::kClang &&
+                     !builtin_macros_text().empty();
+  bool builtins = !macros_only;
+  if (macros_only) {
+    fs->addFile(kMacrosFile, 0, llvm::MemoryBuffer::getMemBuffer(builtin_macros_text(), kMacrosFile, false));
+  }
   if (builtins) {
     const HeaderSet& headers =
         opts.header == BuiltinHeader::kClang ? clang_headers() : libclc_headers();
@@ -332,7 +343,11 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
     args.push_back("-include-pch");
     args.push_back(kPchFile);
   }
-  if (opts.shim && mode != Mode::kBuildPch) {
+  if (macros_only) {
+    args.push_back("-include");
+    args.push_back(kMacrosFile);
+  }
+  if (opts.shim && mode != Mode::kBuildPch && mode != Mode::kCollectMacros) {
     args.push_back("-include");
     args.push_back(kShimFile);
   }
@@ -400,6 +415,71 @@ const std::string& builtins_pch() {
     return out;
   }();
   return pch;
+}
+
+// Preprocesses the (empty) input and keeps, in definition order, the
+// macros the builtin header leaves defined, as "#define" lines.
+class CollectMacrosAction : public clang::PreprocessorFrontendAction {
+ public:
+  explicit CollectMacrosAction(std::string* out) : out_(out) {}
+
+ protected:
+  void ExecuteAction() override {
+    clang::Preprocessor& pp = getCompilerInstance().getPreprocessor();
+    const clang::SourceManager& sm = pp.getSourceManager();
+    pp.EnterMainSourceFile();
+    clang::Token tok;
+    do {
+      pp.Lex(tok);
+    } while (tok.isNot(clang::tok::eof));
+    std::vector<const clang::MacroInfo*> macros;
+    for (const auto& entry : pp.macros()) {
+      const clang::MacroInfo* mi = pp.getMacroInfo(entry.first);
+      if (!mi || mi->isBuiltinMacro()) continue;
+      clang::SourceLocation def = mi->getDefinitionLoc();
+      if (def.isInvalid() || sm.isWrittenInBuiltinFile(def) || sm.isWrittenInCommandLineFile(def) ||
+          sm.isInMainFile(def)) {
+        continue;
+      }
+      macros.push_back(mi);
+    }
+    std::sort(macros.begin(), macros.end(), [&](const clang::MacroInfo* a, const clang::MacroInfo* b) {
+      return sm.isBeforeInTranslationUnit(a->getDefinitionLoc(), b->getDefinitionLoc());
+    });
+    for (const clang::MacroInfo* mi : macros) {
+      llvm::StringRef def = clang::Lexer::getSourceText(
+          clang::CharSourceRange::getTokenRange(mi->getDefinitionLoc(), mi->getDefinitionEndLoc()), sm,
+          pp.getLangOpts());
+      *out_ += "#define ";
+      *out_ += def.str();
+      *out_ += '\n';
+    }
+  }
+
+ private:
+  std::string* out_;
+};
+
+// Empty when it could not be built (pass 1 then reads the header as text).
+const std::string& builtin_macros_text() {
+  static const std::string text = [] {
+    std::string out;
+    llvm::CrashRecoveryContext::Enable();
+    llvm::CrashRecoveryContext crc;
+    bool ok = false;
+    crc.RunSafely([&] {
+      ErrorCollector errors(1);
+      std::string setup_error;
+      CompileOptions o;
+      o.shim = false;
+      auto ci = make_instance("", o, Mode::kCollectMacros, errors, setup_error);
+      if (!ci) return;
+      CollectMacrosAction action(&out);
+      ok = ci->ExecuteAction(action) && !ci->getDiagnostics().hasErrorOccurred();
+    });
+    return ok ? out : std::string();
+  }();
+  return text;
 }
 
 CompileResult failure(std::string cat, std::string reason) {
