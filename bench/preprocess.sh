@@ -32,10 +32,22 @@ echo "files: $N of $TOTAL (every ${STEP}th)"
 
 TIMEFORMAT='%R %U %S'  # wall, user, sys of the timed command and its children
 
-# 1. In-process: one clgen process, one thread, every file through
-#    compile -> expand -> rename -> format -> compile again.
+# JOBS=N (default 1) runs both sides on N shards of the files at once
+# (round-robin split, N processes each side), e.g. JOBS=$(nproc).
+JOBS=${JOBS:-1}
+for ((j = 0; j < JOBS; j++)); do
+  awk -v n="$JOBS" -v j="$j" '(NR - 1) % n == j' "$WORK/files" > "$WORK/shard$j"
+done
+echo "jobs: $JOBS per side"
+
+# 1. In-process: one clgen process per shard, one thread, every file
+#    through expand -> rename -> format -> compile (and the input's own
+#    compile when a pass fails).
 inproc() {
-  xargs -a "$WORK/files" -d '\n' "$CLGEN" -q preprocess --check > "$WORK/inproc.txt" 2>/dev/null || true
+  for ((j = 0; j < JOBS; j++)); do
+    xargs -a "$WORK/shard$j" -d '\n' "$CLGEN" -q preprocess --check > "$WORK/inproc$j.txt" 2>/dev/null &
+  done
+  wait
 }
 
 # 2. Subprocess chain per file, as CLgen ran it (there is no stand-alone
@@ -43,20 +55,25 @@ inproc() {
 STYLE='{BasedOnStyle: Google, IndentWidth: 2, PointerAlignment: Left, DerivePointerAlignment: false, AllowShortBlocksOnASingleLine: Never, AllowShortFunctionsOnASingleLine: None, AllowShortIfStatementsOnASingleLine: Never, AllowShortLoopsOnASingleLine: false, ColumnLimit: 5000}'
 CL=(clang-15 -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header
     -Xclang -fdeclare-opencl-builtins -w)
-SUB_OK=0
-subproc() {
+chain() {  # shard number
+  local j=$1
   while IFS= read -r f; do
-    if "${CL[@]}" -O0 -emit-llvm -c -o "$WORK/out.bc" "$f" 2>/dev/null; then
-      "${CL[@]}" -E -P "$f" -o "$WORK/pp.cl" 2>/dev/null &&
-        clang-format-15 --style="$STYLE" --assume-filename=x.cpp < "$WORK/pp.cl" > "$WORK/fmt.cl" &&
-        SUB_OK=$((SUB_OK + 1))
+    if "${CL[@]}" -O0 -emit-llvm -c -o "$WORK/out$j.bc" "$f" 2>/dev/null; then
+      "${CL[@]}" -E -P "$f" -o "$WORK/pp$j.cl" 2>/dev/null &&
+        clang-format-15 --style="$STYLE" --assume-filename=x.cpp < "$WORK/pp$j.cl" > "$WORK/fmt$j.cl" &&
+        echo ok
     fi
-  done < "$WORK/files"
+  done < "$WORK/shard$j" > "$WORK/sub$j.txt"
+}
+subproc() {
+  for ((j = 0; j < JOBS; j++)); do chain "$j" & done
+  wait
 }
 
 { time inproc; } 2> "$WORK/t_in"
 { time subproc; } 2> "$WORK/t_sub"
-IN_OK=$(grep -c ': ok ' "$WORK/inproc.txt" || true)
+IN_OK=$(cat "$WORK"/inproc*.txt | grep -c ': ok ' || true)
+SUB_OK=$(cat "$WORK"/sub*.txt | grep -c '^ok' || true)
 
 read -r wi ui si < "$WORK/t_in"
 read -r ws us ss < "$WORK/t_sub"
