@@ -537,7 +537,11 @@ std::string lower_to_ptx(llvm::Module& module, std::string& ptx) {
       &backend_error);
   auto lib = llvm::getLazyBitcodeModule(llvm::MemoryBufferRef(bc, "libclc"), ctx);
   if (!lib) return "loading libclc: " + llvm::toString(lib.takeError());
-  const std::string triple = "nvptx64-nvidia-cuda";
+  // The OpenCL driver interface (nvcl), as the kernels were compiled for: a
+  // CUDA triple makes NVPTX treat every kernel pointer parameter as global,
+  // and a __local one then fails ("Cannot cast between two non-generic
+  // address spaces", an LLVM fatal error).
+  const std::string triple = kTriple;
   (*lib)->setTargetTriple(triple);
   (*lib)->setDataLayout(module.getDataLayout());
   module.setTargetTriple(triple);

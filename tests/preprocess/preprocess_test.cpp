@@ -214,6 +214,18 @@ TEST(Compile, StrictModeEmitsPlainInlineHelpers) {
   EXPECT_NE(r.ptx.find("twice"), std::string::npos) << r.ptx.substr(0, 400);
 }
 
+TEST(Compile, StrictModeLowersLocalPointerArguments) {
+  CompileOptions o;
+  o.to_ptx = true;
+  o.keep_ir = true;
+  CompileResult r = compile(
+      "__kernel void k(__global int* out, __local int* scratch) {\n"
+      "  scratch[get_local_id(0)] = 1;\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  out[get_global_id(0)] = scratch[0];\n}\n", o);
+  ASSERT_TRUE(r.ok) << r.category << ": " << r.reason;
+  EXPECT_NE(r.ptx.find(".ptr .shared"), std::string::npos) << r.ptx.substr(0, 600);
+}
+
 TEST(Compile, LibclcHeaderCompilesPlainKernels) {
   CompileOptions o;
   o.header = BuiltinHeader::kLibclc;
