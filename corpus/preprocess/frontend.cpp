@@ -680,8 +680,14 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
     return r;
   }
   if (opts.to_ptx) {
-    std::string ptx;
-    std::string err = lower_to_ptx(*module, ptx);
+    std::string ptx, err;
+    // The NVPTX backend reports what it cannot lower (e.g. libclc's
+    // native_cos without fast math: "Cannot select: fcos") as an LLVM fatal
+    // error; a crash here is the input's ptx_error, not a Clang crash.
+    llvm::CrashRecoveryContext backend;
+    if (!backend.RunSafely([&] { err = lower_to_ptx(*module, ptx); })) {
+      err = "the NVPTX backend aborted (an LLVM fatal error, e.g. an operation it cannot select)";
+    }
     if (!err.empty()) {
       r.category = category::kPtxError;
       r.reason = err;

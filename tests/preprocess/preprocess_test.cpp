@@ -226,6 +226,18 @@ TEST(Compile, StrictModeLowersLocalPointerArguments) {
   EXPECT_NE(r.ptx.find(".ptr .shared"), std::string::npos) << r.ptx.substr(0, 600);
 }
 
+TEST(Compile, StrictModeBackendAbortIsAPtxError) {
+  // libclc's native_cos reaches NVPTX as an fcos it cannot select without
+  // fast math: LLVM aborts, the verdict is ptx_error, the process goes on.
+  CompileOptions o;
+  o.to_ptx = true;
+  CompileResult r = compile("__kernel void k(__global float* a) { a[get_global_id(0)] = native_cos(a[0]); }\n", o);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.category, category::kPtxError) << r.reason;
+  CompileResult after = compile("__kernel void k(__global float* a) { a[get_global_id(0)] = 2.0f * a[0]; }\n", o);
+  EXPECT_TRUE(after.ok) << after.reason;
+}
+
 TEST(Compile, LibclcHeaderCompilesPlainKernels) {
   CompileOptions o;
   o.header = BuiltinHeader::kLibclc;
