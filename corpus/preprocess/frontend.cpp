@@ -285,11 +285,10 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
   std::string_view shim = shim_text();
   fs->addFile(kShimFile, 0,
               llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(shim.data(), shim.size()), kShimFile, false));
-  // Pass 1 sees the builtin headers too, so #ifdef M_PI_F and the like
-  // resolve as they do in a compile; ExpandAction keeps the headers' own
-  // macros (CLK_LOCAL_MEM_FENCE, as_int, ...) as written.
-  // Pass 1 needs only the macros of Clang's header: the #define lines it
-  // ends with, collected once per process, stand in for the whole header.
+  // Pass 1 sees the builtin header's macros too, so #ifdef M_PI_F and the
+  // like resolve as they do in a compile (ExpandAction keeps them as
+  // written). Of Clang's header it needs nothing else: the #define lines
+  // the header ends with, collected once per process, stand in for it.
   bool macros_only = mode == Mode::kExpand && opts.header == BuiltinHeader::kClang &&
                      !builtin_macros_text().empty();
   bool builtins = !macros_only;
