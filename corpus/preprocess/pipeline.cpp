@@ -6,7 +6,7 @@
 namespace clgen::preprocess {
 
 // Bump when a pass changes its output, so stored results are recomputed.
-constexpr const char* kPassesVersion = "1";
+constexpr const char* kPassesVersion = "2";
 
 const char* rewrite_status_name(RewriteStatus status) {
   switch (status) {
@@ -39,6 +39,15 @@ RewriteResult bug(const char* pass, const Status& st) {
   return r;
 }
 
+// Passes 1 and 2; `failed` names the pass that failed.
+Expected<std::string> expand_and_rename(std::string_view text, const CompileOptions& opts,
+                                        const char*& failed) {
+  failed = "expand";
+  ASSIGN_OR_RETURN(std::string expanded, expand_main_file(text, opts));
+  failed = "rename";
+  return rename_identifiers(expanded, opts);
+}
+
 }  // namespace
 
 RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
@@ -46,26 +55,35 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
   opts.keep_ir = false;
   opts.error_limit = 0;
   RewriteResult r;
-  // The input is only checked; code is generated once, for the result (the
-  // passes preserve what the kernels compute, so its instruction count and
-  // kernels are the input's).
   CompileOptions check = opts;
   check.check_only = true;
   check.to_ptx = false;
-  CompileResult first = compile(text, check);
-  if (!first.ok) {
+  auto rejected = [&](const CompileResult& c) {
     r.status = RewriteStatus::kRejected;
-    r.category = first.category;
-    r.reason = first.reason;
+    r.category = c.category;
+    r.reason = c.reason;
     return r;
-  }
-  // The passes see the shim only when the input needed it.
+  };
+  if (text.size() > kMaxInputBytes) return rejected(compile(text, check));
+  // The rename pass parses the expanded input in full, which is the check
+  // the input needs: the input itself is compiled only when a pass fails,
+  // to tell a rejected input (its own first error) from a rewrite bug, and
+  // to learn whether the shim rescues it (the passes then run again with
+  // the shim). Code is generated once, for the result (the passes preserve
+  // what the kernels compute, so its instruction count and kernels are the
+  // input's).
   CompileOptions pass_opts = opts;
-  pass_opts.shim = first.used_shim;
-  Expected<std::string> expanded = expand_main_file(text, pass_opts);
-  if (!expanded) return bug("expand", expanded.status());
-  Expected<std::string> renamed = rename_identifiers(*expanded, pass_opts);
-  if (!renamed) return bug("rename", renamed.status());
+  pass_opts.shim = false;
+  const char* failed = "";
+  Expected<std::string> renamed = expand_and_rename(text, pass_opts, failed);
+  if (!renamed) {
+    CompileResult first = compile(text, check);
+    if (!first.ok) return rejected(first);
+    if (!first.used_shim) return bug(failed, renamed.status());
+    pass_opts.shim = true;
+    renamed = expand_and_rename(text, pass_opts, failed);
+    if (!renamed) return bug(failed, renamed.status());
+  }
   Expected<std::string> formatted = format_source(*renamed);
   if (!formatted) return bug("format", formatted.status());
   CompileResult again = compile(*formatted, opts);

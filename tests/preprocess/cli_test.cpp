@@ -65,5 +65,44 @@ TEST(CorpusPreprocessCommand, FillsThePreprocessedTableAndResumes) {
   std::filesystem::remove_all(ws);
 }
 
+// libclc unpacked under another prefix (as on the GPU machine) is found
+// through CLGEN_LIBCLC_INCLUDE_DIR / CLGEN_LIBCLC_BITCODE: the prefix here
+// links to the installed files.
+TEST(PreprocessCommand, FindsLibclcUnderARelocatedPrefix) {
+  namespace fs = std::filesystem;
+  fs::path prefix = fs::temp_directory_path() / ("clgen-libclc-" + std::to_string(::getpid()));
+  fs::remove_all(prefix);
+  fs::create_directories(prefix / "usr/include");
+  fs::create_directories(prefix / "usr/lib/clc");
+  fs::path clc_h = fs::path(CLGEN_LIBCLC_INCLUDE_DIR_BUILT) / "clc";
+  fs::path bitcode = CLGEN_LIBCLC_BITCODE_BUILT;
+  if (!fs::exists(clc_h / "clc.h") || !fs::exists(bitcode)) GTEST_SKIP() << "libclc is not installed";
+  fs::create_directory_symlink(clc_h, prefix / "usr/include/clc");
+  fs::create_symlink(bitcode, prefix / "usr/lib/clc/nvptx64--nvidiacl.bc");
+  std::string include = "CLGEN_LIBCLC_INCLUDE_DIR=" + (prefix / "usr/include").string();
+  std::string bc = "CLGEN_LIBCLC_BITCODE=" + (prefix / "usr/lib/clc/nvptx64--nvidiacl.bc").string();
+
+  auto ok = testing::run_command({"/usr/bin/env", include, bc, CLGEN_BINARY, "preprocess", "--check",
+                                  "--header", "libclc", "--to-ptx", paper()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find(": ok "), std::string::npos) << ok.out;
+
+  // Pointed elsewhere, the variables are what is read (and named).
+  fs::path empty = prefix / "empty";
+  fs::create_directories(empty);
+  auto missing = testing::run_command({"/usr/bin/env", "CLGEN_LIBCLC_INCLUDE_DIR=" + empty.string(),
+                                       "CLGEN_LIBCLC_BITCODE=" + (empty / "none.bc").string(), CLGEN_BINARY,
+                                       "preprocess", "--check", "--header", "libclc", paper()});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE((missing.out + missing.err).find(empty.string() + "/clc"), std::string::npos)
+      << missing.out << missing.err;
+  auto no_bitcode = testing::run_command({"/usr/bin/env", "CLGEN_LIBCLC_BITCODE=" + (empty / "none.bc").string(),
+                                          CLGEN_BINARY, "preprocess", "--check", "--to-ptx", paper()});
+  EXPECT_NE(no_bitcode.exit_code, 0);
+  EXPECT_NE((no_bitcode.out + no_bitcode.err).find(empty.string() + "/none.bc"), std::string::npos)
+      << no_bitcode.out << no_bitcode.err;
+  fs::remove_all(prefix);
+}
+
 }  // namespace
 }  // namespace clgen

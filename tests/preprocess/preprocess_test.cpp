@@ -200,6 +200,44 @@ TEST(Compile, StrictModeLowersToPtxWithLibclc) {
   EXPECT_NE(r.ptx.find(".entry k"), std::string::npos) << r.ptx.substr(0, 400);
 }
 
+TEST(Compile, StrictModeEmitsPlainInlineHelpers) {
+  // C99 inline rules give a plain `inline` helper no body at -O0; the PTX
+  // would then call an undefined function.
+  CompileOptions o;
+  o.to_ptx = true;
+  o.keep_ir = true;
+  CompileResult r = compile(
+      "inline float twice(float x) { return 2.0f * x; }\n"
+      "__kernel void k(__global float* a) { size_t i = get_global_id(0); a[i] = twice(a[i]); }\n", o);
+  ASSERT_TRUE(r.ok) << r.reason;
+  EXPECT_NE(r.ptx.find(".entry k"), std::string::npos) << r.ptx.substr(0, 400);
+  EXPECT_NE(r.ptx.find("twice"), std::string::npos) << r.ptx.substr(0, 400);
+}
+
+TEST(Compile, StrictModeLowersLocalPointerArguments) {
+  CompileOptions o;
+  o.to_ptx = true;
+  o.keep_ir = true;
+  CompileResult r = compile(
+      "__kernel void k(__global int* out, __local int* scratch) {\n"
+      "  scratch[get_local_id(0)] = 1;\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  out[get_global_id(0)] = scratch[0];\n}\n", o);
+  ASSERT_TRUE(r.ok) << r.category << ": " << r.reason;
+  EXPECT_NE(r.ptx.find(".ptr .shared"), std::string::npos) << r.ptx.substr(0, 600);
+}
+
+TEST(Compile, StrictModeBackendAbortIsAPtxError) {
+  // libclc's native_cos reaches NVPTX as an fcos it cannot select without
+  // fast math: LLVM aborts, the verdict is ptx_error, the process goes on.
+  CompileOptions o;
+  o.to_ptx = true;
+  CompileResult r = compile("__kernel void k(__global float* a) { a[get_global_id(0)] = native_cos(a[0]); }\n", o);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.category, category::kPtxError) << r.reason;
+  CompileResult after = compile("__kernel void k(__global float* a) { a[get_global_id(0)] = 2.0f * a[0]; }\n", o);
+  EXPECT_TRUE(after.ok) << after.reason;
+}
+
 TEST(Compile, LibclcHeaderCompilesPlainKernels) {
   CompileOptions o;
   o.header = BuiltinHeader::kLibclc;
