@@ -36,7 +36,10 @@ for f in "${FILES[@]}"; do
   done
 done
 now() { date +%s.%N; }
-count_runs() { sqlite3 "$1/clgen.db" "SELECT COUNT(*) FROM runs"; }
+# SQL through python3's sqlite3 module: the GPU machine has no sqlite3 shell.
+sql() { python3 -c 'import sqlite3,sys
+for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print("|".join(map(str, r)))' "$1" "$2"; }
+count_runs() { sql "$1/clgen.db" "SELECT COUNT(*) FROM runs"; }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -65,4 +68,4 @@ print(f"one process, reused worker: {n} kernels in {t1 - t0:.2f} s = {one:.2f} k
 PY
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-sqlite3 "$SCRATCH/one-1/clgen.db" "SELECT outcome, COUNT(*) FROM runs GROUP BY outcome ORDER BY 2 DESC"
+sql "$SCRATCH/one-1/clgen.db" "SELECT outcome, COUNT(*) FROM runs GROUP BY outcome ORDER BY 2 DESC"

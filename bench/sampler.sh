@@ -6,7 +6,8 @@
 # WORKSPACE=dir reuses a workspace with a trained model; otherwise one is
 # built from the .cl files under DIR... (default: /usr/share/pocl-tests
 # /usr/share/ufo): corpus preprocess, then `clgen train --config $CONFIG`.
-# DEVICE=cpu|cuda, BATCH=streams, CONFIG=model config (default tiny).
+# DEVICE=cpu|cuda, BATCH=streams, CONFIG=model config (default tiny), START=file|zero,
+# SEED, TEMPERATURE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLGEN=${CLGEN:-build/cli/clgen}
@@ -14,6 +15,8 @@ DEVICE=${DEVICE:-cpu}
 BATCH=${BATCH:-64}
 CONFIG=${CONFIG:-configs/tiny.toml}
 TEMPERATURE=${TEMPERATURE:-0.8}
+START=${START:-file}   # clgen sample --start: file (after the separator) or zero
+SEED=${SEED:-1}
 RUN_SECONDS=${1:-60}
 shift || true
 DIRS=("$@")
@@ -34,7 +37,7 @@ run() {  # name args...
   local name=$1
   shift
   "$CLGEN" --workspace "$WS" -q sample --config "$CONFIG" "$@" -n 0 --time-limit "$RUN_SECONDS" \
-    --seed 1 --temperature "$TEMPERATURE" --batch-size "$BATCH" --device "$DEVICE" \
+    --seed "$SEED" --start "$START" --temperature "$TEMPERATURE" --batch-size "$BATCH" --device "$DEVICE" \
     --out "$OUT/samples-$name" --json >"$OUT/$name.json"
   python3 - "$name" "$OUT/$name.json" <<'PY'
 import json, sys

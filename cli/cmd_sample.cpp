@@ -23,6 +23,7 @@ struct SampleCommandOptions {
   std::string model_id;   // "" = the latest trained model
   std::string config;     // a model config: sample from the model it trains
   std::string device = "auto";
+  std::string start = "file";  // seed read after the separator ("file") or from the zero state
   std::string out;        // "" = <workspace>/samples/<model id>
   bool json = false;
 };
@@ -40,7 +41,8 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
     ASSIGN_OR_RETURN(model_id, sampler::model_id_for_config(ws.root(), opts.config));
   }
   ASSIGN_OR_RETURN(auto model, sampler::load_stream_model(ws.root(), model_id, opts.device,
-                                                          opts.batch_size, opts.sample.seed));
+                                                          opts.batch_size, opts.sample.seed,
+                                                          opts.start == "file"));
   opts.sample.out_dir = opts.out.empty() ? ws.root() + "/samples/" + model->model_id() : opts.out;
   ASSIGN_OR_RETURN(auto db, ws.open_database());
   ASSIGN_OR_RETURN(auto sum, sampler::run_sampling(*model, db, opts.sample));
@@ -134,6 +136,11 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   auto* model = cmd->add_option("--model", opts->model_id, "Model id (default: the latest trained)");
   cmd->add_option("--config", opts->config, "Sample from the model this config trains")
       ->excludes(model);
+  cmd->add_option("--start", opts->start,
+                  "Model state the seed is read from: file (after the corpus separator, as a file "
+                  "starts in training) or zero (the network's zero state)")
+      ->check(CLI::IsMember({"file", "zero"}))
+      ->capture_default_str();
   cmd->add_option("--device", opts->device, "cpu, cuda or auto")
       ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->add_flag("--json", opts->json, "Print the summary as JSON");

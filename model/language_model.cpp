@@ -29,6 +29,7 @@ struct SamplingBatch::Impl {
   // The last text fed to a stream from scratch and the state it led to
   // (batch of 1): refilling a stream with the same seed, as the sampler does
   // for every finished kernel, copies this instead of running the seed again.
+  bool after_separator = true;
   std::vector<Token> cached_tokens;
   LstmState cached_state;
   torch::Tensor cached_next;  // [1, vocab]
@@ -40,7 +41,7 @@ struct SamplingBatch::Impl {
   std::vector<Token> primed(const std::vector<Token>& tokens) const {
     std::vector<Token> out;
     out.reserve(tokens.size() + 1);
-    out.push_back(model->vocabulary->separator());
+    if (after_separator) out.push_back(model->vocabulary->separator());
     out.insert(out.end(), tokens.begin(), tokens.end());
     return out;
   }
@@ -192,6 +193,11 @@ Status SamplingBatch::feed(int stream, std::string_view text) {
 
 Status SamplingBatch::feed_tokens(int stream, const std::vector<Token>& tokens) {
   return impl_->feed_tokens(stream, tokens);
+}
+
+void SamplingBatch::set_start_after_separator(bool yes) {
+  if (impl_->after_separator != yes) impl_->cached_tokens.clear();
+  impl_->after_separator = yes;
 }
 
 Status SamplingBatch::feed_all(std::string_view text) {

@@ -62,6 +62,9 @@ class SamplingBatch {
   Status feed_tokens(int stream, const std::vector<Token>& tokens);
   // feed() for every stream (the text runs once; its state is copied).
   Status feed_all(std::string_view text);
+  // Whether fed text starts after the separator (true, the default: as a
+  // corpus file starts in training) or from the network's zero state.
+  void set_start_after_separator(bool yes);
 
   // Next-token logits of every stream, row-major [streams x vocab_size].
   // Fails if some stream was never fed.

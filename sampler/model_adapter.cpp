@@ -15,9 +15,11 @@ namespace {
 class ModelStreams : public StreamModel {
  public:
   static Expected<std::unique_ptr<StreamModel>> create(std::unique_ptr<model::LanguageModel> lm,
-                                                       int streams, uint64_t seed) {
+                                                       int streams, uint64_t seed,
+                                                       bool start_after_separator) {
     auto self = std::unique_ptr<ModelStreams>(new ModelStreams());
     ASSIGN_OR_RETURN(self->batch_, lm->new_batch(streams, seed));
+    self->batch_->set_start_after_separator(start_after_separator);
     self->lm_ = std::move(lm);
     RETURN_IF_ERROR(self->build_token_texts());
     return std::unique_ptr<StreamModel>(std::move(self));
@@ -74,9 +76,9 @@ class ModelStreams : public StreamModel {
 Expected<std::unique_ptr<StreamModel>> load_stream_model(const std::string& workspace_root,
                                                          const std::string& model_id,
                                                          const std::string& device, int streams,
-                                                         uint64_t seed) {
+                                                         uint64_t seed, bool start_after_separator) {
   ASSIGN_OR_RETURN(auto lm, model::LanguageModel::load(workspace_root, model_id, device));
-  return ModelStreams::create(std::move(lm), streams, seed);
+  return ModelStreams::create(std::move(lm), streams, seed, start_after_separator);
 }
 
 Expected<std::string> model_id_for_config(const std::string& workspace_root,

@@ -16,11 +16,13 @@
 #             token file; the `paper` model for one epoch and its baseline
 #             (docs/bench-model.md)
 #   sample    bench/sampler.sh on CUDA: --args "float*,float*,float*,int" and
-#             free signatures, $SAMPLE_SECONDS each (docs/bench-sampler.md)
+#             free signatures, $SAMPLE_SECONDS each, for each --start mode in
+#             $SAMPLE_STARTS (default "file"; seeds 1, 2, ...) (docs/bench-sampler.md)
 #   drive     the preprocessed corpus and up to $DRIVE_SAMPLES accepted samples
 #             on PoCL's CPU device and the NVIDIA GPU at global sizes $GSIZES,
 #             both devices at once; stops at $DRIVE_DEADLINE (epoch seconds) and
 #             resumes where it stopped on the next call
+#   tests     the test suite there, and the driver's tests on the NVIDIA device
 #   bench-driver  bench/driver.sh on both devices (docs/bench-driver.md)
 #   pack      the workspace database, xz-compressed (model checkpoints stay; the
 #             texts of rejected samples beyond 2,000 per --args are blanked)
@@ -110,7 +112,7 @@ phase_train() {
   workspace || return 1
   log "clgen train $GPU_CONFIG on CUDA for at most $TRAIN_SECONDS s (SIGINT then checkpoints)"
   /usr/bin/time -f "wall %e s" timeout --signal=INT "$TRAIN_SECONDS" \
-    "$CLGEN" --workspace "$WS" train --config "$GPU_CONFIG" --device cuda \
+    "$CLGEN" --workspace "$WS" train --config "$GPU_CONFIG" --device cuda ${TRAIN_EPOCHS:+--epochs $TRAIN_EPOCHS} \
     2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$RESULTS/train-gpu.log" | tail -25
   [ "${SKIP_BASELINES:-0}" = 1 ] && return 0
   log "PyTorch Python baseline for $GPU_CONFIG"
@@ -133,10 +135,15 @@ phase_train() {
 
 phase_sample() {
   workspace || return 1
-  log "bench/sampler.sh on CUDA, $SAMPLE_SECONDS s per run, $SAMPLE_BATCH streams"
-  WORKSPACE="$WS" DEVICE=cuda BATCH="$SAMPLE_BATCH" CONFIG="$GPU_CONFIG" CLGEN="$CLGEN" \
-    BENCH_DIR="$WS/bench-sampler" bench/sampler.sh "$SAMPLE_SECONDS" 2>&1 | tee "$RESULTS/sampler.log"
-  cp "$WS"/bench-sampler/*.json "$RESULTS"/ 2>/dev/null || true
+  local start seed=1
+  for start in ${SAMPLE_STARTS:-file}; do
+    log "bench/sampler.sh on CUDA, $SAMPLE_SECONDS s per run, $SAMPLE_BATCH streams, --start $start"
+    WORKSPACE="$WS" DEVICE=cuda BATCH="$SAMPLE_BATCH" CONFIG="$GPU_CONFIG" CLGEN="$CLGEN" START=$start \
+      SEED=$seed BENCH_DIR="$WS/bench-sampler-$start" bench/sampler.sh "$SAMPLE_SECONDS" 2>&1 |
+      tee "$RESULTS/sampler-$start.log"
+    for j in "$WS/bench-sampler-$start"/*.json; do cp "$j" "$RESULTS/$start-$(basename "$j")"; done
+    seed=$((seed + 1))
+  done
 }
 
 phase_drive() {
@@ -169,6 +176,15 @@ for row in sqlite3.connect(sys.argv[1]).execute(
         "SELECT device, origin, outcome, COUNT(*) FROM runs GROUP BY 1,2,3"):
     print("|".join(map(str, row)))
 PY
+}
+
+phase_tests() {
+  log "the whole test suite (ctest -j16), then the driver's tests on the NVIDIA device"
+  (cd "$BUILD_DIR" && timeout 150 ctest -j16 --timeout 120 > "../$RESULTS/tests.log" 2>&1)
+  grep -E 'tests passed|Failed|\*\*\*|Skipped' "$RESULTS/tests.log" | head -40
+  (cd "$BUILD_DIR" && CLGEN_TEST_DEVICE=gpu timeout 100 ctest -j8 --timeout 90 -R 'Executor|Worker|DriveCli' \
+    > "../$RESULTS/tests-gpu-driver.log" 2>&1)
+  grep -E 'tests passed|Failed|\*\*\*' "$RESULTS/tests-gpu-driver.log" | head -20
 }
 
 phase_bench_driver() {
