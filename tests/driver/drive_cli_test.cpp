@@ -88,9 +88,9 @@ TEST_F(DriveCliTest, StoresRunsPrintsTheOutcomeTableAndWritesCsv) {
   EXPECT_EQ(count("SELECT COUNT(*) FROM runs r JOIN kernel_sources k ON k.sha256 = r.kernel_sha256"), 4);
   {
     Database d = db();
-    auto st = d.prepare("SELECT text, origin FROM kernel_sources k JOIN runs r ON "
+    auto st = d.prepare("SELECT k.text, k.origin FROM kernel_sources k JOIN runs r ON "
                         "k.sha256 = r.kernel_sha256 WHERE r.kernel_name = 'saxpy'");
-    ASSERT_TRUE(st.ok());
+    ASSERT_TRUE(st.ok()) << st.status().message();
     ASSERT_TRUE(*st->step());
     EXPECT_EQ(st->column_text(0), *read_file(kernel_path("saxpy.cl")));
     EXPECT_EQ(st->column_text(1), kernel_path("saxpy.cl"));
