@@ -1,10 +1,13 @@
-// `clgen features FILE.cl...`: static Grewe features, one CSV row per kernel.
+// `clgen features FILE.cl...`: static Grewe features and LLVM-IR opcode
+// counts/densities, one CSV row per kernel.
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "features/ir_features.h"
 #include "features/static_features.h"
 #include "support/files.h"
 
@@ -20,7 +23,8 @@ struct FeaturesOptions {
 };
 
 Status run_features(const FeaturesOptions& o) {
-  std::string csv = features::static_features_csv_header() + "\n";
+  std::string csv =
+      features::static_features_csv_header() + "," + features::ir_features_csv_header() + "\n";
   size_t failed = 0, kernels = 0;
   for (const auto& path : o.files) {
     auto text = read_file(path, kMaxSourceBytes);
@@ -33,7 +37,23 @@ Status run_features(const FeaturesOptions& o) {
       ++failed;
       continue;
     }
-    for (const auto& r : *rows) csv += features::static_features_csv_row(r) + "\n";
+    // IR features by kernel name; a kernel the IR compile misses keeps its
+    // AST features and gets empty IR fields (with a warning).
+    std::map<std::string, features::IrFeatures> ir;
+    auto irs = features::extract_ir_features(*text);
+    if (irs.ok()) {
+      for (auto& f : *irs) ir.emplace(f.kernel, std::move(f));
+    } else {
+      std::fprintf(stderr, "clgen features: %s: no IR features: %s\n", path.c_str(),
+                   irs.status().message().c_str());
+    }
+    for (const auto& r : *rows) {
+      auto it = ir.find(r.kernel);
+      csv += features::static_features_csv_row(r) + "," +
+             (it != ir.end() ? features::ir_features_csv_values(it->second)
+                             : features::ir_features_csv_empty()) +
+             "\n";
+    }
     kernels += rows->size();
   }
   if (o.out.empty()) {
@@ -51,7 +71,7 @@ Status run_features(const FeaturesOptions& o) {
 
 void add_features_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   auto opts = std::make_shared<FeaturesOptions>();
-  CLI::App* cmd = app.add_subcommand("features", "Static kernel features (CSV, one row per kernel)");
+  CLI::App* cmd = app.add_subcommand("features", "Static (AST) and LLVM-IR kernel features (CSV, one row per kernel)");
   cmd->add_option("files", opts->files, "OpenCL C files")->required();
   cmd->add_option("--out", opts->out, "Write the CSV here instead of stdout");
   cmd->final_callback([opts, &action] { action = [opts] { return run_features(*opts); }; });

@@ -43,6 +43,15 @@ Expected<std::vector<predict::MappingRow>> load_mapping(const PredictOptions& o)
   return rows;
 }
 
+// Evaluation rows: folds from the fold file, else stratified --cv-folds
+// folds shuffled with --seed (clgen's own exports have no fold file).
+Expected<std::vector<predict::MappingRow>> load_mapping_for_eval(const PredictOptions& o) {
+  ASSIGN_OR_RETURN(auto rows, load_mapping(o));
+  if (o.folds.empty() && o.protocol != "lobo")
+    RETURN_IF_ERROR(predict::assign_stratified_folds(rows, o.cv_folds, o.seed));
+  return rows;
+}
+
 std::string mapping_predictions_csv(const std::vector<predict::MappingRow>& rows,
                                     const std::vector<predict::Device>& pred) {
   std::string out = "benchmark,dataset,oracle,predicted,runtime_cpu,runtime_gpu\n";
@@ -58,8 +67,6 @@ std::string mapping_predictions_csv(const std::vector<predict::MappingRow>& rows
 Status eval_mapping(const PredictOptions& o) {
   if (o.protocol != "folds" && o.protocol != "lobo" && o.protocol != "both")
     return usage_error(fmt::format("--protocol must be folds, lobo or both, not '{}'", o.protocol));
-  if (o.protocol != "lobo" && o.folds.empty())
-    return usage_error("--folds CSV is required for --protocol folds/both (or use --protocol lobo)");
   std::vector<predict::MappingModelSpec> specs;
   if (o.model == "all") {
     specs = predict::mapping_models();
@@ -67,7 +74,7 @@ Status eval_mapping(const PredictOptions& o) {
     ASSIGN_OR_RETURN(auto s, predict::find_mapping_model(o.model));
     specs.push_back(s);
   }
-  ASSIGN_OR_RETURN(auto rows, load_mapping(o));
+  ASSIGN_OR_RETURN(auto rows, load_mapping_for_eval(o));
   std::vector<predict::Protocol> protocols;
   if (o.protocol != "lobo") protocols.push_back(predict::Protocol::kFolds);
   if (o.protocol != "folds") protocols.push_back(predict::Protocol::kLeaveOneBenchmarkOut);
@@ -238,11 +245,12 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
   common(e, *eval);
   e->add_option("--model", eval->model, "Model name, or 'all'")->capture_default_str();
   e->add_option("--protocol", eval->protocol,
-                "mapping: folds (the fold file), lobo (leave one benchmark out) or both")
+                "mapping: folds (the fold file, else stratified --cv-folds folds), lobo (leave "
+                "one benchmark/group out) or both")
       ->capture_default_str();
-  e->add_option("--cv-folds", eval->cv_folds, "wgsize: number of cross-validation folds")
+  e->add_option("--cv-folds", eval->cv_folds, "number of cross-validation folds (wgsize; mapping without --folds)")
       ->capture_default_str()->check(CLI::Range(2, 1000));
-  e->add_option("--seed", eval->seed, "wgsize: seed of the fold shuffle and the random fallback")
+  e->add_option("--seed", eval->seed, "seed of the fold shuffle (and wgsize's random fallback)")
       ->capture_default_str();
   e->add_option("--out", eval->out, "CSV of results (or per-row predictions for one model and protocol)");
   e->final_callback([eval, &action] {

@@ -40,6 +40,8 @@ void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& 
 void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& action);   // OPENCV
 void add_features_command(CLI::App& app, const GlobalOptions& global, Action& action);  // CLANG
+// `clgen dataset export` (cli/cmd_dataset.cpp; needs Clang for the features).
+void add_dataset_command(CLI::App& app, const GlobalOptions& global, Action& action);   // CLANG
 // `clgen sample` (built with LibTorch and Clang).
 void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& action);
 #ifdef CLGEN_HAVE_TORCH

@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef CLGEN_HAVE_CLANG
   cli::add_features_command(app, global, action);
+  cli::add_dataset_command(app, global, action);
 #endif
 #ifdef CLGEN_HAVE_TORCH
   cli::add_train_command(app, global, action);

@@ -198,6 +198,8 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     }
     ++summary.sources;
     const std::string sha = sha256_hex(src.text);
+    RETURN_IF_ERROR_CTX(store_kernel_source(db, sha, src.text, src.origin),
+                        "storing the source of " + src.origin);
     // The Clang analysis runs here, in the parent (Clang 15 never enters a
     // worker, where the OpenCL driver may bring its own LLVM); a front-end
     // crash is recovered and becomes a crash row (kInternal).

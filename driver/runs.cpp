@@ -41,7 +41,22 @@ CREATE TABLE IF NOT EXISTS runs(
   UNIQUE(kernel_sha256, kernel_name, platform, device, build_options, global_size,
          requested_local_size));
 CREATE INDEX IF NOT EXISTS runs_outcome ON runs(outcome);
+CREATE TABLE IF NOT EXISTS kernel_sources(
+  sha256 TEXT PRIMARY KEY,             -- = runs.kernel_sha256
+  text TEXT NOT NULL,                  -- the driven source text
+  origin TEXT NOT NULL                 -- as runs.origin, of its first drive
+);
 )sql");
+}
+
+Status store_kernel_source(Database& db, const std::string& sha256, const std::string& text,
+                           const std::string& origin) {
+  ASSIGN_OR_RETURN(Statement st, db.prepare("INSERT OR IGNORE INTO kernel_sources(sha256, text, "
+                                            "origin) VALUES (?1, ?2, ?3)"));
+  RETURN_IF_ERROR(st.bind(1, sha256));
+  RETURN_IF_ERROR(st.bind(2, text));
+  RETURN_IF_ERROR(st.bind(3, origin));
+  return st.run();
 }
 
 namespace {

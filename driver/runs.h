@@ -29,8 +29,14 @@ struct RunRecord {
   DriveResult result;
 };
 
-// Creates `runs` if needed (CREATE TABLE IF NOT EXISTS).
+// Creates `runs` and `kernel_sources` if needed (CREATE TABLE IF NOT EXISTS).
 Status ensure_driver_schema(Database& db);
+
+// Keeps the text of a driven source under its sha256 (= runs.kernel_sha256),
+// so datasets can compute static features of any driven kernel, including
+// file arguments; a second store of the same sha256 changes nothing.
+Status store_kernel_source(Database& db, const std::string& sha256, const std::string& text,
+                           const std::string& origin);
 
 // The stored run for `key`, if any.
 Expected<std::optional<RunRecord>> find_run(Database& db, const RunKey& key);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 #include <regex>
 #include <set>
 
@@ -50,6 +51,7 @@ Expected<std::vector<MappingRow>> load_mapping_csv(const std::string& path) {
   ASSIGN_OR_RETURN(int c_bench, t.require_column("benchmark", path));
   ASSIGN_OR_RETURN(int c_data, t.require_column("dataset", path));
   ASSIGN_OR_RETURN(int c_oracle, t.require_column("oracle", path));
+  const int c_group = t.column("group");  // clgen's exports name the program explicitly
   if (t.rows.empty()) return invalid_argument(fmt::format("{}: no data rows", path));
 
   std::vector<MappingRow> rows;
@@ -72,10 +74,29 @@ Expected<std::vector<MappingRow>> load_mapping_csv(const std::string& path) {
                                      f[c_oracle]));
     if (r.runtime_cpu <= 0 || r.runtime_gpu <= 0)
       return parse_error(fmt::format("{}: row {}: runtimes must be positive", path, i + 2));
-    r.group = benchmark_group(r.benchmark);
+    r.group = c_group >= 0 && !f[c_group].empty() ? f[c_group] : benchmark_group(r.benchmark);
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+Status assign_stratified_folds(std::vector<MappingRow>& rows, int k, uint64_t seed) {
+  if (k < 2) return invalid_argument("stratified folds: need at least 2 folds");
+  if (rows.size() < static_cast<size_t>(k))
+    return invalid_argument(fmt::format("stratified folds: {} rows for {} folds", rows.size(), k));
+  std::mt19937_64 rng(seed);
+  int next = 0;  // dealing continues across classes so fold sizes differ by at most one
+  for (Device d : {Device::kCpu, Device::kGpu}) {
+    std::vector<size_t> members;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].oracle == d) members.push_back(i);
+    std::shuffle(members.begin(), members.end(), rng);
+    for (size_t i : members) {
+      rows[i].fold = next;
+      next = (next + 1) % k;
+    }
+  }
+  return ok_status();
 }
 
 Status assign_folds(std::vector<MappingRow>& rows, const std::string& folds_path) {

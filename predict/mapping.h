@@ -3,6 +3,7 @@
 // k-fold (a fold file, e.g. PACT'17's) or leave-one-benchmark-out.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,7 +34,8 @@ std::string benchmark_group(const std::string& benchmark);
 
 // Loads a mapping CSV with columns benchmark, dataset, comp, rational, mem,
 // localmem, coalesced, atomic, transfer, wgsize, oracle (CPU|GPU),
-// runtime_cpu, runtime_gpu (extra columns are ignored). Fails naming the file,
+// runtime_cpu, runtime_gpu (extra columns are ignored; an optional `group`
+// column names each row's program, else benchmark_group(benchmark) does). Fails naming the file,
 // line and column on a missing column or bad value, and on a file with no rows.
 Expected<std::vector<MappingRow>> load_mapping_csv(const std::string& path);
 
@@ -41,6 +43,11 @@ Expected<std::vector<MappingRow>> load_mapping_csv(const std::string& path);
 // (1-based or 0-based; stored as given). Fails if a row has no fold or the
 // fold file names a row that is not in the data.
 Status assign_folds(std::vector<MappingRow>& rows, const std::string& folds_path);
+
+// Without a fold file: stratified k-fold. The rows of each oracle device,
+// shuffled with `seed`, are dealt to folds 0..k-1 in turn. Fails when k < 2
+// or there are fewer rows than folds.
+Status assign_stratified_folds(std::vector<MappingRow>& rows, int k, uint64_t seed);
 
 // Feature sets over a row.
 enum class FeatureSet {

@@ -79,6 +79,9 @@ class OpenCvModel : public Model {
           return invalid_argument("boost: OpenCV's boosting handles two classes only");
       }
       model_ = make_learner();
+      if (p_.algorithm == "rtrees" && p_.active_vars != 0)
+        model_.dynamicCast<cv::ml::RTrees>()->setActiveVarCount(
+            p_.active_vars < 0 ? samples.cols : std::min(p_.active_vars, samples.cols));
       if (classes_.size() == 1) {
         // One class only: every prediction is that class; no learner needed.
         return ok_status();
@@ -147,7 +150,8 @@ class OpenCvModel : public Model {
       fs << "task" << task_name(p_.task);
       fs << "max_depth" << p_.max_depth << "min_samples" << p_.min_samples << "trees" << p_.trees
          << "k" << p_.k << "hidden" << p_.hidden << "svm_c" << p_.svm_c << "svm_gamma"
-         << p_.svm_gamma << "seed" << static_cast<double>(p_.seed) << "tag" << tag;
+         << p_.svm_gamma << "seed" << static_cast<double>(p_.seed) << "active_vars"
+         << p_.active_vars << "tag" << tag;
       fs << "mean" << mean_ << "std" << std_ << "y_mean" << y_mean_ << "y_std" << y_std_;
       fs << "classes" << classes_;
       if (classes_.size() != 1) {
@@ -183,6 +187,7 @@ class OpenCvModel : public Model {
       fs["seed"] >> seed;
       p_.seed = static_cast<uint64_t>(seed);
       fs["tag"] >> p_.tag;
+      if (!fs["active_vars"].empty()) fs["active_vars"] >> p_.active_vars;
       RETURN_IF_ERROR_CTX(check_params(p_), "loading model " + path);
       fs["mean"] >> mean_;
       fs["std"] >> std_;

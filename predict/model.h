@@ -36,6 +36,7 @@ struct ModelParams {
   int min_samples = 5;     // dtree, rtrees: a node with fewer samples is not split;
                            // sktree: the minimum number of samples in a leaf
   int trees = 100;         // rtrees: forest size; boost: number of weak trees
+  int active_vars = 0;     // rtrees: features tried at each split; 0 = sqrt(features), -1 = all
   int k = 5;               // knn: neighbours
   int hidden = 16;         // mlp: units in the one hidden layer
   double svm_c = 0;        // svm: 0 = choose C and gamma by internal cross-validation

@@ -140,6 +140,10 @@ const std::vector<WgModelSpec>& wgsize_models() {
     tree.algorithm = "dtree";
     tree.max_depth = 0;
     tree.min_samples = 2;
+    // Every feature at every split: with sqrt(features) most splits of a
+    // regressor never see the size columns its choice depends on.
+    ModelParams all_vars = reg;
+    all_vars.active_vars = -1;
     return std::vector<WgModelSpec>{
         {"classifier-baseline", WgMethod::kClassifier, Fallback::kBaseline, forest},
         {"classifier-random", WgMethod::kClassifier, Fallback::kRandom, forest},
@@ -148,6 +152,7 @@ const std::vector<WgModelSpec>& wgsize_models() {
         {"runtime-regressor", WgMethod::kRuntimeRegressor, Fallback::kNearestNeighbour, reg},
         {"speedup-regressor", WgMethod::kSpeedupRegressor, Fallback::kNearestNeighbour, reg},
         {"oracle-regressor", WgMethod::kOracleRegressor, Fallback::kNearestNeighbour, reg},
+        {"best", WgMethod::kOracleRegressor, Fallback::kNearestNeighbour, all_vars, true},
     };
   }();
   return specs;
@@ -180,9 +185,22 @@ int nearest_legal(const WgDataset& d, size_t i, size_t target) {
   return best;
 }
 
-std::vector<float> with_size(std::vector<float> f, const WgSize& s) {
+// A regressor's row: the scenario's features and the size's rows and cols;
+// with `log_sizes`, also log2 of rows, cols and work-items, and log2 of the
+// work-items over the scenario's maximum workgroup size (how close the size
+// is to the limit: one feature that a tree can split on where rows x cols
+// needs many splits).
+std::vector<float> with_size(std::vector<float> f, const WgSize& s, bool log_sizes) {
+  const float max_wg_log2 = f[7];  // scenario_features(): log2 of the max workgroup size
   f.push_back(static_cast<float>(s.rows));
   f.push_back(static_cast<float>(s.cols));
+  if (log_sizes) {
+    const float items = std::log2(static_cast<float>(s.rows) * static_cast<float>(s.cols));
+    f.push_back(std::log2(static_cast<float>(s.rows)));
+    f.push_back(std::log2(static_cast<float>(s.cols)));
+    f.push_back(items);
+    f.push_back(items - max_wg_log2);
+  }
   return f;
 }
 
@@ -223,7 +241,7 @@ Expected<WgsizeModel> WgsizeModel::train(const WgModelSpec& spec, const WgDatase
       int ref = d.legal(i, m.baseline_) ? static_cast<int>(m.baseline_) : nearest_legal(d, i, m.baseline_);
       for (size_t s = 0; s < d.sizes.size(); ++s) {
         if (!d.legal(i, s)) continue;
-        x.add_row(with_size(f, d.sizes[s]));
+        x.add_row(with_size(f, d.sizes[s], spec.log_sizes));
         double rt = d.scenarios[i].runtimes[s];
         if (spec.method == WgMethod::kRuntimeRegressor) y.push_back(std::log(rt));
         else if (spec.method == WgMethod::kSpeedupRegressor) y.push_back(d.scenarios[i].runtimes[ref] / rt);
@@ -284,7 +302,7 @@ Expected<std::vector<int>> WgsizeModel::choose(const WgDataset& d, const std::ve
       auto f = scenario_features(d.scenarios[i], devices_, kernels_);
       for (size_t s = 0; s < d.sizes.size(); ++s) {
         if (!d.legal(i, s)) continue;
-        tx.add_row(with_size(f, d.sizes[s]));
+        tx.add_row(with_size(f, d.sizes[s], spec_.log_sizes));
         cand.push_back(static_cast<int>(s));
       }
       ASSIGN_OR_RETURN(auto pred, model_->predict(tx));

@@ -70,10 +70,12 @@ struct WgModelSpec {
   WgMethod method = WgMethod::kClassifier;
   Fallback fallback = Fallback::kNearestNeighbour;
   ModelParams params;
+  bool log_sizes = false;  // regressors: add log2 size features (see wgsize.cpp with_size())
 };
 // classifier-baseline, classifier-random, classifier-nn (random forest),
 // tree-nn (one decision tree), runtime-regressor, speedup-regressor,
-// oracle-regressor (random forests).
+// oracle-regressor (random forests), and best: the oracle regressor with
+// log2 size features and every feature tried at each split.
 const std::vector<WgModelSpec>& wgsize_models();
 Expected<WgModelSpec> find_wgsize_model(const std::string& name);
 

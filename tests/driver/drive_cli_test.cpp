@@ -83,6 +83,18 @@ TEST_F(DriveCliTest, StoresRunsPrintsTheOutcomeTableAndWritesCsv) {
             1);
   EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='compile error' AND kernel_name=''"), 1);
   EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='unsupported arguments'"), 1);
+  // Every driven source is kept under the sha256 its runs carry.
+  EXPECT_EQ(count("SELECT COUNT(*) FROM kernel_sources"), 4);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs r JOIN kernel_sources k ON k.sha256 = r.kernel_sha256"), 4);
+  {
+    Database d = db();
+    auto st = d.prepare("SELECT k.text, k.origin FROM kernel_sources k JOIN runs r ON "
+                        "k.sha256 = r.kernel_sha256 WHERE r.kernel_name = 'saxpy'");
+    ASSERT_TRUE(st.ok()) << st.status().message();
+    ASSERT_TRUE(*st->step());
+    EXPECT_EQ(st->column_text(0), *read_file(kernel_path("saxpy.cl")));
+    EXPECT_EQ(st->column_text(1), kernel_path("saxpy.cl"));
+  }
 
   auto text = read_file(csv);
   ASSERT_TRUE(text.ok());

@@ -3,8 +3,11 @@
 // DeepTune's, and models survive a save/load round trip.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
 
 #include "predict/mapping.h"
@@ -130,6 +133,40 @@ TEST(MappingEval, LeaveOneBenchmarkOutIsHarderThanRandomFolds) {
   EXPECT_EQ(lobo->folds, 71u);
   EXPECT_NEAR(folds->accuracy, 0.7662, 0.02);
   EXPECT_NEAR(lobo->accuracy, 0.6279, 0.02);
+}
+
+TEST(MappingData, StratifiedFoldsKeepTheClassBalanceInEveryFold) {
+  auto rows = load_mapping_csv(kData + "amd.csv");
+  ASSERT_TRUE(rows.ok());
+  ASSERT_TRUE(assign_stratified_folds(*rows, 10, 204).ok());
+  std::map<int, std::array<int, 2>> per_fold;
+  for (const auto& r : *rows) ++per_fold[r.fold][static_cast<int>(r.oracle)];
+  ASSERT_EQ(per_fold.size(), 10u);
+  for (const auto& [fold, n] : per_fold) {
+    EXPECT_GE(n[0] + n[1], 68);  // 680 rows: 68 per fold
+    EXPECT_LE(n[0] + n[1], 68);
+    EXPECT_NEAR(n[0], 40, 1) << "fold " << fold;  // 400 of 680 rows are CPU-best
+  }
+  auto again = *load_mapping_csv(kData + "amd.csv");
+  ASSERT_TRUE(assign_stratified_folds(again, 10, 204).ok());
+  for (size_t i = 0; i < rows->size(); ++i) ASSERT_EQ((*rows)[i].fold, again[i].fold);
+  EXPECT_FALSE(assign_stratified_folds(again, 1, 204).ok());
+  again.resize(3);
+  EXPECT_FALSE(assign_stratified_folds(again, 10, 204).ok());
+}
+
+TEST(MappingData, AGroupColumnNamesTheProgram) {
+  auto dir = std::filesystem::temp_directory_path() / "clgen-mapping-group";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "g.csv") << "benchmark,dataset,comp,rational,mem,localmem,coalesced,atomic,"
+                                  "transfer,wgsize,oracle,runtime_cpu,runtime_gpu,group\n"
+                                  "x-1.0-p-k,d,1,0,1,0,1,0,8,64,CPU,1,2,alice/repo\n"
+                                  "x-1.0-p-k,e,1,0,1,0,1,0,8,64,GPU,2,1,\n";
+  auto rows = load_mapping_csv((dir / "g.csv").string());
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  EXPECT_EQ((*rows)[0].group, "alice/repo");
+  EXPECT_EQ((*rows)[1].group, "x-1.0-p");  // empty: from the benchmark name
+  std::filesystem::remove_all(dir);
 }
 
 TEST(MappingEval, FoldProtocolWithoutFoldsIsAnError) {

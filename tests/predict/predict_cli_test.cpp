@@ -45,6 +45,16 @@ TEST(PredictCli, TrainSavesAModelThatApplyLoads) {
   EXPECT_EQ(header, "benchmark,dataset,oracle,predicted,runtime_cpu,runtime_gpu");
 }
 
+TEST(PredictCli, EvalWithoutAFoldFileUsesSeededStratifiedFolds) {
+  std::vector<std::string> args = {"predict", "eval", "--data", kData + "amd.csv", "--model",
+                                   "grewe-gini", "--protocol", "folds", "--cv-folds", "5"};
+  auto r = run_clgen(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("grewe-gini folds      5"), std::string::npos) << r.out;
+  auto again = run_clgen(args);
+  EXPECT_EQ(again.out, r.out);  // the same seed gives the same folds
+}
+
 TEST(PredictCli, HelpListsTrainEvalAndApply) {
   auto r = run_clgen({"predict", "--help"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -87,9 +97,9 @@ TEST(PredictCli, UsageErrorsExitTwo) {
   auto bad_task = run_clgen({"predict", "eval", "--task", "unroll", "--data", kData + "amd.csv"});
   EXPECT_EQ(bad_task.exit_code, 2);
   EXPECT_NE(bad_task.err.find("--task"), std::string::npos) << bad_task.err;
-  auto no_folds = run_clgen({"predict", "eval", "--data", kData + "amd.csv"});
-  EXPECT_EQ(no_folds.exit_code, 2);
-  EXPECT_NE(no_folds.err.find("--folds"), std::string::npos) << no_folds.err;
+  auto bad_protocol = run_clgen({"predict", "eval", "--data", kData + "amd.csv", "--protocol", "nested"});
+  EXPECT_EQ(bad_protocol.exit_code, 2);
+  EXPECT_NE(bad_protocol.err.find("--protocol"), std::string::npos) << bad_protocol.err;
   auto no_data = run_clgen({"predict", "eval"});
   EXPECT_EQ(no_data.exit_code, 2);
 }
