@@ -33,8 +33,11 @@ clang::LangOptions opencl_lang_options() {
 
 std::string canonicalize_qualifiers(std::string_view text) {
   static const clang::LangOptions lang = opencl_lang_options();
-  const char* begin = text.data();
-  const char* end = text.data() + text.size();
+  // Clang's lexer stops at a NUL after the buffer's end; a string_view
+  // need not have one, so lex a copy.
+  const std::string buffer(text);
+  const char* begin = buffer.c_str();
+  const char* end = begin + buffer.size();
   // Raw mode needs no source manager: no token location is ever resolved.
   clang::Lexer lexer(clang::SourceLocation(), lang, begin, begin, end);
   std::string out;
@@ -50,7 +53,7 @@ std::string canonicalize_qualifiers(std::string_view text) {
     if (in_directive || !tok.is(clang::tok::raw_identifier)) continue;
     auto it = canonical_spellings().find(tok.getRawIdentifier());
     if (it == canonical_spellings().end()) continue;
-    const char* at = tok.getRawIdentifier().data();  // points into `text`
+    const char* at = tok.getRawIdentifier().data();  // points into `buffer`
     out.append(copied, at);
     out += it->second;
     copied = at + tok.getLength();

@@ -99,6 +99,12 @@ TEST(QualifiersPass, SpellsEveryAliasKeywordCanonically) {
             "__kernel __global __local __constant __private __read_only __write_only __read_write");
 }
 
+TEST(QualifiersPass, ReadsOnlyTheGivenView) {
+  std::string_view first_word("kernel global", 6);
+  EXPECT_EQ(canonicalize_qualifiers(first_word), "__kernel");
+  EXPECT_EQ(canonicalize_qualifiers(""), "");
+}
+
 TEST(QualifiersPass, KeepsLiteralsCommentsDirectivesAndLongerNames) {
   std::string text =
       "#pragma OPENCL EXTENSION local : enable\n"
