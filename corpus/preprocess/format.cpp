@@ -1,4 +1,4 @@
-// Pass 3 of the rewriter: clang-format's library with the project's style.
+// Pass 4 of the rewriter: clang-format's library with the project's style.
 #include <clang/Format/Format.h>
 #include <clang/Tooling/Core/Replacement.h>
 

@@ -1,12 +1,13 @@
-// The rewriter pipeline (compile, expand, rename, format, compile again) and
-// the preprocessor's version key.
+// The rewriter pipeline (expand, canonicalize qualifiers, rename, format,
+// compile again) and the preprocessor's version key.
 #include "corpus/preprocess/preprocess.h"
 #include "support/sha256.h"
 
 namespace clgen::preprocess {
 
 // Bump when a pass changes its output, so stored results are recomputed.
-constexpr const char* kPassesVersion = "2";
+// 3: alias keywords (kernel, global, ...) spelled __kernel, __global, ...
+constexpr const char* kPassesVersion = "3";
 
 const char* rewrite_status_name(RewriteStatus status) {
   switch (status) {
@@ -39,13 +40,14 @@ RewriteResult bug(const char* pass, const Status& st) {
   return r;
 }
 
-// Passes 1 and 2; `failed` names the pass that failed.
+// Passes 1 to 3; `failed` names the pass that failed. Pass 3 parses the
+// output of pass 2 in full, so a qualifier that pass 2 broke fails there.
 Expected<std::string> expand_and_rename(std::string_view text, const CompileOptions& opts,
                                         const char*& failed) {
   failed = "expand";
   ASSIGN_OR_RETURN(std::string expanded, expand_main_file(text, opts));
   failed = "rename";
-  return rename_identifiers(expanded, opts);
+  return rename_identifiers(canonicalize_qualifiers(expanded), opts);
 }
 
 }  // namespace

@@ -84,14 +84,21 @@ CompileResult compile(std::string_view text, const CompileOptions& options = {})
 // the shim's text never appears. Fails when the input does not preprocess.
 Expected<std::string> expand_main_file(std::string_view text, const CompileOptions& options = {});
 
-// Pass 2: renames variables and parameters to a, b, ..., z, aa, ab, ... and
+// Pass 2: spells OpenCL's alias keywords the canonical way: kernel, global,
+// local, constant, private, read_only, write_only, read_write become
+// __kernel, __global, ... Works on tokens (Clang's raw lexer): string and
+// character literals, comments and directive lines stay as written. Expects
+// text without macros of its own (the output of pass 1).
+std::string canonicalize_qualifiers(std::string_view text);
+
+// Pass 3: renames variables and parameters to a, b, ..., z, aa, ab, ... and
 // user functions to A, B, ..., AA, ... in order of first appearance; built-ins,
 // keywords and names the shim or headers declare are kept. Expects text
 // without macros of its own (the output of pass 1). Fails when the text does
 // not compile.
 Expected<std::string> rename_identifiers(std::string_view text, const CompileOptions& options = {});
 
-// Pass 3: clang-format (Google style, 2-space indent, pointers left, no short
+// Pass 4: clang-format (Google style, 2-space indent, pointers left, no short
 // blocks or functions on one line, very wide column limit, so every kernel
 // prototype is on one line). Fails when clang-format reports an error.
 Expected<std::string> format_source(std::string_view text);
@@ -109,7 +116,7 @@ struct RewriteResult {
 };
 
 // The whole filter + rewriter: check that the input compiles (reject),
-// expand, rename, format, and compile the result (no kernel or too few
+// expand, canonicalize qualifiers, rename, format, and compile the result (no kernel or too few
 // instructions: kRejected; any other failure is kRewriteBug, never kOk).
 // rewrite(rewrite(x).text).text == rewrite(x).text.
 RewriteResult rewrite(std::string_view text, const CompileOptions& options = {});

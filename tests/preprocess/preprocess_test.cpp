@@ -72,6 +72,7 @@ TEST(Pipeline, RewritingIsIdempotentOnGoldenFiles) {
     RewriteResult twice = rewrite(once.text);
     ASSERT_EQ(twice.status, RewriteStatus::kOk) << twice.reason;
     EXPECT_EQ(once.text, twice.text);
+    EXPECT_EQ(canonicalize_qualifiers(once.text), once.text) << "an alias keyword is left";
   }
 }
 
@@ -87,6 +88,35 @@ TEST(ExpandPass, ShimTextNeverAppearsInTheOutput) {
   EXPECT_EQ(out->find("#ifndef"), std::string::npos);
   EXPECT_EQ(out->find("shim"), std::string::npos);
   EXPECT_NE(out->find("__kernel void k"), std::string::npos);
+}
+
+TEST(QualifiersPass, GoldenFiles) {
+  check_golden("qualifiers", [](const std::string& in) { return canonicalize_qualifiers(in); });
+}
+
+TEST(QualifiersPass, SpellsEveryAliasKeywordCanonically) {
+  EXPECT_EQ(canonicalize_qualifiers("kernel global local constant private read_only write_only read_write"),
+            "__kernel __global __local __constant __private __read_only __write_only __read_write");
+}
+
+TEST(QualifiersPass, ReadsOnlyTheGivenView) {
+  std::string_view first_word("kernel global", 6);
+  EXPECT_EQ(canonicalize_qualifiers(first_word), "__kernel");
+  EXPECT_EQ(canonicalize_qualifiers(""), "");
+}
+
+TEST(QualifiersPass, KeepsLiteralsCommentsDirectivesAndLongerNames) {
+  std::string text =
+      "#pragma OPENCL EXTENSION local : enable\n"
+      "// kernel\n/* global */ char* s = \"local\"; char c = 'k'; int global_id, my_local;\n";
+  EXPECT_EQ(canonicalize_qualifiers(text), text);
+}
+
+TEST(QualifiersPass, LeavesThePaperExampleAsItIs) {
+  std::string expected = read(clgen::testing::golden_dir("pipeline") + "/paper_example.expected.cl");
+  EXPECT_EQ(canonicalize_qualifiers(expected), expected);
+  std::string in = read(clgen::testing::golden_dir("pipeline") + "/paper_example.cl");
+  EXPECT_EQ(canonicalize_qualifiers(in), in);
 }
 
 TEST(RenamePass, GoldenFiles) {
@@ -308,6 +338,7 @@ TEST(Pipeline, RewritingIsIdempotentOnInstalledKernels) {
       RewriteResult twice = rewrite(once.text);
       if (twice.status != RewriteStatus::kOk) return f + ": second rewrite " + twice.reason;
       if (twice.text != once.text) return f + ": not idempotent";
+      if (canonicalize_qualifiers(once.text) != once.text) return f + ": an alias keyword is left";
       return std::string();
     }));
   }
