@@ -19,7 +19,8 @@ Status ensure_model_schema(Database& db);
 // status 'ok', one per distinct normalized_sha256, ordered by that hash (so
 // the corpus and its hash do not depend on insertion order). Fails with a
 // message to run `clgen corpus preprocess` when the table is missing or empty.
-// `max_chars` > 0 keeps only texts of at most that many bytes.
+// Only the newest preprocessor version's results count (the version of the
+// last row stored). `max_chars` > 0 keeps only texts of at most that many bytes.
 Expected<std::vector<std::string>> read_training_texts(Database& db, int64_t max_chars = 0);
 
 struct EpochRecord {

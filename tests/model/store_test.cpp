@@ -65,6 +65,18 @@ TEST(ReadTrainingTexts, MaxCharsKeepsOnlyShortFilesAndSaysWhenNoneIsLeft) {
   EXPECT_NE(none.status().message().find("training.max_file_chars = 3"), std::string::npos);
 }
 
+TEST(ReadTrainingTexts, UsesOnlyTheNewestPreprocessorVersion) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(create_preprocessed(*db).ok());
+  ASSERT_TRUE(db->exec(
+      "INSERT INTO preprocessed VALUES('c1','v1','ok',NULL,NULL,'kernel void A','h1',5);"
+      "INSERT INTO preprocessed VALUES('c1','v2','ok',NULL,NULL,'__kernel void A','h2',5);").ok());
+  auto texts = read_training_texts(*db);
+  ASSERT_TRUE(texts.ok()) << texts.status().message();
+  EXPECT_EQ(*texts, (std::vector<std::string>{"__kernel void A"}));
+}
+
 TEST(ModelSchema, IsIdempotentAndRecordsEpochs) {
   auto db = Database::open(":memory:");
   ASSERT_TRUE(db.ok());
