@@ -10,11 +10,10 @@
 #include <clang/Frontend/ASTUnit.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/ADT/SmallString.h>
-#include <llvm/Support/CrashRecoveryContext.h>
 
 #include <map>
-#include <mutex>
 
+#include "corpus/preprocess/crash_recovery.h"
 #include "driver/args.h"
 
 namespace clgen::driver {
@@ -309,18 +308,6 @@ bool have_clang_analysis() { return true; }
 
 namespace {
 
-// Runs `fn` under LLVM's crash recovery (as corpus/preprocess/frontend.cpp
-// does for its compiles): false when Clang or LLVM crashed. The source is
-// untrusted and the analysis runs in the parent, so a front-end crash must
-// become an outcome, not a dead clgen.
-template <typename F>
-bool run_safely(F&& fn) {
-  static std::once_flag once;
-  std::call_once(once, [] { llvm::CrashRecoveryContext::Enable(); });
-  llvm::CrashRecoveryContext crc;
-  return crc.RunSafely(fn);
-}
-
 Expected<std::vector<KernelSignature>> analyze_unsafe(const std::string& source) {
   std::vector<std::string> args = {
       "-cl-std=CL1.2",
@@ -349,7 +336,9 @@ Expected<std::vector<KernelSignature>> analyze_unsafe(const std::string& source)
 
 Expected<std::vector<KernelSignature>> analyze_kernels(const std::string& source) {
   Expected<std::vector<KernelSignature>> result = std::vector<KernelSignature>();
-  if (!run_safely([&] { result = analyze_unsafe(source); }))
+  // The source is untrusted and the analysis runs in the parent: a front-end
+  // crash must become an outcome, not a dead clgen.
+  if (!preprocess::run_with_crash_recovery([&] { result = analyze_unsafe(source); }))
     return internal_error("the Clang front end crashed while analysing the kernel's arguments");
   return result;
 }

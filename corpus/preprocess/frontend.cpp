@@ -44,7 +44,6 @@
 #include <llvm/Transforms/Scalar/ADCE.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/TargetSelect.h>
@@ -53,6 +52,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "corpus/preprocess/preprocess.h"
+#include "corpus/preprocess/crash_recovery.h"
 
 namespace clgen::preprocess {
 namespace {
@@ -146,11 +146,6 @@ const std::string& libclc_bitcode(std::string& error) {
   }();
   error = err;
   return bc;
-}
-
-void enable_crash_recovery() {
-  static std::once_flag once;
-  std::call_once(once, [] { llvm::CrashRecoveryContext::Enable(); });
 }
 
 // The identifier a diagnostic names: the first 'quoted' word of its message.
@@ -396,9 +391,7 @@ class BuildPchAction : public clang::ASTFrontendAction {
 const std::string& builtins_pch() {
   static const std::string pch = [] {
     std::string out;
-    llvm::CrashRecoveryContext::Enable();
-    llvm::CrashRecoveryContext crc;
-    crc.RunSafely([&] {
+    run_with_crash_recovery([&] {
       ErrorCollector errors(1);
       std::string setup_error;
       CompileOptions o;
@@ -463,10 +456,8 @@ class CollectMacrosAction : public clang::PreprocessorFrontendAction {
 const std::string& builtin_macros_text() {
   static const std::string text = [] {
     std::string out;
-    llvm::CrashRecoveryContext::Enable();
-    llvm::CrashRecoveryContext crc;
     bool ok = false;
-    crc.RunSafely([&] {
+    run_with_crash_recovery([&] {
       ErrorCollector errors(1);
       std::string setup_error;
       CompileOptions o;
@@ -683,8 +674,7 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
     // The NVPTX backend reports what it cannot lower (e.g. libclc's
     // native_cos without fast math: "Cannot select: fcos") as an LLVM fatal
     // error; a crash here is the input's ptx_error, not a Clang crash.
-    llvm::CrashRecoveryContext backend;
-    if (!backend.RunSafely([&] { err = lower_to_ptx(*module, ptx); })) {
+    if (!run_with_crash_recovery([&] { err = lower_to_ptx(*module, ptx); })) {
       err = "the NVPTX backend aborted (an LLVM fatal error, e.g. an operation it cannot select)";
     }
     if (!err.empty()) {
@@ -1047,14 +1037,6 @@ bool shim_defines(const std::string& name) {
   return !name.empty() && names.count(name) > 0;
 }
 
-// Runs `fn` under LLVM's crash recovery; false when Clang or LLVM crashed.
-template <typename F>
-bool run_safely(F&& fn) {
-  enable_crash_recovery();
-  llvm::CrashRecoveryContext crc;
-  return crc.RunSafely(fn);
-}
-
 }  // namespace
 
 CompileResult compile(std::string_view text, const CompileOptions& options) {
@@ -1067,7 +1049,7 @@ CompileResult compile(std::string_view text, const CompileOptions& options) {
     CompileOptions o = options;
     o.shim = shim;
     CompileResult result;
-    if (!run_safely([&] { result = compile_unsafe(text, o); })) {
+    if (!run_with_crash_recovery([&] { result = compile_unsafe(text, o); })) {
       result = failure(category::kClangCrash, "Clang crashed while compiling the input");
     }
     result.used_shim = shim;
@@ -1086,7 +1068,7 @@ CompileResult compile(std::string_view text, const CompileOptions& options) {
 Expected<std::string> expand_main_file(std::string_view text, const CompileOptions& options) {
   std::string out, setup_error, first_error;
   bool ok = false;
-  bool safe = run_safely([&] {
+  bool safe = run_with_crash_recovery([&] {
     // First with the builtin headers' macros kept as written; again with
     // them expanded when an #if of the input tests one.
     for (bool keep : {true, false}) {
@@ -1115,7 +1097,7 @@ Expected<std::string> expand_main_file(std::string_view text, const CompileOptio
 Expected<std::string> rename_identifiers(std::string_view text, const CompileOptions& options) {
   std::string out, setup_error, error;
   bool ok = false;
-  bool safe = run_safely([&] {
+  bool safe = run_with_crash_recovery([&] {
     ErrorCollector errors(1);
     auto ci = make_instance(text, options, Mode::kSyntax, errors, setup_error);
     if (!ci) return;

@@ -1,0 +1,17 @@
+// LLVM's CrashRecoveryContext behind run_with_crash_recovery (crash_recovery.h).
+#include "corpus/preprocess/crash_recovery.h"
+
+#include <mutex>
+
+#include <llvm/Support/CrashRecoveryContext.h>
+
+namespace clgen::preprocess {
+
+bool run_with_crash_recovery(const std::function<void()>& fn) {
+  static std::once_flag once;
+  std::call_once(once, [] { llvm::CrashRecoveryContext::Enable(); });
+  llvm::CrashRecoveryContext crc;
+  return crc.RunSafely(fn);
+}
+
+}  // namespace clgen::preprocess
