@@ -169,8 +169,8 @@ phase_drive() {
   ( drive_one gpu --corpus; drive_one gpu --samples --limit "$DRIVE_SAMPLES" ) > "$RESULTS/drive-gpu.log" 2>&1
   wait $cpu_pid
   tail -n 30 "$RESULTS/drive-cpu.log" "$RESULTS/drive-gpu.log"
-  sqlite3 "$WS/clgen.db" "SELECT device, origin, outcome, COUNT(*) FROM runs GROUP BY 1,2,3" 2>/dev/null ||
-    "$PYTHON" - "$WS/clgen.db" <<'PY'
+  # python3's sqlite3 module: the GPU machine has no sqlite3 shell.
+  "$PYTHON" - "$WS/clgen.db" <<'PY'
 import sqlite3, sys
 for row in sqlite3.connect(sys.argv[1]).execute(
         "SELECT device, origin, outcome, COUNT(*) FROM runs GROUP BY 1,2,3"):
