@@ -65,6 +65,8 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
                         {"samples_per_second", sum.samples / secs},
                         {"accepted_per_minute", 60.0 * sum.accepted / secs},
                         {"tokens", sum.tokens},
+                        {"constrained", opts.sample.constrain},
+                        {"redrawn", sum.redrawn},
                         {"model_seconds", sum.model_seconds},
                         {"draw_seconds", sum.draw_seconds},
                         {"queue_wait_seconds", sum.queue_wait_seconds},
@@ -86,6 +88,9 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   std::printf("passed the filter: %llu (%.1f%%); new unique kernels: %llu (%.1f per minute)\n",
               (unsigned long long)passed, sum.samples ? 100.0 * passed / sum.samples : 0.0,
               (unsigned long long)sum.accepted, 60.0 * sum.accepted / secs);
+  if (opts.sample.constrain)
+    std::printf("constrained decoding: %llu draws refused and redrawn (%.2f%% of tokens)\n",
+                (unsigned long long)sum.redrawn, sum.tokens ? 100.0 * sum.redrawn / sum.tokens : 0.0);
   std::printf("verbatim copies of training kernels: %llu (%.1f%% of those passing)\n",
               (unsigned long long)copies, passed ? 100.0 * copies / passed : 0.0);
   for (const auto& [status, n] : sum.by_status)
@@ -143,6 +148,9 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
       ->capture_default_str();
   cmd->add_option("--device", opts->device, "cpu, cuda or auto")
       ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  cmd->add_flag("!--no-constrain", s.constrain,
+                "Sample from the model's raw distribution, without the constraint that keeps "
+                "brackets matched and identifiers declared (see docs/SAMPLER.md)");
   cmd->add_flag("--json", opts->json, "Print the summary as JSON");
   cmd->final_callback([opts, &global, &action] {
     action = [opts, &global] { return run_sample(global, *opts); };

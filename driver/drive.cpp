@@ -5,6 +5,7 @@
 #include <cctype>
 #include <memory>
 
+#include "corpus/preprocess/newest_version.h"
 #include "driver/args.h"
 #include "driver/worker.h"
 #include "support/files.h"
@@ -163,11 +164,10 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   if (options.corpus) {
     RETURN_IF_ERROR_CTX(
         collect_query(db, "preprocessed",
-                      // The corpus as last preprocessed: the version of the newest row.
-                      "SELECT normalized_text FROM preprocessed WHERE status='ok' AND "
-                      "normalized_text IS NOT NULL AND preprocessor_version = (SELECT "
-                      "preprocessor_version FROM preprocessed ORDER BY rowid DESC LIMIT 1) "
-                      "GROUP BY normalized_sha256 ORDER BY MIN(rowid)",
+                      std::string("SELECT normalized_text FROM preprocessed WHERE status='ok' AND "
+                                  "normalized_text IS NOT NULL AND preprocessor_version = ") +
+                          preprocess::kNewestVersionSql +
+                          " GROUP BY normalized_sha256 ORDER BY MIN(rowid)",
                       "corpus",
                       "no 'preprocessed' table in the workspace database: no corpus kernels to "
                       "drive (run clgen corpus preprocess first)",

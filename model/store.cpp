@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "corpus/preprocess/newest_version.h"
+
 namespace clgen::model {
 
 Status ensure_model_schema(Database& db) {
@@ -56,13 +58,10 @@ Expected<std::vector<std::string>> read_training_texts(Database& db, int64_t max
     return not_found(fmt::format("no preprocessed corpus in {} (table 'preprocessed' is missing): {}",
                                  db.path(), kHint));
   ASSIGN_OR_RETURN(auto q, db.prepare(
-      // The corpus as last preprocessed (a workspace keeps the results of
-      // every preprocessor version it ran): the version of the newest row.
-      "SELECT normalized_text FROM preprocessed "
-      "WHERE status='ok' AND normalized_text IS NOT NULL AND normalized_text != '' "
-      "AND preprocessor_version = (SELECT preprocessor_version FROM preprocessed "
-      "ORDER BY rowid DESC LIMIT 1) "
-      "GROUP BY normalized_sha256 ORDER BY normalized_sha256"));
+      std::string("SELECT normalized_text FROM preprocessed "
+                  "WHERE status='ok' AND normalized_text IS NOT NULL AND normalized_text != '' "
+                  "AND preprocessor_version = ") +
+      preprocess::kNewestVersionSql + " GROUP BY normalized_sha256 ORDER BY normalized_sha256"));
   std::vector<std::string> texts;
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.step());

@@ -2,6 +2,7 @@
 #include "sampler/batch_sampler.h"
 
 #include <chrono>
+#include <optional>
 
 #include "sampler/stop_rule.h"
 
@@ -22,6 +23,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   struct Stream {
     std::string text;
     KernelEndDetector end;
+    std::optional<CodeConstraint> constraint;
+    bool dead_end = false;
     int tokens = 0;
     Clock::time_point start;
   };
@@ -29,10 +32,18 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   const int vocab = model_.vocab_size();
   if (n <= 0) return invalid_argument("sampling needs at least one stream");
   std::vector<Stream> streams(n);
+  // The constraint's state after the seed, copied into every (re)started stream.
+  std::optional<CodeConstraint> seeded;
+  if (opts_.constraint) {
+    seeded.emplace(opts_.constraint);
+    seeded->feed(opts_.seed_text);
+  }
   auto restart = [&](Stream& s) {
     s.text = opts_.seed_text;
     s.end.reset();
     s.end.feed(opts_.seed_text);
+    s.constraint = seeded;
+    s.dead_end = false;
     s.tokens = 0;
     s.start = Clock::now();
   };
@@ -46,6 +57,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   uint64_t next_index = 0;
   const int32_t end_token = model_.end_token();
   std::vector<int32_t> chosen(n);
+  std::vector<float> masked(static_cast<size_t>(vocab));
+  constexpr float kRefused = -1e30f;
 
   while (!stop()) {
     t0 = Clock::now();
@@ -54,7 +67,27 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     if (logits.size() != static_cast<size_t>(n) * vocab)
       return internal_error("the model returned logits of an unexpected size");
     t0 = Clock::now();
-    for (int i = 0; i < n; ++i) chosen[i] = chain_.choose(&logits[size_t(i) * vocab], vocab, rng_);
+    for (int i = 0; i < n; ++i) {
+      const float* row = &logits[size_t(i) * vocab];
+      chosen[i] = chain_.choose(row, vocab, rng_);
+      const auto& c = streams[i].constraint;
+      if (!c || chosen[i] == end_token || c->accepts(model_.token_text(chosen[i]))) continue;
+      // Refused: draw again from the tokens the constraint allows (the
+      // model's distribution renormalized over them).
+      ++stats_.redrawn;
+      bool any = false;
+      for (int t = 0; t < vocab; ++t) {
+        bool ok = t != end_token && c->accepts(model_.token_text(t));
+        masked[size_t(t)] = ok ? row[t] : kRefused;
+        any = any || ok;
+      }
+      if (any) {
+        chosen[i] = chain_.choose(masked.data(), vocab, rng_);
+      } else {
+        ++stats_.dead_ends;
+        streams[i].dead_end = true;
+      }
+    }
     stats_.draw_seconds += since(t0);
     ++stats_.steps;
     stats_.tokens += n;
@@ -66,10 +99,11 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       Stream& s = streams[i];
       ++s.tokens;
       bool done = false, complete = false;
-      if (chosen[i] == end_token) {
+      if (chosen[i] == end_token || s.dead_end) {
         done = true;
       } else {
         const std::string& piece = model_.token_text(chosen[i]);
+        if (s.constraint) s.constraint->feed(piece);
         size_t cut = s.end.feed(piece);
         if (cut != KernelEndDetector::kNotEnded) {
           s.text.append(piece, 0, cut);
@@ -86,6 +120,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       sample.index = next_index++;
       sample.text = std::move(s.text);
       sample.complete = complete;
+      sample.dead_end = s.dead_end;
       sample.tokens = s.tokens;
       sample.seconds = since(s.start);
       keep_going = sink(std::move(sample));

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "sampler/code_constraint.h"
 #include "sampler/policy.h"
 #include "sampler/stream_model.h"
 #include "support/status.h"
@@ -18,6 +19,7 @@ struct RawSample {
   uint64_t index = 0;     // order of completion in this run, from 0
   std::string text;       // seed + generated text, cut after the closing brace
   bool complete = false;  // ended by the closing brace (not by length or end token)
+  bool dead_end = false;  // the constraint allowed no token
   int tokens = 0;         // tokens generated after the seed
   double seconds = 0;     // wall time from the stream's (re)start to its end
 };
@@ -27,6 +29,8 @@ struct BatchSamplerOptions {
   int max_length = 5000;  // tokens generated per sample before it is cut off
   SamplingPolicy policy;
   uint64_t seed = 0;      // RNG seed of the draws
+  // Constrained decoding (code_constraint.h) when set; must outlive run().
+  const ConstraintTables* constraint = nullptr;
 };
 
 struct BatchSamplerStats {
@@ -34,6 +38,8 @@ struct BatchSamplerStats {
   uint64_t tokens = 0;
   double model_seconds = 0;  // in the model (feed, logits, advance)
   double draw_seconds = 0;   // choosing tokens on the CPU
+  uint64_t redrawn = 0;      // draws the constraint refused (then redrawn from the allowed tokens)
+  uint64_t dead_ends = 0;    // streams with no allowed token (ended as truncated)
 };
 
 class BatchSampler {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -37,8 +38,9 @@ SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int 
   row.sample_seconds = raw.seconds;
   if (!raw.complete) {
     row.status = sample_status::kTruncated;
-    row.category = raw.tokens >= max_length ? "max_length" : "end_token";
-    row.reason = raw.tokens >= max_length
+    row.category = raw.dead_end ? "dead_end" : raw.tokens >= max_length ? "max_length" : "end_token";
+    row.reason = raw.dead_end ? "the constraint allowed none of the model's tokens"
+                 : raw.tokens >= max_length
                      ? fmt::format("reached the maximum length of {} tokens", max_length)
                      : "the model ended the kernel before its closing brace";
     return row;
@@ -102,6 +104,15 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   RETURN_IF_ERROR(ensure_sampler_schema(db));
   ASSIGN_OR_RETURN(auto seen, accepted_sample_hashes(db));
   ASSIGN_OR_RETURN(auto training, training_kernel_hashes(db));
+  std::optional<ConstraintTables> tables;
+  if (opts.constrain) {
+    ASSIGN_OR_RETURN(auto texts, training_texts(db));
+    if (texts.empty())
+      return not_found(
+          "constrained sampling learns its identifiers from the preprocessed corpus, and the "
+          "workspace has none: run `clgen corpus preprocess`, or sample with --no-constrain");
+    tables = ConstraintTables::from_corpus(texts);
+  }
   if (!opts.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(opts.out_dir, ec);
@@ -125,6 +136,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   bopts.max_length = opts.max_length;
   bopts.policy = opts.policy;
   bopts.seed = opts.seed;
+  bopts.constraint = tables ? &*tables : nullptr;
   BatchSampler sampler(model, bopts);
   Status sampler_status;
   double queue_wait = 0;
@@ -235,6 +247,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   sum.model_seconds = sampler.stats().model_seconds;
   sum.draw_seconds = sampler.stats().draw_seconds;
   sum.tokens = sampler.stats().tokens;
+  sum.redrawn = sampler.stats().redrawn;
   sum.queue_wait_seconds = queue_wait;
   RETURN_IF_ERROR_CTX(store_status, "storing samples");
   RETURN_IF_ERROR_CTX(sampler_status, "sampling");

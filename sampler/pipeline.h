@@ -27,6 +27,9 @@ struct SampleOptions {
   unsigned filter_threads = 0;  // 0 = cores - 1 (at least 1)
   std::string out_dir;          // accepted kernels as <normalized sha256>.cl; "" = none
   bool progress = true;         // progress line on stderr
+  // Constrained decoding (sampler/code_constraint.h) with tables learned from
+  // the training corpus; off = the model's raw distribution.
+  bool constrain = true;
 };
 
 struct SampleSummary {
@@ -42,6 +45,7 @@ struct SampleSummary {
   unsigned filter_threads = 0;
   double store_seconds = 0;   // database and .cl writes
   uint64_t tokens = 0;
+  uint64_t redrawn = 0;       // draws the constraint refused and redrew
   bool interrupted = false;   // stopped by SIGINT/SIGTERM; stored work is kept
   std::string out_dir;
   // "model", "filter" or "store": the stage with the highest utilization.

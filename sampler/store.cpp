@@ -1,6 +1,8 @@
 // The samples table: schema, batched inserts and dedupe hash sets.
 #include "sampler/store.h"
 
+#include "corpus/preprocess/newest_version.h"
+
 namespace clgen::sampler {
 
 Status ensure_sampler_schema(Database& db) {
@@ -88,12 +90,32 @@ Expected<std::unordered_set<std::string>> accepted_sample_hashes(Database& db) {
   return hash_set(db, "SELECT normalized_sha256 FROM samples WHERE status = 'accepted'");
 }
 
-Expected<std::unordered_set<std::string>> training_kernel_hashes(Database& db) {
+Expected<bool> has_preprocessed(Database& db) {
   ASSIGN_OR_RETURN(auto st, db.prepare(
       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'preprocessed'"));
   ASSIGN_OR_RETURN(bool row, st.step());
-  if (!row || st.column_int(0) == 0) return std::unordered_set<std::string>{};
+  return row && st.column_int(0) > 0;
+}
+
+Expected<std::unordered_set<std::string>> training_kernel_hashes(Database& db) {
+  ASSIGN_OR_RETURN(bool has, has_preprocessed(db));
+  if (!has) return std::unordered_set<std::string>{};
   return hash_set(db, "SELECT DISTINCT normalized_sha256 FROM preprocessed WHERE status = 'ok'");
+}
+
+Expected<std::vector<std::string>> training_texts(Database& db) {
+  std::vector<std::string> out;
+  ASSIGN_OR_RETURN(bool has, has_preprocessed(db));
+  if (!has) return out;
+  ASSIGN_OR_RETURN(auto st, db.prepare(std::string(
+      "SELECT normalized_text FROM preprocessed WHERE status = 'ok' AND normalized_text IS NOT NULL "
+      "AND preprocessor_version = ") + preprocess::kNewestVersionSql + " GROUP BY normalized_sha256"));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    out.push_back(st.column_text(0));
+  }
+  return out;
 }
 
 }  // namespace clgen::sampler

@@ -58,5 +58,8 @@ Expected<std::unordered_set<std::string>> accepted_sample_hashes(Database& db);
 // normalized_sha256 of every training kernel (`preprocessed` rows with status
 // 'ok'); empty when the table does not exist.
 Expected<std::unordered_set<std::string>> training_kernel_hashes(Database& db);
+// The normalized texts of the corpus as last preprocessed (what the model
+// trains on); empty without a `preprocessed` table.
+Expected<std::vector<std::string>> training_texts(Database& db);
 
 }  // namespace clgen::sampler

@@ -54,6 +54,7 @@ class PipelineTest : public ::testing::Test {
     o.filter_threads = 2;
     o.out_dir = (dir_ / "out").string();
     o.progress = false;
+    o.constrain = false;  // scripted texts; the constraint has its own tests
     return o;
   }
 

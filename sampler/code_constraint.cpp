@@ -1,0 +1,421 @@
+// Constrained decoding over normalized OpenCL C: brackets, identifiers and
+// declarations, checked one character at a time.
+#include "sampler/code_constraint.h"
+
+#include <cctype>
+
+namespace clgen::sampler {
+
+namespace {
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+bool all_of(std::string_view w, int (*pred)(int)) {
+  if (w.empty()) return false;
+  for (char c : w)
+    if (!pred(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+bool lower_shape(std::string_view w) { return w.size() <= 3 && all_of(w, ::islower); }
+bool upper_shape(std::string_view w) { return w.size() <= 2 && all_of(w, ::isupper); }
+
+// Vector components: .x .xy .xyzw, .s0 .s01f, .lo .hi .even .odd (and
+// prefixes of them when `prefix`).
+bool swizzle(std::string_view w, bool prefix) {
+  if (w.empty()) return prefix;
+  if (w.size() <= 4 && w.find_first_not_of("xyzw") == std::string_view::npos) return true;
+  if ((w[0] == 's' || w[0] == 'S') && w.size() <= 17 &&
+      (w.size() > 1 || prefix) &&
+      w.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string_view::npos)
+    return true;
+  for (std::string_view s : {"lo", "hi", "even", "odd"})
+    if (prefix ? s.substr(0, w.size()) == w : s == w) return true;
+  return false;
+}
+
+constexpr int kMaxNumberLength = 48;
+
+// prev_ after the closing brace of a struct, union or enum body.
+const char* const kAggregateType = "}type";
+
+// Short keywords of OpenCL C shaped like generated names; every other short
+// fixed word (min, dot, ...) is learned from the corpus, where it is called.
+const char* const kShortKeywords[] = {"do", "if", "for", "int"};
+
+// A minimal lexer over normalized text: words with the significant token
+// before them and whether they follow '.' or '->'.
+struct Word {
+  std::string text;
+  std::string prev;  // previous significant token
+  bool field = false;
+  bool called = false;        // followed by '('
+  bool in_aggregate = false;  // inside a struct, union or enum body
+};
+
+std::vector<Word> lex_words(std::string_view s) {
+  std::vector<Word> out;
+  std::string prev;
+  bool field_next = false;
+  bool tag = false;              // after struct/union/enum (and its name)
+  std::vector<bool> aggregates;  // per open '{': a struct, union or enum body
+  size_t i = 0;
+  while (i < s.size()) {
+    char c = s[i];
+    if (space(c)) {
+      ++i;
+    } else if (c == '"' || c == '\'') {
+      size_t j = i + 1;
+      while (j < s.size() && s[j] != c) j += (s[j] == '\\') ? 2 : 1;
+      i = j + 1;
+      prev = "\"";
+      field_next = false;
+    } else if (c == '/' && i + 1 < s.size() && (s[i + 1] == '/' || s[i + 1] == '*')) {
+      size_t end = s[i + 1] == '/' ? s.find('\n', i) : s.find("*/", i + 2);
+      i = end == std::string_view::npos ? s.size() : end + (s[i + 1] == '/' ? 1 : 2);
+    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+               (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+      while (i < s.size() && (ident_char(s[i]) || s[i] == '.')) ++i;
+      prev = "0";
+      field_next = false;
+    } else if (ident_start(c)) {
+      size_t j = i;
+      while (j < s.size() && ident_char(s[j])) ++j;
+      Word w{std::string(s.substr(i, j - i)), prev, field_next, false,
+             !aggregates.empty() && aggregates.back()};
+      if (w.text == "struct" || w.text == "union" || w.text == "enum") tag = true;
+      size_t k = j;
+      while (k < s.size() && space(s[k])) ++k;
+      w.called = k < s.size() && s[k] == '(';
+      prev = w.text;
+      out.push_back(std::move(w));
+      field_next = false;
+      i = j;
+    } else {
+      if (c == '{') aggregates.push_back(tag);
+      if (c == '}' && !aggregates.empty()) aggregates.pop_back();
+      tag = false;
+      field_next = c == '.' || (c == '>' && i > 0 && s[i - 1] == '-');
+      prev = std::string(1, c);
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string generated_name(size_t n, bool upper) {
+  std::string s;
+  n += 1;
+  while (n > 0) {
+    n -= 1;
+    s.insert(s.begin(), static_cast<char>((upper ? 'A' : 'a') + n % 26));
+    n /= 26;
+  }
+  return s;
+}
+
+long generated_index(std::string_view w) {
+  if (w.empty() || w.size() > 4) return -1;
+  bool upper = std::isupper(static_cast<unsigned char>(w[0]));
+  long n = 0;
+  for (char c : w) {
+    if (upper ? !std::isupper(static_cast<unsigned char>(c)) : !std::islower(static_cast<unsigned char>(c)))
+      return -1;
+    n = n * 26 + (c - (upper ? 'A' : 'a') + 1);
+  }
+  return n - 1;
+}
+
+void ConstraintTables::add_fixed(const std::string& w) {
+  if (!fixed_.insert(w).second) return;
+  for (size_t n = 1; n <= w.size(); ++n) fixed_prefixes_.insert(w.substr(0, n));
+}
+
+void ConstraintTables::add_field(const std::string& w) {
+  if (!fields_.insert(w).second) return;
+  for (size_t n = 1; n <= w.size(); ++n) field_prefixes_.insert(w.substr(0, n));
+}
+
+bool ConstraintTables::follows(std::string_view d, std::string_view w, bool complete) const {
+  auto it = after_declarator_.find(std::string(d));
+  return it != after_declarator_.end() && it->second.count(complete ? std::string(w) + " " : std::string(w)) > 0;
+}
+
+bool ConstraintTables::is_generated_name(std::string_view w) const {
+  return (lower_shape(w) || upper_shape(w)) && !is_fixed(w);
+}
+bool ConstraintTables::is_field(std::string_view w) const {
+  return fields_.count(std::string(w)) > 0 || swizzle(w, false);
+}
+bool ConstraintTables::is_field_prefix(std::string_view w) const {
+  return field_prefixes_.count(std::string(w)) > 0 || swizzle(w, true);
+}
+
+ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& texts) {
+  ConstraintTables t;
+  for (const char* k : kShortKeywords) t.add_fixed(k);
+  std::vector<std::vector<Word>> lexed;
+  lexed.reserve(texts.size());
+  // Fixed words: every word outside '.'/'->' that is not shaped like a
+  // generated name, and short lower-case words that are called (builtins:
+  // a variable is never called in OpenCL C).
+  for (const std::string& text : texts) {
+    lexed.push_back(lex_words(text));
+    for (const Word& w : lexed.back()) {
+      if (w.field) {
+        t.add_field(w.text);
+      } else if (!(lower_shape(w.text) || upper_shape(w.text)) || (lower_shape(w.text) && w.called)) {
+        t.add_fixed(w.text);
+      }
+    }
+  }
+  // Declarators: the words right before a generated name's first
+  // appearance, which in code that compiles is its declaration.
+  for (const auto& words : lexed) {
+    std::unordered_set<std::string> seen;
+    for (const Word& w : words) {
+      if (w.field || !t.is_generated_name(w.text) || !seen.insert(w.text).second) continue;
+      if (!w.prev.empty() && ident_start(w.prev[0]) && t.is_fixed(w.prev)) t.declarators_.insert(w.prev);
+    }
+  }
+  for (const auto& words : lexed) {
+    for (const Word& w : words) {
+      if (w.field || w.in_aggregate || !t.is_fixed(w.text) || !t.is_declarator(w.prev)) continue;
+      auto& after = t.after_declarator_[w.prev];
+      // Complete words are stored with a trailing space, prefixes without.
+      if (!after.insert(w.text + " ").second) continue;
+      for (size_t n = 1; n <= w.text.size(); ++n) after.insert(w.text.substr(0, n));
+    }
+  }
+  return t;
+}
+
+int CodeConstraint::decl_context() const {
+  if (t_->is_declarator(prev_)) return 2;
+  // After `struct {...}` a variable or a typedef's name.
+  if (prev_ == "*" || prev_ == "," || prev_.empty() || prev_ == kAggregateType) return 1;
+  return 0;
+}
+
+std::vector<std::string> CodeConstraint::fresh_lower() const {
+  std::vector<std::string> out;
+  for (long i = max_lower_ + 1; out.size() < 8; ++i) {
+    std::string n = generated_name(size_t(i), false);
+    if (n.size() > 3) break;
+    if (t_->is_fixed(n)) continue;
+    out.push_back(n);
+    if (!t_->is_field(n)) break;
+  }
+  return out;
+}
+
+bool CodeConstraint::generated_ok(const std::string& w, bool complete, int decl) const {
+  auto matches = [&](const std::string& name) {
+    return complete ? name == w : name.compare(0, w.size(), w) == 0;
+  };
+  if (std::isupper(static_cast<unsigned char>(w[0]))) {
+    // Functions: those seen, or a fresh one where a declaration can start
+    // outside any block (a kernel body cannot declare functions).
+    for (const std::string& n : upper_)
+      if (matches(n)) return true;
+    return decl >= 1 && open_.empty() && matches(generated_name(upper_.size(), true));
+  }
+  if (decl >= 1) {
+    for (const std::string& n : fresh_lower())
+      if (matches(n)) return true;
+  }
+  if (decl <= 1) {
+    auto it = visible_.lower_bound(w);
+    if (it != visible_.end() && matches(it->first)) return true;
+  }
+  return false;
+}
+
+bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, int decl) const {
+  if (field) return complete ? t_->is_field(w) : t_->is_field_prefix(w);
+  // A struct body declares fields (some never used) and names types.
+  if (!open_.empty() && open_.back().aggregate) return true;
+  if (decl == 2) {
+    // After a type only a fresh name, or what the corpus continues a type with.
+    if (t_->follows(prev_, w, complete)) return true;
+  } else if (complete ? t_->is_fixed(w) : t_->is_fixed_prefix(w)) {
+    return true;
+  }
+  if (!(lower_shape(w) || upper_shape(w))) return false;
+  return generated_ok(w, complete, decl);
+}
+
+bool CodeConstraint::code_char_ok(char c) const {
+  char top = open_.empty() ? 0 : open_.back().c;
+  switch (c) {
+    case ')': return top == '(';
+    case ']': return top == '[';
+    case '}': return top == '{';
+    case ';':
+      return top == 0 || top == '{' ||
+             (top == '(' && open_.back().for_header && open_.back().semicolons < 2);
+    case '/':
+    case '*': return last_ != '/';  // no comments in normalized code
+    case '#': return last_ == '\n' || last_ == 0;  // #pragma lines
+    case '\\':
+    case '`':
+    case '@':
+    case '$': return false;
+    default: return true;
+  }
+}
+
+bool CodeConstraint::check(char c) const {
+  switch (mode_) {
+    case Mode::kString:
+    case Mode::kChar:
+    case Mode::kDirective: return true;
+    case Mode::kNumber:
+      // Literals of at most 48 characters (the corpus has 44-digit constants).
+      if (ident_char(c)) return number_length_ < kMaxNumberLength;
+      if (c == '.') return !number_dot_ && number_length_ < kMaxNumberLength;
+      return space(c) || code_char_ok(c);
+    case Mode::kWord:
+      if (ident_char(c)) return word_ok(word_ + c, false, word_field_, word_decl_);
+      if (!word_ok(word_, true, word_field_, word_decl_)) return false;
+      return space(c) || code_char_ok(c);
+    case Mode::kCode:
+      if (ident_start(c)) return word_ok(std::string(1, c), false, field_next_, decl_context());
+      if (std::isdigit(static_cast<unsigned char>(c)) || space(c)) return true;
+      return code_char_ok(c);
+  }
+  return true;
+}
+
+void CodeConstraint::declare(const std::string& w) {
+  scopes_.back().push_back(w);
+  ++visible_[w];
+}
+
+void CodeConstraint::finish_word() {
+  mode_ = Mode::kCode;
+  bool in_aggregate = !open_.empty() && open_.back().aggregate;
+  if (!word_field_ && !in_aggregate && t_->is_generated_name(word_)) {
+    if (std::isupper(static_cast<unsigned char>(word_[0]))) {
+      upper_.insert(word_);
+    } else {
+      long i = generated_index(word_);
+      if (i > max_lower_) {
+        max_lower_ = i;
+        declare(word_);
+      }
+    }
+  }
+  if (word_ == "struct" || word_ == "union" || word_ == "enum") tag_ = true;
+  prev_ = word_;
+  field_next_ = false;
+  word_.clear();
+}
+
+void CodeConstraint::apply(char c) {
+  switch (mode_) {
+    case Mode::kDirective:
+      if (c == '\n') mode_ = Mode::kCode;
+      last_ = c;
+      return;
+    case Mode::kString:
+    case Mode::kChar:
+      if (escaped_) {
+        escaped_ = false;
+      } else if (c == '\\') {
+        escaped_ = true;
+      } else if (c == (mode_ == Mode::kString ? '"' : '\'')) {
+        mode_ = Mode::kCode;
+        prev_ = "\"";
+      }
+      last_ = c;
+      return;
+    case Mode::kNumber:
+      if (ident_char(c) || c == '.') {
+        ++number_length_;
+        number_dot_ = number_dot_ || c == '.';
+        last_ = c;
+        return;
+      }
+      mode_ = Mode::kCode;
+      prev_ = "0";
+      break;
+    case Mode::kWord:
+      if (ident_char(c)) {
+        word_ += c;
+        last_ = c;
+        return;
+      }
+      finish_word();
+      break;
+    case Mode::kCode: break;
+  }
+  // Code mode.
+  if (ident_start(c)) {
+    mode_ = Mode::kWord;
+    word_field_ = field_next_;
+    word_decl_ = decl_context();
+    word_.assign(1, c);
+  } else if (std::isdigit(static_cast<unsigned char>(c))) {
+    mode_ = Mode::kNumber;
+    number_length_ = 1;
+    number_dot_ = last_ == '.';
+    field_next_ = false;
+  } else if (!space(c)) {
+    bool closed_aggregate = false;
+    switch (c) {
+      case '(': open_.push_back({'(', prev_ == "for", false, 0}); break;
+      case '[': open_.push_back({'[', false, false, 0}); break;
+      case '{':
+        open_.push_back({'{', false, tag_ || (open_.empty() && prev_ != ")"), 0});
+        scopes_.emplace_back();
+        break;
+      case ')':
+      case ']':
+        if (!open_.empty() && open_.back().c == (c == ')' ? '(' : '[')) open_.pop_back();
+        break;
+      case '}':
+        if (!open_.empty() && open_.back().c == '{') {
+          closed_aggregate = open_.back().aggregate;
+          open_.pop_back();
+          if (scopes_.size() > 1) {
+            for (const std::string& n : scopes_.back())
+              if (--visible_[n] == 0) visible_.erase(n);
+            scopes_.pop_back();
+          }
+        }
+        break;
+      case ';':
+        if (!open_.empty() && open_.back().for_header) ++open_.back().semicolons;
+        break;
+      case '"': mode_ = Mode::kString; break;
+      case '#': mode_ = Mode::kDirective; break;
+      case '\'': mode_ = Mode::kChar; break;
+      default: break;
+    }
+    field_next_ = c == '.' || (c == '>' && last_ == '-');
+    tag_ = false;
+    // `struct {...} e;` declares e: the body acts as its type.
+    if (mode_ == Mode::kCode) prev_ = closed_aggregate ? kAggregateType : std::string(1, c);
+  }
+  last_ = c;
+}
+
+bool CodeConstraint::accepts(std::string_view piece) const {
+  if (piece.size() == 1) return check(piece[0]);
+  CodeConstraint copy = *this;
+  for (char c : piece) {
+    if (!copy.check(c)) return false;
+    copy.apply(c);
+  }
+  return true;
+}
+
+void CodeConstraint::feed(std::string_view piece) {
+  for (char c : piece) apply(c);
+}
+
+}  // namespace clgen::sampler

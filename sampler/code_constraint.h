@@ -1,0 +1,110 @@
+// Constrained decoding: keeps a sampled kernel a possible prefix of a
+// normalized kernel, token by token. Brackets must match; comments and
+// preprocessor lines cannot start; an identifier must be a word of the
+// training corpus or one of the rewriter's generated names (a, b, ..., A, B,
+// ...) that is declared and in scope, or the next fresh name where a
+// declaration can start. Each rule only removes text that cannot compile (or
+// that the rewriter never produces), so the sampler draws from the model's
+// distribution renormalized over the continuations that remain possible.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace clgen::sampler {
+
+// What the training corpus says about identifiers, learned once per run.
+class ConstraintTables {
+ public:
+  // Learns from normalized kernels (the rewriter's output).
+  static ConstraintTables from_corpus(const std::vector<std::string>& normalized_texts);
+
+  // A generated name: lower-case letters, 1-3 of them (variables), or
+  // upper-case letters, 1-2 of them (functions), that is not a fixed word.
+  bool is_generated_name(std::string_view w) const;
+  bool is_fixed(std::string_view w) const { return fixed_.count(std::string(w)) > 0; }
+  bool is_fixed_prefix(std::string_view w) const { return fixed_prefixes_.count(std::string(w)) > 0; }
+  bool is_field(std::string_view w) const;
+  bool is_field_prefix(std::string_view w) const;
+  // Words after which only a fresh name can follow (types: `int e`).
+  bool is_declarator(std::string_view w) const { return declarators_.count(std::string(w)) > 0; }
+  // Fixed words the corpus writes right after declarator `d` outside struct
+  // bodies (`unsigned int`, `const float`, `sampler_t sampler`): the only
+  // fixed words a declaration may continue with.
+  bool follows(std::string_view d, std::string_view w, bool complete) const;
+
+  size_t fixed_words() const { return fixed_.size(); }
+  size_t field_words() const { return fields_.size(); }
+  size_t declarator_words() const { return declarators_.size(); }
+
+ private:
+  void add_fixed(const std::string& w);
+  void add_field(const std::string& w);
+  std::unordered_set<std::string> fixed_, fixed_prefixes_;
+  std::unordered_set<std::string> fields_, field_prefixes_;
+  std::unordered_set<std::string> declarators_;
+  std::unordered_map<std::string, std::unordered_set<std::string>> after_declarator_;  // words and prefixes
+};
+
+// The rewriter's n-th generated name: a..z, aa..zz, aaa... (upper case for
+// functions); and its inverse, -1 for a word that is not one.
+std::string generated_name(size_t n, bool upper);
+long generated_index(std::string_view w);
+
+// The constraint state of one stream of text.
+class CodeConstraint {
+ public:
+  explicit CodeConstraint(const ConstraintTables* tables) : t_(tables) {}
+
+  // Whether appending `piece` keeps the text a possible prefix.
+  bool accepts(std::string_view piece) const;
+  // Appends `piece` (also text that breaks a rule, e.g. the seed: the state
+  // then follows it as well as it can).
+  void feed(std::string_view piece);
+
+ private:
+  enum class Mode { kCode, kWord, kNumber, kString, kChar, kDirective };
+  struct Open {
+    char c;
+    bool for_header;  // the '(' after `for`: up to two ';' inside
+    bool aggregate;   // a struct, union or enum body (or a file-level '{' not after ')')
+    int semicolons;
+  };
+
+  bool check(char c) const;
+  void apply(char c);
+  // Word rules, in the context fixed when the word started.
+  bool word_ok(const std::string& w, bool complete, bool field, int decl) const;
+  bool generated_ok(const std::string& w, bool complete, int decl) const;
+  int decl_context() const;
+  bool code_char_ok(char c) const;
+  void finish_word();
+  void declare(const std::string& w);
+  // The fresh names a declaration may take next (the rewriter skips names
+  // that a file also uses as fixed words or fields).
+  std::vector<std::string> fresh_lower() const;
+
+  const ConstraintTables* t_;
+  Mode mode_ = Mode::kCode;
+  bool escaped_ = false;
+  char last_ = 0;            // previous character
+  std::string word_;         // the identifier being written
+  int number_length_ = 0;    // characters of the numeric literal being written
+  bool number_dot_ = false;  // it has a '.'
+  bool word_field_ = false;  // it follows '.' or '->'
+  int word_decl_ = 0;        // 0: a use; 1: a declaration or a use; 2: a declaration
+  bool field_next_ = false;  // the last significant character was '.' or '->'
+  bool tag_ = false;         // after `struct`, `union` or `enum` (and its name)
+  std::string prev_;         // the last significant token (word or punctuation)
+  std::vector<Open> open_;
+  std::vector<std::vector<std::string>> scopes_{{}};  // declared names per open '{' (0: file)
+  std::map<std::string, int> visible_;                 // declared names in scope
+  long max_lower_ = -1;                                // highest generated variable index seen
+  std::unordered_set<std::string> upper_;              // function names seen
+};
+
+}  // namespace clgen::sampler

@@ -1,0 +1,192 @@
+// Tests of constrained decoding: the tables learned from a corpus, and which
+// continuations a stream's constraint accepts.
+#include "sampler/code_constraint.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "sampler/batch_sampler.h"
+#include "tests/sampler/scripted_model.h"
+
+namespace clgen::sampler {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSeed =
+    "__kernel void A(__global float* a, __global float* b, __global float* c, const int d) {";
+
+std::vector<std::string> test_corpus() {
+  std::vector<std::string> texts;
+  for (const auto& e : fs::directory_iterator(std::string(CLGEN_TEST_DATA) + "/sampler/corpus")) {
+    std::ifstream in(e.path(), std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    texts.push_back(s.str());
+  }
+  // Fields, a struct type and a called builtin with a short name.
+  texts.push_back(
+      "typedef struct {\n  float x;\n  float vel;\n} Particle;\n\n"
+      "__kernel void A(__global Particle* a, const int b) {\n  int c = get_global_id(0);\n"
+      "  float4 d = (float4)(0.0f);\n  a[c].vel = min(a[c].x, d.y);\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n  printf(\"%d\\n\", c);\n}\n");
+  return texts;
+}
+
+const ConstraintTables& tables() {
+  static const ConstraintTables t = ConstraintTables::from_corpus(test_corpus());
+  return t;
+}
+
+CodeConstraint after(const std::string& text) {
+  CodeConstraint c(&tables());
+  c.feed(text);
+  return c;
+}
+
+// Whether every character of `text` is accepted after `prefix`.
+bool accepts_all(const std::string& prefix, const std::string& text) {
+  CodeConstraint c = after(prefix);
+  for (char ch : text) {
+    if (!c.accepts(std::string(1, ch))) return false;
+    c.feed(std::string(1, ch));
+  }
+  return true;
+}
+
+TEST(GeneratedNames, IndexAndNameAreInverse) {
+  for (size_t i : {0u, 1u, 25u, 26u, 27u, 701u, 702u}) {
+    EXPECT_EQ(long(i), generated_index(generated_name(i, false)));
+    EXPECT_EQ(long(i), generated_index(generated_name(i, true)));
+  }
+  EXPECT_EQ("aa", generated_name(26, false));
+  EXPECT_EQ("B", generated_name(1, true));
+  EXPECT_EQ(-1, generated_index("aB"));
+  EXPECT_EQ(-1, generated_index("a1"));
+}
+
+TEST(ConstraintTables, LearnsFixedWordsFieldsAndDeclaratorsFromTheCorpus) {
+  const ConstraintTables& t = tables();
+  EXPECT_TRUE(t.is_fixed("get_global_id"));
+  EXPECT_TRUE(t.is_fixed("float"));
+  EXPECT_TRUE(t.is_fixed("Particle"));
+  EXPECT_TRUE(t.is_fixed("min")) << "a short word that is called is a builtin";
+  EXPECT_TRUE(t.is_fixed("if"));
+  EXPECT_FALSE(t.is_fixed("e")) << "generated names are not fixed words";
+  EXPECT_TRUE(t.is_generated_name("e"));
+  EXPECT_TRUE(t.is_generated_name("A"));
+  EXPECT_FALSE(t.is_generated_name("min"));
+  EXPECT_TRUE(t.is_field("vel"));
+  EXPECT_TRUE(t.is_field("xyz")) << "swizzles are always fields";
+  EXPECT_TRUE(t.is_field("s0"));
+  EXPECT_FALSE(t.is_field("velocity"));
+  EXPECT_TRUE(t.is_declarator("int"));
+  EXPECT_TRUE(t.is_declarator("float4"));
+  EXPECT_FALSE(t.is_declarator("if"));
+}
+
+TEST(CodeConstraint, AcceptsEveryCorpusKernelItLearnedFrom) {
+  for (const std::string& text : test_corpus()) EXPECT_TRUE(accepts_all("", text)) << text;
+}
+
+TEST(CodeConstraint, ClosingBracketsMustMatchTheInnermostOpenOne) {
+  CodeConstraint c = after(kSeed + "\n  c[(d");
+  EXPECT_TRUE(c.accepts(")"));
+  EXPECT_FALSE(c.accepts("]"));
+  EXPECT_FALSE(c.accepts("}"));
+  EXPECT_FALSE(c.accepts(";")) << "a statement cannot end inside brackets";
+  CodeConstraint d = after(kSeed + "\n  c[d");
+  EXPECT_TRUE(d.accepts("]"));
+  EXPECT_FALSE(d.accepts(")"));
+}
+
+TEST(CodeConstraint, ForHeadersTakeTwoSemicolons) {
+  CodeConstraint c = after(kSeed + "\n  for (int e = 0");
+  EXPECT_TRUE(c.accepts(";"));
+  c.feed("; e < d");
+  EXPECT_TRUE(c.accepts(";"));
+  c.feed("; e++");
+  EXPECT_FALSE(c.accepts(";"));
+  EXPECT_TRUE(c.accepts(")"));
+}
+
+TEST(CodeConstraint, ADeclarationTakesTheNextFreshName) {
+  CodeConstraint c = after(kSeed + "\n  int ");
+  EXPECT_TRUE(c.accepts("e "));
+  EXPECT_FALSE(c.accepts("f")) << "names are generated in order";
+  EXPECT_FALSE(c.accepts("g")) << "the corpus never continues `int` with a fixed word";
+  EXPECT_FALSE(c.accepts("b ")) << "every declaration gets a fresh name";
+  EXPECT_FALSE(c.accepts("q"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  int ", "e = get_global_id(0);\n  int f = e;"));
+  EXPECT_FALSE(accepts_all(kSeed + "\n  int ", "e = 0;\n  int g = e;"));
+}
+
+TEST(CodeConstraint, UsesNeedADeclaredNameInScope) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  if (";
+  EXPECT_TRUE(accepts_all(prefix, "e < d) {"));
+  EXPECT_FALSE(accepts_all(prefix, "f < d) {")) << "f is not declared";
+  EXPECT_FALSE(accepts_all(prefix, "m < d) {"));
+  const std::string scoped = kSeed + "\n  if (d) {\n    int e = 1;\n  }\n  c[0] = ";
+  EXPECT_FALSE(accepts_all(scoped, "e;")) << "e went out of scope with its block";
+  EXPECT_TRUE(accepts_all(scoped, "d;"));
+}
+
+TEST(CodeConstraint, WordsMustComeFromTheCorpus) {
+  const std::string prefix = kSeed + "\n  ";
+  EXPECT_TRUE(accepts_all(prefix, "barrier("));
+  EXPECT_FALSE(accepts_all(prefix, "flaot e"));
+  EXPECT_FALSE(accepts_all(prefix, "B(")) << "no function B is declared";
+  EXPECT_TRUE(accepts_all(prefix, "c[0] = a[0].x + b[0].s3;"));
+  EXPECT_FALSE(accepts_all(prefix, "c[0] = a[0].velocity;"));
+}
+
+TEST(CodeConstraint, CommentsCannotStartAndDirectivesOnlyAtLineStart) {
+  CodeConstraint c = after(kSeed + "\n  c[0] = d /");
+  EXPECT_FALSE(c.accepts("/"));
+  EXPECT_FALSE(c.accepts("*"));
+  EXPECT_TRUE(c.accepts(" "));
+  EXPECT_FALSE(after(kSeed + "\n  c[0] = d ").accepts("#"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n", "#pragma unroll\n  c[0] = d;"));
+}
+
+TEST(CodeConstraint, StringsAndNumbersAreNotConstrained) {
+  EXPECT_TRUE(accepts_all(kSeed + "\n  ", "printf(\"%d } ] ) xyz\\n\", d);"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  ", "c[0] = 1.5e3f + 0x1Fu + .5f;"));
+}
+
+TEST(CodeConstraint, MultiCharacterPiecesAreCheckedWhole) {
+  CodeConstraint c = after(kSeed + "\n  int e = get_global_id(0);\n  ");
+  EXPECT_TRUE(c.accepts("c[e] = "));
+  EXPECT_FALSE(c.accepts("c[f] = "));
+  EXPECT_FALSE(c.accepts("c[e) = "));
+}
+
+TEST(BatchSampler, ConstraintRedrawsRefusedTokensFromTheAllowedOnes) {
+  // The script writes an undeclared name; the constraint must refuse it and
+  // every finished text must satisfy the constraint from its first character.
+  testing::ScriptedModel model(2, {"\n  q[0] = 1;\n}"});
+  BatchSamplerOptions o;
+  o.seed_text = kSeed;
+  o.max_length = 60;
+  o.constraint = &tables();
+  BatchSampler sampler(model, o);
+  std::vector<RawSample> out;
+  Status st = sampler.run(
+      [&](RawSample&& s) {
+        out.push_back(std::move(s));
+        return out.size() < 4;
+      },
+      [] { return false; });
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_GT(sampler.stats().redrawn, 0u);
+  for (const RawSample& s : out) {
+    EXPECT_EQ(std::string::npos, s.text.find("q[")) << s.text;
+    EXPECT_TRUE(accepts_all("", s.text)) << s.text;
+  }
+}
+
+}  // namespace
+}  // namespace clgen::sampler
