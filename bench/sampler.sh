@@ -7,7 +7,10 @@
 # built from the .cl files under DIR... (default: /usr/share/pocl-tests
 # /usr/share/ufo): corpus preprocess, then `clgen train --config $CONFIG`.
 # DEVICE=cpu|cuda, BATCH=streams, CONFIG=model config (default tiny), START=file|zero,
-# SEED, TEMPERATURE.
+# SEED, TEMPERATURE, MODES="constrained raw" (each spec is sampled with the
+# constrained decoder and, as the same-run baseline, with --no-constrain),
+# SPECS="float*,int;int*,int*,int" (more --args specs, ';'-separated, sampled
+# constrained only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLGEN=${CLGEN:-build/cli/clgen}
@@ -33,6 +36,8 @@ if [ -z "$WS" ]; then
   /usr/bin/time -f "training: wall %e s" "$CLGEN" --workspace "$WS" -q train --config "$CONFIG" --device "$DEVICE" >/dev/null
 fi
 
+MODES=${MODES:-constrained raw}
+
 run() {  # name args...
   local name=$1
   shift
@@ -56,10 +61,20 @@ print(f"  verbatim copies      {pct(copies, passed):.1f}% of passing samples ({c
 print(f"  busy: model {util(j['model_seconds'] + j['draw_seconds']):.0f}%, "
       f"filter {util(j['filter_seconds'], j['filter_threads']):.0f}%, store {util(j['store_seconds']):.0f}%"
       f" -> bound by {j['bottleneck']}")
+print(f"  constrained {j['constrained']}: {j['redrawn']} draws redrawn ({pct(j['redrawn'], j['tokens']):.1f}% of tokens)")
 print(f"  statuses {json.dumps(j['by_status'])}")
+print(f"  rejections {json.dumps(j['by_category'])}")
 PY
 }
 
-run paper-args --args "float*,float*,float*,int"
-run free-signature
+for mode in $MODES; do
+  flag=()
+  [ "$mode" = raw ] && flag=(--no-constrain)
+  run "paper-args-$mode" --args "float*,float*,float*,int" "${flag[@]}"
+  run "free-signature-$mode" "${flag[@]}"
+done
+IFS=';' read -r -a extra <<< "${SPECS:-}"
+for spec in "${extra[@]}"; do
+  [ -n "$spec" ] && run "args-$(echo "$spec" | tr -c 'a-zA-Z0-9\n' '_')" --args "$spec"
+done
 echo "results and kernels in $OUT"

@@ -16,9 +16,11 @@
 #             token file; the `paper` model for one epoch and its baseline
 #             (docs/bench-model.md)
 #   sample    bench/sampler.sh on CUDA: --args "float*,float*,float*,int" and
-#             free signatures, $SAMPLE_SECONDS each, for each --start mode in
-#             $SAMPLE_STARTS (default "file"; seeds 1, 2, ...) (docs/bench-sampler.md)
-#   drive     the preprocessed corpus and up to $DRIVE_SAMPLES accepted samples
+#             free signatures, constrained and --no-constrain ($MODES), then the
+#             --args specs in $SPECS (';'-separated), $SAMPLE_SECONDS each, for
+#             each --start mode in $SAMPLE_STARTS (default "file"; seeds 1, 2, ...)
+#             (docs/bench-sampler.md)
+#   drive     up to $DRIVE_SAMPLES accepted samples, then the preprocessed corpus,
 #             on PoCL's CPU device and the NVIDIA GPU at global sizes $GSIZES,
 #             both devices at once; stops at $DRIVE_DEADLINE (epoch seconds) and
 #             resumes where it stopped on the next call
@@ -164,9 +166,10 @@ phase_drive() {
     fi
   }
   log "drive corpus + samples on cpu and gpu at once (sizes: $GSIZES)"
-  ( drive_one cpu --corpus; drive_one cpu --samples --limit "$DRIVE_SAMPLES" ) > "$RESULTS/drive-cpu.log" 2>&1 &
+  # Samples first: the corpus alone can use up the deadline on PoCL.
+  ( drive_one cpu --samples --limit "$DRIVE_SAMPLES"; drive_one cpu --corpus ) > "$RESULTS/drive-cpu.log" 2>&1 &
   local cpu_pid=$!
-  ( drive_one gpu --corpus; drive_one gpu --samples --limit "$DRIVE_SAMPLES" ) > "$RESULTS/drive-gpu.log" 2>&1
+  ( drive_one gpu --samples --limit "$DRIVE_SAMPLES"; drive_one gpu --corpus ) > "$RESULTS/drive-gpu.log" 2>&1
   wait $cpu_pid
   tail -n 30 "$RESULTS/drive-cpu.log" "$RESULTS/drive-gpu.log"
   # python3's sqlite3 module: the GPU machine has no sqlite3 shell.
