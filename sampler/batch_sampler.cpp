@@ -71,7 +71,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       const float* row = &logits[size_t(i) * vocab];
       chosen[i] = chain_.choose(row, vocab, rng_);
       const auto& c = streams[i].constraint;
-      if (!c || chosen[i] == end_token || c->accepts(model_.token_text(chosen[i]))) continue;
+      if (!c || (chosen[i] == end_token ? c->can_end() : c->accepts(model_.token_text(chosen[i]))))
+        continue;
       // Refused: draw again from the tokens the constraint allows (the
       // model's distribution renormalized over them).
       ++stats_.redrawn;

@@ -62,6 +62,8 @@ class CodeConstraint {
 
   // Whether appending `piece` keeps the text a possible prefix.
   bool accepts(std::string_view piece) const;
+  // Whether the text may end here (the model's end token): nothing open.
+  bool can_end() const { return open_.empty() && mode_ == Mode::kCode; }
   // Appends `piece` (also text that breaks a rule, e.g. the seed: the state
   // then follows it as well as it can).
   void feed(std::string_view piece);

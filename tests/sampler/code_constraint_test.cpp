@@ -157,6 +157,12 @@ TEST(CodeConstraint, StringsAndNumbersAreNotConstrained) {
   EXPECT_TRUE(accepts_all(kSeed + "\n  ", "c[0] = 1.5e3f + 0x1Fu + .5f;"));
 }
 
+TEST(CodeConstraint, TheTextCanEndOnlyWithNothingOpen) {
+  EXPECT_FALSE(after(kSeed + "\n  c[0] = d;\n").can_end());
+  EXPECT_TRUE(after(kSeed + "\n  c[0] = d;\n}").can_end());
+  EXPECT_FALSE(after(kSeed + "\n}\nvoid B(\"").can_end());
+}
+
 TEST(CodeConstraint, MultiCharacterPiecesAreCheckedWhole) {
   CodeConstraint c = after(kSeed + "\n  int e = get_global_id(0);\n  ");
   EXPECT_TRUE(c.accepts("c[e] = "));
