@@ -1,8 +1,11 @@
 // The batched sampling loop with stop rule and refill.
 #include "sampler/batch_sampler.h"
 
+#include <algorithm>
 #include <chrono>
+#include <future>
 #include <optional>
+#include <thread>
 
 #include "sampler/stop_rule.h"
 
@@ -13,10 +16,17 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
+// A stream ends once the constraint has refused this many of its draws and
+// more than a quarter of them.
+constexpr int kMaxRefusals = 32;
 }  // namespace
 
 BatchSampler::BatchSampler(StreamModel& model, BatchSamplerOptions options)
-    : model_(model), opts_(std::move(options)), chain_(opts_.policy), rng_(opts_.seed) {}
+    : model_(model), opts_(std::move(options)), chain_(opts_.policy), rng_(opts_.seed) {
+  unsigned threads = opts_.constraint_threads;
+  if (threads == 0) threads = std::min(8u, std::max(1u, std::thread::hardware_concurrency() - 1));
+  if (opts_.constraint && threads > 1) pool_ = std::make_unique<ThreadPool>(threads);
+}
 
 Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
                          const std::function<bool()>& stop) {
@@ -25,6 +35,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     KernelEndDetector end;
     std::optional<CodeConstraint> constraint;
     bool dead_end = false;
+    int refusals = 0;
     int tokens = 0;
     Clock::time_point start;
   };
@@ -44,6 +55,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     s.end.feed(opts_.seed_text);
     s.constraint = seeded;
     s.dead_end = false;
+    s.refusals = 0;
     s.tokens = 0;
     s.start = Clock::now();
   };
@@ -57,8 +69,27 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   uint64_t next_index = 0;
   const int32_t end_token = model_.end_token();
   std::vector<int32_t> chosen(n);
-  std::vector<float> masked(static_cast<size_t>(vocab));
+  std::vector<int> refused;
+  std::vector<float> masked;
+  std::vector<char> any_allowed;
   constexpr float kRefused = -1e30f;
+  // The allowed tokens of refused stream refused[r], into masked row r. Each
+  // task reads one stream's constraint: independent, so they run in parallel.
+  auto mask_rows = [&](const std::vector<float>& logits, size_t from, size_t to) {
+    for (size_t r = from; r < to; ++r) {
+      const int i = refused[r];
+      const CodeConstraint& c = *streams[i].constraint;
+      const float* row = &logits[size_t(i) * vocab];
+      float* out = &masked[r * vocab];
+      bool any = false;
+      for (int t = 0; t < vocab; ++t) {
+        bool ok = t != end_token && c.accepts(model_.token_text(t));
+        out[t] = ok ? row[t] : kRefused;
+        any = any || ok;
+      }
+      any_allowed[r] = any;
+    }
+  };
 
   while (!stop()) {
     t0 = Clock::now();
@@ -67,26 +98,46 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     if (logits.size() != static_cast<size_t>(n) * vocab)
       return internal_error("the model returned logits of an unexpected size");
     t0 = Clock::now();
+    // Draw every stream; the constraint refuses some draws, which are drawn
+    // again from the tokens it allows (the model's distribution
+    // renormalized over them). Masks are computed in parallel, the draws
+    // stay in stream order on one RNG, so a seed still reproduces a run.
+    refused.clear();
     for (int i = 0; i < n; ++i) {
-      const float* row = &logits[size_t(i) * vocab];
-      chosen[i] = chain_.choose(row, vocab, rng_);
+      chosen[i] = chain_.choose(&logits[size_t(i) * vocab], vocab, rng_);
       const auto& c = streams[i].constraint;
-      if (!c || (chosen[i] == end_token ? c->can_end() : c->accepts(model_.token_text(chosen[i]))))
-        continue;
-      // Refused: draw again from the tokens the constraint allows (the
-      // model's distribution renormalized over them).
-      ++stats_.redrawn;
-      bool any = false;
-      for (int t = 0; t < vocab; ++t) {
-        bool ok = t != end_token && c->accepts(model_.token_text(t));
-        masked[size_t(t)] = ok ? row[t] : kRefused;
-        any = any || ok;
-      }
-      if (any) {
-        chosen[i] = chain_.choose(masked.data(), vocab, rng_);
+      if (c && !(chosen[i] == end_token ? c->can_end() : c->accepts(model_.token_text(chosen[i]))))
+        refused.push_back(i);
+    }
+    if (!refused.empty()) {
+      stats_.redrawn += refused.size();
+      masked.resize(refused.size() * size_t(vocab));
+      any_allowed.assign(refused.size(), 0);
+      if (pool_ && refused.size() >= 16) {
+        size_t chunks = std::min<size_t>(pool_->size(), refused.size());
+        std::vector<std::future<void>> done;
+        for (size_t k = 0; k < chunks; ++k) {
+          size_t from = refused.size() * k / chunks, to = refused.size() * (k + 1) / chunks;
+          done.push_back(pool_->submit([&, from, to] { mask_rows(logits, from, to); }));
+        }
+        for (auto& f : done) f.get();
       } else {
-        ++stats_.dead_ends;
-        streams[i].dead_end = true;
+        mask_rows(logits, 0, refused.size());
+      }
+      for (size_t r = 0; r < refused.size(); ++r) {
+        const int i = refused[r];
+        Stream& st = streams[i];
+        // A stream whose draws the constraint keeps refusing has lost the
+        // thread: end it rather than spend the model on it.
+        if (++st.refusals >= kMaxRefusals && st.refusals * 4 > st.tokens) {
+          ++stats_.abandoned;
+          st.dead_end = true;
+        } else if (any_allowed[r]) {
+          chosen[i] = chain_.choose(&masked[r * vocab], vocab, rng_);
+        } else {
+          ++stats_.dead_ends;
+          streams[i].dead_end = true;
+        }
       }
     }
     stats_.draw_seconds += since(t0);

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "sampler/code_constraint.h"
 #include "sampler/policy.h"
 #include "sampler/stream_model.h"
 #include "support/status.h"
+#include "support/thread_pool.h"
 
 namespace clgen::sampler {
 
@@ -19,7 +21,7 @@ struct RawSample {
   uint64_t index = 0;     // order of completion in this run, from 0
   std::string text;       // seed + generated text, cut after the closing brace
   bool complete = false;  // ended by the closing brace (not by length or end token)
-  bool dead_end = false;  // the constraint allowed no token
+  bool dead_end = false;  // ended by the constraint (no token allowed, or most refused)
   int tokens = 0;         // tokens generated after the seed
   double seconds = 0;     // wall time from the stream's (re)start to its end
 };
@@ -31,6 +33,9 @@ struct BatchSamplerOptions {
   uint64_t seed = 0;      // RNG seed of the draws
   // Constrained decoding (code_constraint.h) when set; must outlive run().
   const ConstraintTables* constraint = nullptr;
+  // Threads that compute the allowed tokens of refused draws (0 = cores - 1,
+  // at most 8; 1 = in the sampling thread).
+  unsigned constraint_threads = 0;
 };
 
 struct BatchSamplerStats {
@@ -40,6 +45,7 @@ struct BatchSamplerStats {
   double draw_seconds = 0;   // choosing tokens on the CPU
   uint64_t redrawn = 0;      // draws the constraint refused (then redrawn from the allowed tokens)
   uint64_t dead_ends = 0;    // streams with no allowed token (ended as truncated)
+  uint64_t abandoned = 0;    // streams ended because the constraint refused > 1/4 of their draws
 };
 
 class BatchSampler {
@@ -56,6 +62,7 @@ class BatchSampler {
  private:
   StreamModel& model_;
   BatchSamplerOptions opts_;
+  std::unique_ptr<ThreadPool> pool_;  // for the constraint's masks
   SamplerChain chain_;
   Rng rng_;
   BatchSamplerStats stats_;

@@ -37,6 +37,41 @@ bool swizzle(std::string_view w, bool prefix) {
 
 constexpr int kMaxNumberLength = 48;
 
+// prev_ after a field name (`.x`): not a declared name, and callable when
+// the corpus calls it (a field holding a function does not exist in C).
+const char* const kFieldWord = ".field";
+bool word_field_before(const std::string& before) { return before == kFieldWord; }
+
+// Words that can only start a statement.
+bool statement_keyword(const std::string& w) {
+  static const std::unordered_set<std::string> k = {"if", "for", "while", "do", "switch", "return",
+                                                    "break", "continue", "else", "case", "default",
+                                                    "goto"};
+  return k.count(w) > 0;
+}
+bool at_statement_start(const std::string& prev) {
+  return prev.empty() || prev == ";" || prev == "{" || prev == "}" || prev == ")" || prev == ":" ||
+         prev == "else" || prev == "do";
+}
+
+bool scalar_type(const std::string& w) {
+  static const std::unordered_set<std::string> k = {
+      "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double",
+      "half", "bool", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "unsigned", "signed"};
+  return k.count(w) > 0;
+}
+bool vector_type(const std::string& w) {
+  size_t d = w.find_first_of("0123456789");
+  if (d == std::string::npos || d == 0) return false;
+  std::string n = w.substr(d);
+  return scalar_type(w.substr(0, d)) && (n == "2" || n == "3" || n == "4" || n == "8" || n == "16");
+}
+
+// Qualifiers that may follow the '*' of a pointer declaration.
+bool pointer_qualifier(const std::string& w) {
+  return w == "const" || w == "restrict" || w == "__restrict" || w == "volatile";
+}
+
 // prev_ after the closing brace of a struct, union or enum body.
 const char* const kAggregateType = "}type";
 
@@ -48,18 +83,21 @@ const char* const kShortKeywords[] = {"do", "if", "for", "int"};
 // before them and whether they follow '.' or '->'.
 struct Word {
   std::string text;
-  std::string prev;  // previous significant token
+  std::string prev;   // previous significant token
+  std::string prev2;  // the one before it
   bool field = false;
   bool called = false;        // followed by '('
   bool in_aggregate = false;  // inside a struct, union or enum body
+  bool file_level = false;    // outside every bracket (typedefs, prototypes)
 };
 
 std::vector<Word> lex_words(std::string_view s) {
   std::vector<Word> out;
-  std::string prev;
+  std::string prev, prev2;
   bool field_next = false;
   bool tag = false;              // after struct/union/enum (and its name)
   std::vector<bool> aggregates;  // per open '{': a struct, union or enum body
+  int parens = 0;
   size_t i = 0;
   while (i < s.size()) {
     char c = s[i];
@@ -69,6 +107,7 @@ std::vector<Word> lex_words(std::string_view s) {
       size_t j = i + 1;
       while (j < s.size() && s[j] != c) j += (s[j] == '\\') ? 2 : 1;
       i = j + 1;
+      prev2 = prev;
       prev = "\"";
       field_next = false;
     } else if (c == '/' && i + 1 < s.size() && (s[i + 1] == '/' || s[i + 1] == '*')) {
@@ -77,26 +116,31 @@ std::vector<Word> lex_words(std::string_view s) {
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
                (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
       while (i < s.size() && (ident_char(s[i]) || s[i] == '.')) ++i;
+      prev2 = prev;
       prev = "0";
       field_next = false;
     } else if (ident_start(c)) {
       size_t j = i;
       while (j < s.size() && ident_char(s[j])) ++j;
-      Word w{std::string(s.substr(i, j - i)), prev, field_next, false,
-             !aggregates.empty() && aggregates.back()};
+      Word w{std::string(s.substr(i, j - i)), prev, prev2, field_next, false,
+             !aggregates.empty() && aggregates.back(), aggregates.empty() && parens == 0};
       if (w.text == "struct" || w.text == "union" || w.text == "enum") tag = true;
       size_t k = j;
       while (k < s.size() && space(s[k])) ++k;
       w.called = k < s.size() && s[k] == '(';
+      prev2 = prev;
       prev = w.text;
       out.push_back(std::move(w));
       field_next = false;
       i = j;
     } else {
+      if (c == '(') ++parens;
+      if (c == ')' && parens > 0) --parens;
       if (c == '{') aggregates.push_back(tag);
       if (c == '}' && !aggregates.empty()) aggregates.pop_back();
       tag = false;
       field_next = c == '.' || (c == '>' && i > 0 && s[i - 1] == '-');
+      prev2 = prev;
       prev = std::string(1, c);
       ++i;
     }
@@ -139,19 +183,19 @@ void ConstraintTables::add_field(const std::string& w) {
   for (size_t n = 1; n <= w.size(); ++n) field_prefixes_.insert(w.substr(0, n));
 }
 
-bool ConstraintTables::follows(std::string_view d, std::string_view w, bool complete) const {
-  auto it = after_declarator_.find(std::string(d));
-  return it != after_declarator_.end() && it->second.count(complete ? std::string(w) + " " : std::string(w)) > 0;
+bool ConstraintTables::follows(const std::string& d, const std::string& w, bool complete) const {
+  auto it = after_declarator_.find(d);
+  return it != after_declarator_.end() && (complete ? it->second.complete : it->second.prefixes).count(w) > 0;
 }
 
-bool ConstraintTables::is_generated_name(std::string_view w) const {
+bool ConstraintTables::is_generated_name(const std::string& w) const {
   return (lower_shape(w) || upper_shape(w)) && !is_fixed(w);
 }
-bool ConstraintTables::is_field(std::string_view w) const {
-  return fields_.count(std::string(w)) > 0 || swizzle(w, false);
+bool ConstraintTables::is_field(const std::string& w) const {
+  return fields_.count(w) > 0 || swizzle(w, false);
 }
-bool ConstraintTables::is_field_prefix(std::string_view w) const {
-  return field_prefixes_.count(std::string(w)) > 0 || swizzle(w, true);
+bool ConstraintTables::is_field_prefix(const std::string& w) const {
+  return field_prefixes_.count(w) > 0 || swizzle(w, true);
 }
 
 ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& texts) {
@@ -162,9 +206,11 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& t
   // Fixed words: every word outside '.'/'->' that is not shaped like a
   // generated name, and short lower-case words that are called (builtins:
   // a variable is never called in OpenCL C).
+  for (const char* k : {"if", "for", "while", "switch", "return", "sizeof"}) t.called_.insert(k);
   for (const std::string& text : texts) {
     lexed.push_back(lex_words(text));
     for (const Word& w : lexed.back()) {
+      if (w.called && !w.field) t.called_.insert(w.text);
       if (w.field) {
         t.add_field(w.text);
       } else if (!(lower_shape(w.text) || upper_shape(w.text)) || (lower_shape(w.text) && w.called)) {
@@ -179,24 +225,36 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& t
     for (const Word& w : words) {
       if (w.field || !t.is_generated_name(w.text) || !seen.insert(w.text).second) continue;
       if (!w.prev.empty() && ident_start(w.prev[0]) && t.is_fixed(w.prev)) t.declarators_.insert(w.prev);
+      // `T* e`: T declares pointers.
+      if (w.prev == "*" && !w.prev2.empty() && ident_start(w.prev2[0]) && t.is_fixed(w.prev2))
+        t.pointer_declarators_.insert(w.prev2);
     }
   }
   for (const auto& words : lexed) {
     for (const Word& w : words) {
-      if (w.field || w.in_aggregate || !t.is_fixed(w.text) || !t.is_declarator(w.prev)) continue;
+      if (w.field || w.in_aggregate || w.file_level || !t.is_fixed(w.text) || !t.is_declarator(w.prev))
+        continue;
       auto& after = t.after_declarator_[w.prev];
-      // Complete words are stored with a trailing space, prefixes without.
-      if (!after.insert(w.text + " ").second) continue;
-      for (size_t n = 1; n <= w.text.size(); ++n) after.insert(w.text.substr(0, n));
+      if (!after.complete.insert(w.text).second) continue;
+      for (size_t n = 1; n <= w.text.size(); ++n) after.prefixes.insert(w.text.substr(0, n));
     }
   }
   return t;
 }
 
 int CodeConstraint::decl_context() const {
-  if (t_->is_declarator(prev_)) return 2;
+  if (t_->is_declarator(prev_)) return open_.empty() ? 1 : 2;
+  // `float* e` declares; `d * e` multiplies.
+  int d = 0;
+  if (prev_ == "*") {
+    d = (t_->is_declarator(prev2_) || t_->is_pointer_declarator(prev2_) || prev2_ == "*") ? 2 : 0;
+    // At file level (typedefs, prototypes) a typedef's name may follow too.
+    return d == 2 && open_.empty() ? 1 : d;
+  }
+  // `int e, f`: a declaration list, at the declaration's own depth.
+  if (prev_ == ",") return stmt_decl_depth_ == int(open_.size()) ? 2 : 0;
   // After `struct {...}` a variable or a typedef's name.
-  if (prev_ == "*" || prev_ == "," || prev_.empty() || prev_ == kAggregateType) return 1;
+  if (prev_.empty() || prev_ == kAggregateType) return 1;
   return 0;
 }
 
@@ -241,15 +299,41 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
   if (decl == 2) {
     // After a type only a fresh name, or what the corpus continues a type with.
     if (t_->follows(prev_, w, complete)) return true;
+    if (prev_ == "*" && (complete ? pointer_qualifier(w)
+                                  : (std::string("const").compare(0, w.size(), w) == 0 ||
+                                     std::string("restrict").compare(0, w.size(), w) == 0 ||
+                                     std::string("__restrict").compare(0, w.size(), w) == 0 ||
+                                     std::string("volatile").compare(0, w.size(), w) == 0)))
+      return true;
   } else if (complete ? t_->is_fixed(w) : t_->is_fixed_prefix(w)) {
-    return true;
+    // Statement keywords only where a statement can start.
+    return !complete || !statement_keyword(w) || at_statement_start(prev_);
   }
   if (!(lower_shape(w) || upper_shape(w))) return false;
   return generated_ok(w, complete, decl);
 }
 
-bool CodeConstraint::code_char_ok(char c) const {
+bool CodeConstraint::code_char_ok(char c, const std::string& before) const {
   char top = open_.empty() ? 0 : open_.back().c;
+  if ((c == '(' || c == '[' || c == '.') && !before.empty() && ident_start(before[0]) &&
+      !word_field_before(before)) {
+    if (c == '(') return t_->is_called(before) || std::isupper(static_cast<unsigned char>(before[0]));
+    auto k = kinds_.find(before);
+    if (k != kinds_.end() && visible_.count(before)) {
+      if (c == '[') return before == just_declared_ || k->second != Kind::kScalar;
+      return k->second == Kind::kVector || k->second == Kind::kOther;  // '.'
+    }
+  }
+  if (c == '>' && last_ == '-' && before == "-") {
+    auto k = kinds_.find(prev2_);  // the name before "->"
+    if (k != kinds_.end() && visible_.count(prev2_))
+      return k->second == Kind::kPointer || k->second == Kind::kOther;
+  }
+  // A type is followed by a name, '*', or the ')' of a cast.
+  if (!before.empty() && ident_start(before[0]) && t_->is_declarator(before) &&
+      !(top == '{' && open_.back().aggregate) && !open_.empty() && c != '*' && c != ')' && c != '(')
+    return false;
+  if (std::isdigit(static_cast<unsigned char>(c))) return true;
   switch (c) {
     case ')': return top == '(';
     case ']': return top == '[';
@@ -271,23 +355,36 @@ bool CodeConstraint::code_char_ok(char c) const {
 bool CodeConstraint::check(char c) const {
   switch (mode_) {
     case Mode::kString:
-    case Mode::kChar:
+    case Mode::kChar: return c != '\n';  // a literal ends on its line
     case Mode::kDirective: return true;
     case Mode::kNumber:
       // Literals of at most 48 characters (the corpus has 44-digit constants).
       if (ident_char(c)) return number_length_ < kMaxNumberLength;
       if (c == '.') return !number_dot_ && number_length_ < kMaxNumberLength;
-      return space(c) || code_char_ok(c);
+      return space(c) || code_char_ok(c, "0");
     case Mode::kWord:
-      if (ident_char(c)) return word_ok(word_ + c, false, word_field_, word_decl_);
+      if (ident_char(c)) {
+        scratch_ = word_;
+        scratch_ += c;
+        return word_ok(scratch_, false, word_field_, word_decl_);
+      }
       if (!word_ok(word_, true, word_field_, word_decl_)) return false;
-      return space(c) || code_char_ok(c);
+      return space(c) || code_char_ok(c, word_field_ ? kFieldWord : word_);
     case Mode::kCode:
-      if (ident_start(c)) return word_ok(std::string(1, c), false, field_next_, decl_context());
-      if (std::isdigit(static_cast<unsigned char>(c)) || space(c)) return true;
-      return code_char_ok(c);
+      if (ident_start(c)) {
+        scratch_.assign(1, c);
+        return word_ok(scratch_, false, field_next_, decl_context());
+      }
+      if (space(c)) return true;
+      return code_char_ok(c, prev_);
   }
   return true;
+}
+
+void CodeConstraint::push_token(const std::string& token) {
+  if (token != just_declared_) just_declared_.clear();
+  prev2_ = std::move(prev_);
+  prev_ = token;
 }
 
 void CodeConstraint::declare(const std::string& w) {
@@ -306,11 +403,26 @@ void CodeConstraint::finish_word() {
       if (i > max_lower_) {
         max_lower_ = i;
         declare(word_);
+        // Its kind, from the type before it (or the statement's, after ',').
+        std::string type = prev_ == "*" ? prev2_ : prev_ == "," ? stmt_type_ : prev_;
+        // A declaration statement (not a parameter list, whose ',' is
+        // followed by a type).
+        if ((t_->is_declarator(prev_) || prev_ == "*" || prev_ == kAggregateType) &&
+            (open_.empty() || open_.back().c == '{' ||
+             (open_.back().for_header && open_.back().semicolons == 0))) {
+          stmt_type_ = type;
+          stmt_decl_depth_ = int(open_.size());
+        }
+        kinds_[word_] = prev_ == "*"            ? Kind::kPointer
+                        : scalar_type(type)     ? Kind::kScalar
+                        : vector_type(type)     ? Kind::kVector
+                                                : Kind::kOther;
+        just_declared_ = word_;
       }
     }
   }
   if (word_ == "struct" || word_ == "union" || word_ == "enum") tag_ = true;
-  prev_ = word_;
+  push_token(word_field_ ? kFieldWord : word_);
   field_next_ = false;
   word_.clear();
 }
@@ -329,7 +441,7 @@ void CodeConstraint::apply(char c) {
         escaped_ = true;
       } else if (c == (mode_ == Mode::kString ? '"' : '\'')) {
         mode_ = Mode::kCode;
-        prev_ = "\"";
+        push_token("\"");
       }
       last_ = c;
       return;
@@ -341,7 +453,7 @@ void CodeConstraint::apply(char c) {
         return;
       }
       mode_ = Mode::kCode;
-      prev_ = "0";
+      push_token("0");
       break;
     case Mode::kWord:
       if (ident_char(c)) {
@@ -368,7 +480,10 @@ void CodeConstraint::apply(char c) {
     bool closed_aggregate = false;
     switch (c) {
       case '(': open_.push_back({'(', prev_ == "for", false, 0}); break;
-      case '[': open_.push_back({'[', false, false, 0}); break;
+      case '[':
+        if (!just_declared_.empty() && prev_ == just_declared_) kinds_[just_declared_] = Kind::kArray;
+        open_.push_back({'[', false, false, 0});
+        break;
       case '{':
         open_.push_back({'{', false, tag_ || (open_.empty() && prev_ != ")"), 0});
         scopes_.emplace_back();
@@ -390,6 +505,7 @@ void CodeConstraint::apply(char c) {
         break;
       case ';':
         if (!open_.empty() && open_.back().for_header) ++open_.back().semicolons;
+        stmt_decl_depth_ = -1;
         break;
       case '"': mode_ = Mode::kString; break;
       case '#': mode_ = Mode::kDirective; break;
@@ -399,7 +515,8 @@ void CodeConstraint::apply(char c) {
     field_next_ = c == '.' || (c == '>' && last_ == '-');
     tag_ = false;
     // `struct {...} e;` declares e: the body acts as its type.
-    if (mode_ == Mode::kCode) prev_ = closed_aggregate ? kAggregateType : std::string(1, c);
+    if (c == '{' || c == '}') stmt_decl_depth_ = -1;
+    if (mode_ == Mode::kCode) push_token(closed_aggregate ? kAggregateType : std::string(1, c));
   }
   last_ = c;
 }

@@ -25,17 +25,21 @@ class ConstraintTables {
 
   // A generated name: lower-case letters, 1-3 of them (variables), or
   // upper-case letters, 1-2 of them (functions), that is not a fixed word.
-  bool is_generated_name(std::string_view w) const;
-  bool is_fixed(std::string_view w) const { return fixed_.count(std::string(w)) > 0; }
-  bool is_fixed_prefix(std::string_view w) const { return fixed_prefixes_.count(std::string(w)) > 0; }
-  bool is_field(std::string_view w) const;
-  bool is_field_prefix(std::string_view w) const;
+  bool is_generated_name(const std::string& w) const;
+  bool is_fixed(const std::string& w) const { return fixed_.count(w) > 0; }
+  bool is_fixed_prefix(const std::string& w) const { return fixed_prefixes_.count(w) > 0; }
+  bool is_field(const std::string& w) const;
+  bool is_field_prefix(const std::string& w) const;
   // Words after which only a fresh name can follow (types: `int e`).
-  bool is_declarator(std::string_view w) const { return declarators_.count(std::string(w)) > 0; }
+  bool is_declarator(const std::string& w) const { return declarators_.count(w) > 0; }
+  bool is_pointer_declarator(const std::string& w) const { return pointer_declarators_.count(w) > 0; }
+  // Words the corpus follows with '(' (builtins, keywords, function-like
+  // names): no other word can be.
+  bool is_called(const std::string& w) const { return called_.count(w) > 0; }
   // Fixed words the corpus writes right after declarator `d` outside struct
   // bodies (`unsigned int`, `const float`, `sampler_t sampler`): the only
   // fixed words a declaration may continue with.
-  bool follows(std::string_view d, std::string_view w, bool complete) const;
+  bool follows(const std::string& d, const std::string& w, bool complete) const;
 
   size_t fixed_words() const { return fixed_.size(); }
   size_t field_words() const { return fields_.size(); }
@@ -47,7 +51,12 @@ class ConstraintTables {
   std::unordered_set<std::string> fixed_, fixed_prefixes_;
   std::unordered_set<std::string> fields_, field_prefixes_;
   std::unordered_set<std::string> declarators_;
-  std::unordered_map<std::string, std::unordered_set<std::string>> after_declarator_;  // words and prefixes
+  std::unordered_set<std::string> called_;
+  std::unordered_set<std::string> pointer_declarators_;
+  struct Words {
+    std::unordered_set<std::string> complete, prefixes;
+  };
+  std::unordered_map<std::string, Words> after_declarator_;
 };
 
 // The rewriter's n-th generated name: a..z, aa..zz, aaa... (upper case for
@@ -83,7 +92,9 @@ class CodeConstraint {
   bool word_ok(const std::string& w, bool complete, bool field, int decl) const;
   bool generated_ok(const std::string& w, bool complete, int decl) const;
   int decl_context() const;
-  bool code_char_ok(char c) const;
+  // `before`: the significant token before c (the word c ends, if any).
+  bool code_char_ok(char c, const std::string& before) const;
+  void push_token(const std::string& token);
   void finish_word();
   void declare(const std::string& w);
   // The fresh names a declaration may take next (the rewriter skips names
@@ -95,6 +106,7 @@ class CodeConstraint {
   bool escaped_ = false;
   char last_ = 0;            // previous character
   std::string word_;         // the identifier being written
+  mutable std::string scratch_;  // word_ plus one character, for checks
   int number_length_ = 0;    // characters of the numeric literal being written
   bool number_dot_ = false;  // it has a '.'
   bool word_field_ = false;  // it follows '.' or '->'
@@ -102,6 +114,14 @@ class CodeConstraint {
   bool field_next_ = false;  // the last significant character was '.' or '->'
   bool tag_ = false;         // after `struct`, `union` or `enum` (and its name)
   std::string prev_;         // the last significant token (word or punctuation)
+  std::string prev2_;        // the one before it
+  // What a declared generated name is, from its declaration: `[`, `.` and
+  // `->` may follow only names that can take them.
+  enum class Kind { kScalar, kVector, kPointer, kArray, kOther };
+  std::map<std::string, Kind> kinds_;
+  std::string just_declared_;  // the name the last word declared ('[' makes it an array)
+  std::string stmt_type_;      // the type of the current declaration statement
+  int stmt_decl_depth_ = -1;   // its bracket depth (-1: not a declaration)
   std::vector<Open> open_;
   std::vector<std::vector<std::string>> scopes_{{}};  // declared names per open '{' (0: file)
   std::map<std::string, int> visible_;                 // declared names in scope

@@ -38,8 +38,8 @@ SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int 
   row.sample_seconds = raw.seconds;
   if (!raw.complete) {
     row.status = sample_status::kTruncated;
-    row.category = raw.dead_end ? "dead_end" : raw.tokens >= max_length ? "max_length" : "end_token";
-    row.reason = raw.dead_end ? "the constraint allowed none of the model's tokens"
+    row.category = raw.dead_end ? "refused" : raw.tokens >= max_length ? "max_length" : "end_token";
+    row.reason = raw.dead_end ? "the constraint refused most of the model's draws"
                  : raw.tokens >= max_length
                      ? fmt::format("reached the maximum length of {} tokens", max_length)
                      : "the model ended the kernel before its closing brace";

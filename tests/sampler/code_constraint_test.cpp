@@ -134,6 +134,36 @@ TEST(CodeConstraint, UsesNeedADeclaredNameInScope) {
   EXPECT_TRUE(accepts_all(scoped, "d;"));
 }
 
+TEST(CodeConstraint, MultiplicationIsNotADeclaration) {
+  const std::string prefix = kSeed + "\n  c[0] = ";
+  EXPECT_FALSE(accepts_all(prefix, "d * e;")) << "e is not declared";
+  EXPECT_TRUE(accepts_all(prefix, "d * d;"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  ", "float* e = a;"));
+  EXPECT_FALSE(accepts_all(kSeed + "\n  ", "float* b = a;"));
+}
+
+TEST(CodeConstraint, ScalarsTakeNeitherSubscriptsNorFields) {
+  const std::string prefix = kSeed + "\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "c[d[0]] = 1;")) << "d is an int";
+  EXPECT_TRUE(accepts_all(prefix, "c[0] = a[0];"));
+  EXPECT_FALSE(accepts_all(prefix, "int e = d;\n  c[e.x] = 1;"));
+  EXPECT_TRUE(accepts_all(prefix, "float4 e = (float4)(0.0f);\n  c[0] = e.x;"));
+  EXPECT_TRUE(accepts_all(prefix, "float e[4];\n  e[0] = 1;")) << "an array";
+}
+
+TEST(CodeConstraint, OnlyWordsTheCorpusCallsTakeParentheses) {
+  const std::string prefix = kSeed + "\n  c[0] = ";
+  EXPECT_FALSE(accepts_all(prefix, "d(1);"));
+  EXPECT_TRUE(accepts_all(prefix, "get_global_id(0);"));
+  EXPECT_TRUE(accepts_all(prefix, "min(d, d);"));
+}
+
+TEST(CodeConstraint, StatementKeywordsOnlyStartStatements) {
+  EXPECT_FALSE(accepts_all(kSeed + "\n  c[0] = ", "if (d)"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  ", "if (d) {\n    c[0] = 1;\n  }"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  if (d)\n    ", "return;"));
+}
+
 TEST(CodeConstraint, WordsMustComeFromTheCorpus) {
   const std::string prefix = kSeed + "\n  ";
   EXPECT_TRUE(accepts_all(prefix, "barrier("));
