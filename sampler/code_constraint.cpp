@@ -89,6 +89,8 @@ struct Word {
   bool called = false;        // followed by '('
   bool in_aggregate = false;  // inside a struct, union or enum body
   bool file_level = false;    // outside every bracket (typedefs, prototypes)
+  bool in_typedef = false;    // in a typedef statement
+  bool before_semicolon = false;
 };
 
 std::vector<Word> lex_words(std::string_view s) {
@@ -98,6 +100,7 @@ std::vector<Word> lex_words(std::string_view s) {
   bool tag = false;              // after struct/union/enum (and its name)
   std::vector<bool> aggregates;  // per open '{': a struct, union or enum body
   int parens = 0;
+  bool typedef_stmt = false;
   size_t i = 0;
   while (i < s.size()) {
     char c = s[i];
@@ -124,16 +127,20 @@ std::vector<Word> lex_words(std::string_view s) {
       while (j < s.size() && ident_char(s[j])) ++j;
       Word w{std::string(s.substr(i, j - i)), prev, prev2, field_next, false,
              !aggregates.empty() && aggregates.back(), aggregates.empty() && parens == 0};
+      if (w.text == "typedef" && w.file_level) typedef_stmt = true;
+      w.in_typedef = typedef_stmt;
       if (w.text == "struct" || w.text == "union" || w.text == "enum") tag = true;
       size_t k = j;
       while (k < s.size() && space(s[k])) ++k;
       w.called = k < s.size() && s[k] == '(';
+      w.before_semicolon = k < s.size() && s[k] == ';';
       prev2 = prev;
       prev = w.text;
       out.push_back(std::move(w));
       field_next = false;
       i = j;
     } else {
+      if (c == ';' && aggregates.empty() && parens == 0) typedef_stmt = false;
       if (c == '(') ++parens;
       if (c == ')' && parens > 0) --parens;
       if (c == '{') aggregates.push_back(tag);
@@ -218,6 +225,15 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& t
       }
     }
   }
+  // User-defined types: tags, and the name a file-level typedef ends with.
+  for (const auto& words : lexed) {
+    for (const Word& w : words) {
+      if (t.is_generated_name(w.text) || w.field) continue;
+      if (w.prev == "struct" || w.prev == "union" || w.prev == "enum" ||
+          (w.in_typedef && w.file_level && w.before_semicolon))
+        t.user_types_.insert(w.text);
+    }
+  }
   // Declarators: the words right before a generated name's first
   // appearance, which in code that compiles is its declaration.
   for (const auto& words : lexed) {
@@ -258,8 +274,11 @@ int CodeConstraint::decl_context() const {
   return 0;
 }
 
-std::vector<std::string> CodeConstraint::fresh_lower() const {
-  std::vector<std::string> out;
+const std::vector<std::string>& CodeConstraint::fresh_lower() const {
+  if (fresh_for_ == max_lower_) return fresh_;
+  fresh_for_ = max_lower_;
+  std::vector<std::string>& out = fresh_;
+  out.clear();
   for (long i = max_lower_ + 1; out.size() < 8; ++i) {
     std::string n = generated_name(size_t(i), false);
     if (n.size() > 3) break;
@@ -306,8 +325,14 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
                                      std::string("volatile").compare(0, w.size(), w) == 0)))
       return true;
   } else if (complete ? t_->is_fixed(w) : t_->is_fixed_prefix(w)) {
+    if (!complete) return true;
     // Statement keywords only where a statement can start.
-    return !complete || !statement_keyword(w) || at_statement_start(prev_);
+    if (statement_keyword(w)) return at_statement_start(prev_);
+    // A struct or typedef name only once this text defines it (or names it
+    // after `struct`, or defines it now at file level).
+    if (t_->is_user_type(w) && !defined_types_.count(w))
+      return tag_ || (open_.empty() && prev_ != "(") || (!open_.empty() && open_.back().aggregate);
+    return true;
   }
   if (!(lower_shape(w) || upper_shape(w))) return false;
   return generated_ok(w, complete, decl);
@@ -421,6 +446,7 @@ void CodeConstraint::finish_word() {
       }
     }
   }
+  if (t_->is_user_type(word_) && (tag_ || open_.empty())) defined_types_.insert(word_);
   if (word_ == "struct" || word_ == "union" || word_ == "enum") tag_ = true;
   push_token(word_field_ ? kFieldWord : word_);
   field_next_ = false;

@@ -33,6 +33,9 @@ class ConstraintTables {
   // Words after which only a fresh name can follow (types: `int e`).
   bool is_declarator(const std::string& w) const { return declarators_.count(w) > 0; }
   bool is_pointer_declarator(const std::string& w) const { return pointer_declarators_.count(w) > 0; }
+  // Names the corpus defines as types (struct, union, enum tags and
+  // typedefs): usable only after the text itself defines them.
+  bool is_user_type(const std::string& w) const { return user_types_.count(w) > 0; }
   // Words the corpus follows with '(' (builtins, keywords, function-like
   // names): no other word can be.
   bool is_called(const std::string& w) const { return called_.count(w) > 0; }
@@ -53,6 +56,7 @@ class ConstraintTables {
   std::unordered_set<std::string> declarators_;
   std::unordered_set<std::string> called_;
   std::unordered_set<std::string> pointer_declarators_;
+  std::unordered_set<std::string> user_types_;
   struct Words {
     std::unordered_set<std::string> complete, prefixes;
   };
@@ -99,7 +103,7 @@ class CodeConstraint {
   void declare(const std::string& w);
   // The fresh names a declaration may take next (the rewriter skips names
   // that a file also uses as fixed words or fields).
-  std::vector<std::string> fresh_lower() const;
+  const std::vector<std::string>& fresh_lower() const;
 
   const ConstraintTables* t_;
   Mode mode_ = Mode::kCode;
@@ -126,6 +130,9 @@ class CodeConstraint {
   std::vector<std::vector<std::string>> scopes_{{}};  // declared names per open '{' (0: file)
   std::map<std::string, int> visible_;                 // declared names in scope
   long max_lower_ = -1;                                // highest generated variable index seen
+  mutable long fresh_for_ = -2;                        // max_lower_ that fresh_ was computed for
+  mutable std::vector<std::string> fresh_;
+  std::unordered_set<std::string> defined_types_;      // struct/typedef names this text defines
   std::unordered_set<std::string> upper_;              // function names seen
 };
 

@@ -164,6 +164,15 @@ TEST(CodeConstraint, StatementKeywordsOnlyStartStatements) {
   EXPECT_TRUE(accepts_all(kSeed + "\n  if (d)\n    ", "return;"));
 }
 
+TEST(CodeConstraint, UserTypesNeedADefinitionInTheText) {
+  EXPECT_TRUE(tables().is_user_type("Particle"));
+  EXPECT_FALSE(tables().is_user_type("float4"));
+  EXPECT_FALSE(accepts_all("__kernel void A(__global ", "Particle* a) {"))
+      << "no sample defines Particle before its kernel";
+  EXPECT_TRUE(accepts_all("typedef struct {\n  float x;\n} Particle;\n\n__kernel void A(__global ",
+                          "Particle* a) {"));
+}
+
 TEST(CodeConstraint, WordsMustComeFromTheCorpus) {
   const std::string prefix = kSeed + "\n  ";
   EXPECT_TRUE(accepts_all(prefix, "barrier("));
