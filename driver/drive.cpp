@@ -37,6 +37,13 @@ Expected<bool> table_exists(Database& db, const std::string& name) {
 }
 
 // Appends the texts a query returns; a missing table is a note, not an error.
+// Whether the kernel may write a __global argument (what the worker reads back).
+bool writes_global_argument(const KernelSignature& sig) {
+  for (const ArgInfo& a : sig.args)
+    if (a.is_pointer && a.address_space == AddressSpace::kGlobal && a.writes) return true;
+  return false;
+}
+
 Status collect_query(Database& db, const std::string& table, const std::string& sql,
                      const std::string& origin, const std::string& missing_note,
                      std::vector<Source>& out, DriveSummary& summary) {
@@ -274,6 +281,13 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
             if (!sig.supported()) {
               rec.result.outcome = Outcome::kUnsupportedArguments;
               rec.result.message = sig.unsupported_reason();
+              rec.result.local_size = lsize;
+            } else if (!args_from_device && !writes_global_argument(sig)) {
+              // The worker reads back only arguments the analysis marks as
+              // written, so it would run the kernel four times to find no
+              // output: record that without running it.
+              rec.result.outcome = Outcome::kNoOutput;
+              rec.result.message = "the kernel writes no argument (static analysis; not run)";
               rec.result.local_size = lsize;
             } else {
               DriveJob job;

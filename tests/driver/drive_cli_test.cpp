@@ -62,6 +62,14 @@ class DriveCliTest : public ::testing::Test {
   fs::path ws_;
 };
 
+TEST_F(DriveCliTest, KernelsThatWriteNoArgumentAreNoOutputWithoutRunning) {
+  auto r = run_clgen(drive_args({kernel_path("reads_only.cl")}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='no output' AND kernel_name='reads_only' "
+                  "AND message LIKE '%static analysis%' AND repetitions=0"),
+            1);
+}
+
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
