@@ -65,7 +65,7 @@ phase_build() {
   if [ ! -x "$CLGEN" ]; then
     ./scripts/gpu-build.sh > "$RESULTS/build.log" 2>&1 || { tail -40 "$RESULTS/build.log"; return 1; }
   fi
-  tail -20 "$RESULTS/build.log"
+  [ ! -f "$RESULTS/build.log" ] || tail -20 "$RESULTS/build.log"
 }
 
 # Resolves the "FILE(+0xOFFSET)" frames of crash backtraces (support/crash_trace.h)
