@@ -32,4 +32,4 @@ jupyter-nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 \
 echo "predictions: $(dirname "$dataset")/$(basename "$dataset" .csv).lobo-*.csv"
 echo "figures: docs/results-runtimes.png docs/results-models.png docs/results-features.png"
 echo "models on the real rows (docs/data/results-models.csv):"
-column -s, -t docs/data/results-models.csv
+column -s, -t docs/data/results-models.csv 2>/dev/null || cat docs/data/results-models.csv
