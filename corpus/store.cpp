@@ -3,6 +3,8 @@
 
 #include <ctime>
 
+#include "corpus/preprocess/newest_version.h"
+
 namespace clgen::corpus {
 
 namespace {
@@ -196,9 +198,11 @@ FROM repositories r ORDER BY r.kind, r.source)sql"));
       "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'preprocessed'"));
   ASSIGN_OR_RETURN(bool pre_row, has_pre.step());
   if (pre_row && has_pre.column_int(0) > 0) {
+    // The corpus as last preprocessed, not the sum over every version run.
     ASSIGN_OR_RETURN(Statement pre, db.prepare(
-        "SELECT status, COALESCE(category, ''), COUNT(*) FROM preprocessed "
-        "GROUP BY status, category ORDER BY status, category"));
+        std::string("SELECT status, COALESCE(category, ''), COUNT(*) FROM preprocessed "
+                    "WHERE preprocessor_version = ") +
+        preprocess::kNewestVersionSql + " GROUP BY status, category ORDER BY status, category"));
     for (;;) {
       ASSIGN_OR_RETURN(bool more, pre.step());
       if (!more) break;

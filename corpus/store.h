@@ -80,7 +80,8 @@ struct CorpusStats {
   int64_t origins = 0;  // (content, source, path) rows
   std::vector<SourceStats> by_source;
   std::map<std::string, int64_t> skipped_by_reason;
-  // From the preprocess module's table when it exists: "status/category" -> count.
+  // From the preprocess module's table when it exists, for the newest
+  // preprocessor version: "status/category" -> count.
   std::map<std::string, int64_t> preprocessed;
 };
 

@@ -73,6 +73,27 @@ TEST(CorpusAdd, ImportsADirectoryAndRecordsWhyFilesWereSkipped) {
   EXPECT_EQ(stored_text_of(ws + "/clgen.db", "escape.cl"), "<not stored>");
 }
 
+TEST(CorpusStats, CountsOnlyTheNewestPreprocessorVersion) {
+  TempDir tmp;
+  std::string ws = tmp / "ws";
+  fs::create_directories(ws);
+  {
+    auto db = Database::open(ws + "/clgen.db");
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    // Two versions' results for the same files, the older one first.
+    ASSERT_TRUE(db->exec(
+        "CREATE TABLE preprocessed(content_sha256 TEXT NOT NULL, preprocessor_version TEXT NOT NULL, "
+        "status TEXT NOT NULL, category TEXT, reason TEXT, normalized_text TEXT, normalized_sha256 TEXT, "
+        "instruction_count INTEGER, PRIMARY KEY(content_sha256, preprocessor_version));"
+        "INSERT INTO preprocessed VALUES('a', 'v1', 'rejected', 'parse_error', '', NULL, NULL, 0);"
+        "INSERT INTO preprocessed VALUES('b', 'v1', 'rejected', 'parse_error', '', NULL, NULL, 0);"
+        "INSERT INTO preprocessed VALUES('a', 'v2', 'ok', NULL, NULL, 'x', 'x', 5);"
+        "INSERT INTO preprocessed VALUES('b', 'v2', 'rejected', 'parse_error', '', NULL, NULL, 0);").ok());
+  }
+  nlohmann::json s = stats_json(ws);
+  EXPECT_EQ(s["preprocessed"], nlohmann::json({{"ok", 1}, {"rejected/parse_error", 1}})) << s.dump();
+}
+
 TEST(CorpusAdd, GlobWidensAndMaxFileSizeNarrowsTheSelection) {
   TempDir tmp;
   make_mixed_directory(tmp / "src", tmp / "outside.cl");
