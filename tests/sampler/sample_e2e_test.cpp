@@ -1,6 +1,7 @@
 // End to end with the real model: `clgen train` a small character LSTM on a
 // handful of normalized kernels, then `clgen sample --args` must produce new
-// kernels with exactly the requested prototype, reproducibly for a fixed seed.
+// kernels with exactly the requested prototype, reproducibly for a fixed seed;
+// and the `tiny` model of the README's main job on installed kernels.
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -133,6 +134,34 @@ TEST_F(SampleEndToEnd, SameSeedOnCpuReproducesTheSamples) {
   ASSERT_EQ(12u, first.size());
   EXPECT_EQ(first, second);
   EXPECT_NE(first, other);
+}
+
+// The README's main job in small: the `tiny` model trained on the kernels
+// that scripts/install-deps.sh installs (pocl-tests, ufo-filters) must write
+// at least one new kernel with exactly the requested prototype.
+TEST(TinyModelEndToEnd, WritesAnAcceptedKernelWithTheRequestedPrototype) {
+  for (const char* dir : {"/usr/share/pocl-tests", "/usr/share/ufo"})
+    if (!fs::exists(dir)) GTEST_SKIP() << dir << " is missing: install pocl-tests and ufo-filters-data";
+  fs::path root = fs::temp_directory_path() / ("clgen_tiny_e2e_" + std::to_string(::getpid()));
+  (void)remove_tree(root.string());
+  const std::string ws = (root / "ws").string(), out = (root / "kernels").string();
+  const std::string config = std::string(CLGEN_SOURCE_DIR) + "/configs/tiny.toml";
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"corpus", "add", "/usr/share/pocl-tests", "/usr/share/ufo"},
+        {"corpus", "preprocess"},
+        {"train", "--config", config, "--device", "cpu"}}) {
+    args.insert(args.begin(), {"--workspace", ws, "-q"});
+    auto r = run_clgen(args);
+    ASSERT_EQ(0, r.exit_code) << args[3] << ": " << r.out << r.err;
+  }
+  auto r = run_clgen({"--workspace", ws, "-q", "sample", "--config", config, "--args", kArgs, "-n", "1",
+                      "--time-limit", "300", "--seed", "1", "--temperature", "0.5", "--max-length",
+                      "1500", "--device", "cpu", "--out", out, "--json"});
+  ASSERT_EQ(0, r.exit_code) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_GE(j["accepted"].get<int>(), 1) << r.out;
+  for (const auto& e : fs::directory_iterator(out)) EXPECT_EQ(0u, slurp(e.path()).find(kPrototype + "\n"));
+  (void)remove_tree(root.string());
 }
 
 }  // namespace
