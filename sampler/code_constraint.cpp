@@ -4,7 +4,12 @@
 
 #include <cctype>
 
+#include "corpus/preprocess/generated_names.h"
+
 namespace clgen::sampler {
+
+using preprocess::generated_index;
+using preprocess::generated_name;
 
 namespace {
 
@@ -156,29 +161,6 @@ std::vector<Word> lex_words(std::string_view s) {
 }
 
 }  // namespace
-
-std::string generated_name(size_t n, bool upper) {
-  std::string s;
-  n += 1;
-  while (n > 0) {
-    n -= 1;
-    s.insert(s.begin(), static_cast<char>((upper ? 'A' : 'a') + n % 26));
-    n /= 26;
-  }
-  return s;
-}
-
-long generated_index(std::string_view w) {
-  if (w.empty() || w.size() > 4) return -1;
-  bool upper = std::isupper(static_cast<unsigned char>(w[0]));
-  long n = 0;
-  for (char c : w) {
-    if (upper ? !std::isupper(static_cast<unsigned char>(c)) : !std::islower(static_cast<unsigned char>(c)))
-      return -1;
-    n = n * 26 + (c - (upper ? 'A' : 'a') + 1);
-  }
-  return n - 1;
-}
 
 void ConstraintTables::add_fixed(const std::string& w) {
   if (!fixed_.insert(w).second) return;

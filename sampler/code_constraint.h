@@ -63,11 +63,6 @@ class ConstraintTables {
   std::unordered_map<std::string, Words> after_declarator_;
 };
 
-// The rewriter's n-th generated name: a..z, aa..zz, aaa... (upper case for
-// functions); and its inverse, -1 for a word that is not one.
-std::string generated_name(size_t n, bool upper);
-long generated_index(std::string_view w);
-
 // The constraint state of one stream of text.
 class CodeConstraint {
  public:

@@ -53,6 +53,7 @@
 
 #include "corpus/preprocess/preprocess.h"
 #include "corpus/preprocess/crash_recovery.h"
+#include "corpus/preprocess/generated_names.h"
 
 namespace clgen::preprocess {
 namespace {
@@ -889,18 +890,6 @@ class OccurrenceVisitor : public clang::RecursiveASTVisitor<OccurrenceVisitor> {
   const clang::SourceManager& sm_;
 };
 
-// a..z, aa..zz, aaa...; upper case for functions.
-std::string nth_name(size_t n, bool upper) {
-  std::string s;
-  n += 1;
-  while (n > 0) {
-    n -= 1;
-    s.insert(s.begin(), static_cast<char>((upper ? 'A' : 'a') + n % 26));
-    n /= 26;
-  }
-  return s;
-}
-
 // Short OpenCL builtin functions a generated name could reach (names of
 // three letters or fewer); the builtins are declared lazily, so a lookup in
 // the translation unit would miss them.
@@ -978,7 +967,7 @@ class RenameConsumer : public clang::ASTConsumer {
       if (it == names.end()) {
         std::string name;
         do {
-          name = o.function ? nth_name(next_fn++, true) : nth_name(next_var++, false);
+          name = generated_name(o.function ? next_fn++ : next_var++, o.function);
         } while (!usable(name));
         it = names.emplace(o.decl, name).first;
       }

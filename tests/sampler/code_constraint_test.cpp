@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "corpus/preprocess/generated_names.h"
 #include "sampler/batch_sampler.h"
 #include "tests/sampler/scripted_model.h"
 
@@ -15,6 +16,8 @@ namespace clgen::sampler {
 namespace {
 
 namespace fs = std::filesystem;
+using preprocess::generated_index;
+using preprocess::generated_name;
 
 const std::string kSeed =
     "__kernel void A(__global float* a, __global float* b, __global float* c, const int d) {";
