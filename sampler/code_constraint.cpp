@@ -42,10 +42,9 @@ bool swizzle(std::string_view w, bool prefix) {
 
 constexpr int kMaxNumberLength = 48;
 
-// prev_ after a field name (`.x`): not a declared name, and callable when
-// the corpus calls it (a field holding a function does not exist in C).
+// prev_ after a field name (`.x`): a token that is no word, so no rule about
+// names, calls or declarations applies to what follows it.
 const char* const kFieldWord = ".field";
-bool word_field_before(const std::string& before) { return before == kFieldWord; }
 
 // Words that can only start a statement.
 bool statement_keyword(const std::string& w) {
@@ -72,9 +71,12 @@ bool vector_type(const std::string& w) {
   return scalar_type(w.substr(0, d)) && (n == "2" || n == "3" || n == "4" || n == "8" || n == "16");
 }
 
-// Qualifiers that may follow the '*' of a pointer declaration.
-bool pointer_qualifier(const std::string& w) {
-  return w == "const" || w == "restrict" || w == "__restrict" || w == "volatile";
+// Qualifiers that may follow the '*' of a pointer declaration (or, when
+// !complete, a prefix of one).
+bool pointer_qualifier(const std::string& w, bool complete) {
+  for (const char* q : {"const", "restrict", "__restrict", "volatile"})
+    if (complete ? w == q : std::string_view(q).substr(0, w.size()) == w) return true;
+  return false;
 }
 
 // prev_ after the closing brace of a struct, union or enum body.
@@ -300,12 +302,7 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
   if (decl == 2) {
     // After a type only a fresh name, or what the corpus continues a type with.
     if (t_->follows(prev_, w, complete)) return true;
-    if (prev_ == "*" && (complete ? pointer_qualifier(w)
-                                  : (std::string("const").compare(0, w.size(), w) == 0 ||
-                                     std::string("restrict").compare(0, w.size(), w) == 0 ||
-                                     std::string("__restrict").compare(0, w.size(), w) == 0 ||
-                                     std::string("volatile").compare(0, w.size(), w) == 0)))
-      return true;
+    if (prev_ == "*" && pointer_qualifier(w, complete)) return true;
   } else if (complete ? t_->is_fixed(w) : t_->is_fixed_prefix(w)) {
     if (!complete) return true;
     // Statement keywords only where a statement can start.
@@ -322,8 +319,8 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
 
 bool CodeConstraint::code_char_ok(char c, const std::string& before) const {
   char top = open_.empty() ? 0 : open_.back().c;
-  if ((c == '(' || c == '[' || c == '.') && !before.empty() && ident_start(before[0]) &&
-      !word_field_before(before)) {
+  // After a word (a field's token is kFieldWord, which is not one).
+  if ((c == '(' || c == '[' || c == '.') && !before.empty() && ident_start(before[0])) {
     if (c == '(') return t_->is_called(before) || std::isupper(static_cast<unsigned char>(before[0]));
     auto k = kinds_.find(before);
     if (k != kinds_.end() && visible_.count(before)) {
