@@ -64,6 +64,7 @@ bool scalar_type(const std::string& w) {
       "half", "bool", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "unsigned", "signed"};
   return k.count(w) > 0;
 }
+bool float_type(const std::string& w) { return w == "float" || w == "double" || w == "half"; }
 bool vector_type(const std::string& w) {
   size_t d = w.find_first_of("0123456789");
   if (d == std::string::npos || d == 0) return false;
@@ -98,6 +99,7 @@ struct Word {
   bool file_level = false;    // outside every bracket (typedefs, prototypes)
   bool in_typedef = false;    // in a typedef statement
   bool before_semicolon = false;
+  char next = '\0';           // the next non-space character
 };
 
 std::vector<Word> lex_words(std::string_view s) {
@@ -141,6 +143,7 @@ std::vector<Word> lex_words(std::string_view s) {
       while (k < s.size() && space(s[k])) ++k;
       w.called = k < s.size() && s[k] == '(';
       w.before_semicolon = k < s.size() && s[k] == ';';
+      w.next = k < s.size() ? s[k] : '\0';
       prev2 = prev;
       prev = w.text;
       out.push_back(std::move(w));
@@ -230,6 +233,18 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& t
         t.pointer_declarators_.insert(w.prev2);
     }
   }
+  // Kept names: fixed words declared as variables (after a type or a
+  // pointer's '*', followed by what ends a declarator).
+  for (const auto& words : lexed) {
+    for (const Word& w : words) {
+      if (w.field || w.in_aggregate || w.file_level || !t.is_fixed(w.text) || w.called ||
+          t.is_declarator(w.text) || std::string("=;,)[").find(w.next) == std::string::npos ||
+          w.next == '\0')
+        continue;
+      if (t.is_declarator(w.prev) || (w.prev == "*" && t.is_pointer_declarator(w.prev2)))
+        t.kept_names_.insert(w.text);
+    }
+  }
   for (const auto& words : lexed) {
     for (const Word& w : words) {
       if (w.field || w.in_aggregate || w.file_level || !t.is_fixed(w.text) || !t.is_declarator(w.prev))
@@ -284,7 +299,7 @@ bool CodeConstraint::generated_ok(const std::string& w, bool complete, int decl)
       if (matches(n)) return true;
     return decl >= 1 && open_.empty() && matches(generated_name(upper_.size(), true));
   }
-  if (decl >= 1) {
+  if (decl >= 1 && param_name_ok()) {
     for (const std::string& n : fresh_lower())
       if (matches(n)) return true;
   }
@@ -293,6 +308,13 @@ bool CodeConstraint::generated_ok(const std::string& w, bool complete, int decl)
     if (it != visible_.end() && matches(it->first)) return true;
   }
   return false;
+}
+
+bool CodeConstraint::param_name_ok() const {
+  if (!in_params_ || open_.size() != 1) return true;
+  if (param_space_ && !param_pointer_) return false;  // `__global int a`
+  if (kernel_params_ && param_pointer_ && !param_space_) return false;  // kernel `float* a`
+  return true;
 }
 
 bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, int decl) const {
@@ -307,6 +329,8 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
     if (!complete) return true;
     // Statement keywords only where a statement can start.
     if (statement_keyword(w)) return at_statement_start(prev_);
+    // A kept variable name is used only once declared.
+    if (t_->is_kept_name(w) && decl == 0 && !declared_kept_.count(w)) return false;
     // A struct or typedef name only once this text defines it (or names it
     // after `struct`, or defines it now at file level).
     if (t_->is_user_type(w) && !defined_types_.count(w))
@@ -317,15 +341,27 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
   return generated_ok(w, complete, decl);
 }
 
-bool CodeConstraint::code_char_ok(char c, const std::string& before) const {
+bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::string& before_prev) const {
   char top = open_.empty() ? 0 : open_.back().c;
   // After a word (a field's token is kFieldWord, which is not one).
   if ((c == '(' || c == '[' || c == '.') && !before.empty() && ident_start(before[0])) {
     if (c == '(') return t_->is_called(before) || std::isupper(static_cast<unsigned char>(before[0]));
     auto k = kinds_.find(before);
     if (k != kinds_.end() && visible_.count(before)) {
-      if (c == '[') return before == just_declared_ || k->second != Kind::kScalar;
+      if (c == '[')
+        return before == just_declared_ || (k->second != Kind::kScalar && k->second != Kind::kFloat);
       return k->second == Kind::kVector || k->second == Kind::kOther;  // '.'
+    }
+  }
+  // Operators a pointer or a floating-point scalar cannot take: `a * 2`,
+  // `c[b]` with b a pointer, `f % 2` with f a float.
+  if (!before.empty() && ident_start(before[0]) && before != just_declared_ && before_prev != "*" &&
+      before_prev != "&" && before_prev != ")") {  // not `*p`, `&p` or a cast `(int)f`
+    auto k = kinds_.find(before);
+    if (k != kinds_.end() && visible_.count(before)) {
+      if (k->second == Kind::kPointer && (c == '*' || c == '/' || c == '%' || c == '^' || c == ']'))
+        return false;
+      if (k->second == Kind::kFloat && (c == '%' || c == '^' || c == ']')) return false;
     }
   }
   if (c == '>' && last_ == '-' && before == "-") {
@@ -365,7 +401,7 @@ bool CodeConstraint::check(char c) const {
       // Literals of at most 48 characters (the corpus has 44-digit constants).
       if (ident_char(c)) return number_length_ < kMaxNumberLength;
       if (c == '.') return !number_dot_ && number_length_ < kMaxNumberLength;
-      return space(c) || code_char_ok(c, "0");
+      return space(c) || code_char_ok(c, "0", prev_);
     case Mode::kWord:
       if (ident_char(c)) {
         scratch_ = word_;
@@ -373,14 +409,14 @@ bool CodeConstraint::check(char c) const {
         return word_ok(scratch_, false, word_field_, word_decl_);
       }
       if (!word_ok(word_, true, word_field_, word_decl_)) return false;
-      return space(c) || code_char_ok(c, word_field_ ? kFieldWord : word_);
+      return space(c) || code_char_ok(c, word_field_ ? kFieldWord : word_, prev_);
     case Mode::kCode:
       if (ident_start(c)) {
         scratch_.assign(1, c);
         return word_ok(scratch_, false, field_next_, decl_context());
       }
       if (space(c)) return true;
-      return code_char_ok(c, prev_);
+      return code_char_ok(c, prev_, prev2_);
   }
   return true;
 }
@@ -418,6 +454,7 @@ void CodeConstraint::finish_word() {
           stmt_decl_depth_ = int(open_.size());
         }
         kinds_[word_] = prev_ == "*"            ? Kind::kPointer
+                        : float_type(type)      ? Kind::kFloat
                         : scalar_type(type)     ? Kind::kScalar
                         : vector_type(type)     ? Kind::kVector
                                                 : Kind::kOther;
@@ -426,6 +463,12 @@ void CodeConstraint::finish_word() {
     }
   }
   if (t_->is_user_type(word_) && (tag_ || open_.empty())) defined_types_.insert(word_);
+  if (!word_field_ && t_->is_kept_name(word_) && word_decl_ >= 1) declared_kept_.insert(word_);
+  if (open_.empty() && (word_ == "__kernel" || word_ == "kernel")) saw_kernel_ = true;
+  if (in_params_ && open_.size() == 1 &&
+      (word_ == "__global" || word_ == "global" || word_ == "__local" || word_ == "local" ||
+       word_ == "__constant" || word_ == "constant"))
+    param_space_ = true;
   if (word_ == "struct" || word_ == "union" || word_ == "enum") tag_ = true;
   push_token(word_field_ ? kFieldWord : word_);
   field_next_ = false;
@@ -484,7 +527,23 @@ void CodeConstraint::apply(char c) {
   } else if (!space(c)) {
     bool closed_aggregate = false;
     switch (c) {
-      case '(': open_.push_back({'(', prev_ == "for", false, 0}); break;
+      case '(':
+        // A function's parameter list: '(' at file level after its name.
+        if (open_.empty() && !prev_.empty() && std::isupper(static_cast<unsigned char>(prev_[0])) &&
+            t_->is_generated_name(prev_)) {
+          in_params_ = true;
+          kernel_params_ = saw_kernel_;
+          param_space_ = param_pointer_ = false;
+          saw_kernel_ = false;
+        }
+        open_.push_back({'(', prev_ == "for", false, 0});
+        break;
+      case ',':
+        if (in_params_ && open_.size() == 1) param_space_ = param_pointer_ = false;
+        break;
+      case '*':
+        if (in_params_ && open_.size() == 1) param_pointer_ = true;
+        break;
       case '[':
         if (!just_declared_.empty() && prev_ == just_declared_) kinds_[just_declared_] = Kind::kArray;
         open_.push_back({'[', false, false, 0});
@@ -496,6 +555,7 @@ void CodeConstraint::apply(char c) {
       case ')':
       case ']':
         if (!open_.empty() && open_.back().c == (c == ')' ? '(' : '[')) open_.pop_back();
+        if (open_.empty()) in_params_ = false;
         break;
       case '}':
         if (!open_.empty() && open_.back().c == '{') {
@@ -521,6 +581,7 @@ void CodeConstraint::apply(char c) {
     tag_ = false;
     // `struct {...} e;` declares e: the body acts as its type.
     if (c == '{' || c == '}') stmt_decl_depth_ = -1;
+    if (open_.empty() && (c == '{' || c == ';')) saw_kernel_ = false;
     if (mode_ == Mode::kCode) push_token(closed_aggregate ? kAggregateType : std::string(1, c));
   }
   last_ = c;

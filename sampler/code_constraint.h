@@ -36,6 +36,9 @@ class ConstraintTables {
   // Names the corpus defines as types (struct, union, enum tags and
   // typedefs): usable only after the text itself defines them.
   bool is_user_type(const std::string& w) const { return user_types_.count(w) > 0; }
+  // Variables the rewriter keeps their names (samplers, ...): like generated
+  // names, usable only once the text declares them.
+  bool is_kept_name(const std::string& w) const { return kept_names_.count(w) > 0; }
   // Words the corpus follows with '(' (builtins, keywords, function-like
   // names): no other word can be.
   bool is_called(const std::string& w) const { return called_.count(w) > 0; }
@@ -57,6 +60,7 @@ class ConstraintTables {
   std::unordered_set<std::string> called_;
   std::unordered_set<std::string> pointer_declarators_;
   std::unordered_set<std::string> user_types_;
+  std::unordered_set<std::string> kept_names_;
   struct Words {
     std::unordered_set<std::string> complete, prefixes;
   };
@@ -90,9 +94,12 @@ class CodeConstraint {
   // Word rules, in the context fixed when the word started.
   bool word_ok(const std::string& w, bool complete, bool field, int decl) const;
   bool generated_ok(const std::string& w, bool complete, int decl) const;
+  // Whether a parameter's name may come here (address space and pointer rules).
+  bool param_name_ok() const;
   int decl_context() const;
   // `before`: the significant token before c (the word c ends, if any).
-  bool code_char_ok(char c, const std::string& before) const;
+  // `before_prev`: the token before that one.
+  bool code_char_ok(char c, const std::string& before, const std::string& before_prev) const;
   void push_token(const std::string& token);
   void finish_word();
   void declare(const std::string& w);
@@ -116,7 +123,7 @@ class CodeConstraint {
   std::string prev2_;        // the one before it
   // What a declared generated name is, from its declaration: `[`, `.` and
   // `->` may follow only names that can take them.
-  enum class Kind { kScalar, kVector, kPointer, kArray, kOther };
+  enum class Kind { kScalar, kFloat, kVector, kPointer, kArray, kOther };  // kFloat: float/double/half scalars
   std::map<std::string, Kind> kinds_;
   std::string just_declared_;  // the name the last word declared ('[' makes it an array)
   std::string stmt_type_;      // the type of the current declaration statement
@@ -128,6 +135,15 @@ class CodeConstraint {
   mutable long fresh_for_ = -2;                        // max_lower_ that fresh_ was computed for
   mutable std::vector<std::string> fresh_;
   std::unordered_set<std::string> defined_types_;      // struct/typedef names this text defines
+  std::unordered_set<std::string> declared_kept_;      // kept names this text declares
+  // The parameter list of a function being declared: its depth, whether the
+  // function is a kernel, and whether the current parameter has an address
+  // space (it must then be a pointer; a kernel's pointers must have one).
+  bool in_params_ = false;
+  bool kernel_params_ = false;
+  bool param_space_ = false;
+  bool param_pointer_ = false;  // the current parameter has a '*'
+  bool saw_kernel_ = false;
   std::unordered_set<std::string> upper_;              // function names seen
 };
 

@@ -36,6 +36,10 @@ std::vector<std::string> test_corpus() {
       "__kernel void A(__global Particle* a, const int b) {\n  int c = get_global_id(0);\n"
       "  float4 d = (float4)(0.0f);\n  a[c].vel = min(a[c].x, d.y);\n"
       "  barrier(CLK_LOCAL_MEM_FENCE);\n  printf(\"%d\\n\", c);\n}\n");
+  // A sampler keeps its name: a kept name, usable once declared.
+  texts.push_back(
+      "__kernel void A(__read_only image2d_t a, __global float4* b, sampler_t c) {\n"
+      "  const sampler_t sampleri = c;\n  b[0] = read_imagef(a, sampleri, (int2)(0, 0));\n}\n");
   return texts;
 }
 
@@ -174,6 +178,30 @@ TEST(CodeConstraint, UserTypesNeedADefinitionInTheText) {
       << "no sample defines Particle before its kernel";
   EXPECT_TRUE(accepts_all("typedef struct {\n  float x;\n} Particle;\n\n__kernel void A(__global ",
                           "Particle* a) {"));
+}
+
+TEST(CodeConstraint, PointersTakeOnlyPointerOperators) {
+  const std::string prefix = kSeed + "\n  c[0] = ";
+  EXPECT_FALSE(accepts_all(prefix, "a * 2;"));
+  EXPECT_FALSE(accepts_all(prefix, "c[a];")) << "a pointer is no subscript";
+  EXPECT_TRUE(accepts_all(prefix, "a[0] * 2;"));
+  EXPECT_TRUE(accepts_all(prefix, "*a * 2;")) << "a dereferenced pointer is a value";
+  EXPECT_TRUE(accepts_all(prefix, "*(a + 1);"));
+}
+
+TEST(CodeConstraint, KernelPointerParametersNeedAnAddressSpaceAndOnlyThey) {
+  EXPECT_TRUE(accepts_all("__kernel void A(", "__global float* a, const int b) {"));
+  EXPECT_FALSE(accepts_all("__kernel void A(", "__global float a) {"))
+      << "an address space needs a pointer";
+  EXPECT_FALSE(accepts_all("__kernel void A(", "float* a) {")) << "a kernel's pointer needs one";
+}
+
+TEST(CodeConstraint, KeptNamesNeedADeclaration) {
+  EXPECT_TRUE(tables().is_kept_name("sampleri"));
+  EXPECT_FALSE(tables().is_kept_name("get_global_id"));
+  const std::string prefix = "__kernel void A(__read_only image2d_t a, __global float4* b, sampler_t c) {\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "b[0] = read_imagef(a, sampleri, (int2)(0, 0));"));
+  EXPECT_TRUE(accepts_all(prefix, "const sampler_t sampleri = c;\n  b[0] = read_imagef(a, sampleri, (int2)(0, 0));"));
 }
 
 TEST(CodeConstraint, WordsMustComeFromTheCorpus) {
