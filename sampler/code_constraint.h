@@ -3,9 +3,12 @@
 // preprocessor lines cannot start; an identifier must be a word of the
 // training corpus or one of the rewriter's generated names (a, b, ..., A, B,
 // ...) that is declared and in scope, or the next fresh name where a
-// declaration can start. Each rule only removes text that cannot compile (or
-// that the rewriter never produces), so the sampler draws from the model's
-// distribution renormalized over the continuations that remain possible.
+// declaration can start; names carry a kind from their declaration (scalar,
+// float, vector, pointer, array) that limits the operators after them. Each
+// rule only removes text that cannot compile (or that the rewriter never
+// produces), so the sampler draws from the model's distribution renormalized
+// over the continuations that remain possible. docs/SAMPLER.md lists the
+// rules.
 #pragma once
 
 #include <map>
