@@ -16,6 +16,7 @@
 #include "corpus/source_tree.h"
 #include "support/interrupt.h"
 #include "support/log.h"
+#include "support/text.h"
 
 namespace clgen::corpus {
 
@@ -67,10 +68,6 @@ std::map<std::string, std::string> parse_link_header(std::string_view header) {
 }
 
 namespace {
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 std::optional<double> number(const std::string& s) {
   if (s.empty()) return std::nullopt;
   try {
@@ -95,7 +92,7 @@ std::optional<RateLimitWait> rate_limit_wait(const HttpResponse& r, std::time_t 
   auto reset = number(r.header("x-ratelimit-reset"));
   if (r.header("x-ratelimit-remaining") == "0" && reset)
     return RateLimitWait{std::max(0.0, *reset - static_cast<double>(now)) + 1, "rate limit reset"};
-  if (lower(r.body).find("rate limit") != std::string::npos || r.status == 429)
+  if (ascii_lower(r.body).find("rate limit") != std::string::npos || r.status == 429)
     return RateLimitWait{60, "secondary rate limit"};
   return std::nullopt;
 }
@@ -105,10 +102,10 @@ namespace {
 std::string origin_of(const std::string& url) {
   size_t scheme_end = url.find("://");
   if (scheme_end == std::string::npos) return "";
-  std::string scheme = lower(url.substr(0, scheme_end));
+  std::string scheme = ascii_lower(url.substr(0, scheme_end));
   size_t host_start = scheme_end + 3;
   size_t host_end = url.find_first_of("/?#", host_start);
-  std::string authority = lower(url.substr(host_start, host_end == std::string::npos ? std::string::npos
+  std::string authority = ascii_lower(url.substr(host_start, host_end == std::string::npos ? std::string::npos
                                                                                      : host_end - host_start));
   size_t at = authority.rfind('@');
   if (at != std::string::npos) authority = authority.substr(at + 1);
@@ -124,7 +121,7 @@ bool same_origin(const std::string& a, const std::string& b) {
 }
 
 bool allowed_clone_url(const std::string& url) {
-  std::string l = lower(url);
+  std::string l = ascii_lower(url);
   return l.rfind("https://", 0) == 0 || l.rfind("http://", 0) == 0 || l.rfind("git://", 0) == 0;
 }
 
@@ -241,7 +238,7 @@ Expected<std::string> GitHubClient::branch_head(const std::string& full_name, co
     if (j.is_object() && j.contains("sha") && j["sha"].is_string()) return j["sha"].get<std::string>();
     return parse_error("head of " + full_name + "/" + branch + ": unexpected response");
   }
-  return lower(sha);
+  return ascii_lower(sha);
 }
 
 namespace {

@@ -194,10 +194,8 @@ FROM repositories r ORDER BY r.kind, r.source)sql"));
     if (!more) break;
     stats.skipped_by_reason[reasons.column_text(0)] = reasons.column_int(1);
   }
-  ASSIGN_OR_RETURN(Statement has_pre, db.prepare(
-      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'preprocessed'"));
-  ASSIGN_OR_RETURN(bool pre_row, has_pre.step());
-  if (pre_row && has_pre.column_int(0) > 0) {
+  ASSIGN_OR_RETURN(bool has_preprocessed, db.has_table("preprocessed"));
+  if (has_preprocessed) {
     // The corpus as last preprocessed, not the sum over every version run.
     ASSIGN_OR_RETURN(Statement pre, db.prepare(
         std::string("SELECT status, COALESCE(category, ''), COUNT(*) FROM preprocessed "

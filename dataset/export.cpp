@@ -16,26 +16,14 @@
 #include "support/csv.h"
 #include "support/interrupt.h"
 #include "support/progress.h"
+#include "support/text.h"
 
 namespace clgen::dataset {
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-Expected<bool> table_exists(Database& db, const std::string& name) {
-  ASSIGN_OR_RETURN(Statement st,
-                   db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1"));
-  RETURN_IF_ERROR(st.bind(1, name));
-  return st.step();
-}
-
 Status require_runs(Database& db) {
-  ASSIGN_OR_RETURN(bool runs, table_exists(db, "runs"));
+  ASSIGN_OR_RETURN(bool runs, db.has_table("runs"));
   if (!runs) return not_found("the workspace database has no runs (run clgen drive first)");
   return ok_status();
 }
@@ -75,7 +63,7 @@ class KernelCatalog {
   static Expected<KernelCatalog> open(Database& db) {
     KernelCatalog c(db);
     for (const char* t : {"kernel_sources", "samples", "preprocessed", "content_origins", "repositories"}) {
-      ASSIGN_OR_RETURN(bool e, table_exists(db, t));
+      ASSIGN_OR_RETURN(bool e, db.has_table(t));
       if (e) c.tables_.insert(t);
     }
     return c;
@@ -242,15 +230,15 @@ Expected<RunDevice> find_run_device(Database& db, const std::string& spec) {
                               "GROUP BY platform, device ORDER BY platform, device"));
   std::vector<RunDevice> matches;
   std::string listing;
-  const std::string want = lower(spec);
+  const std::string want = ascii_lower(spec);
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) break;
     RunDevice d{st.column_text(0), st.column_text(1)};
     listing += fmt::format("\n  {}: {} ({} runs, {} passing)", d.platform, d.device, st.column_int(2),
                            st.column_int(3));
-    if (!want.empty() && (lower(d.device).find(want) != std::string::npos ||
-                          lower(d.platform + " " + d.device).find(want) != std::string::npos))
+    if (!want.empty() && (ascii_lower(d.device).find(want) != std::string::npos ||
+                          ascii_lower(d.platform + " " + d.device).find(want) != std::string::npos))
       matches.push_back(std::move(d));
   }
   if (listing.empty()) return not_found("the workspace database has no runs (run clgen drive first)");

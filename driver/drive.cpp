@@ -12,31 +12,18 @@
 #include "support/interrupt.h"
 #include "support/log.h"
 #include "support/progress.h"
+#include "support/text.h"
 #include "support/sha256.h"
 
 namespace clgen::driver {
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 struct Source {
   std::string origin;
   std::string text;
 };
 
-Expected<bool> table_exists(Database& db, const std::string& name) {
-  ASSIGN_OR_RETURN(Statement st,
-                   db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1"));
-  RETURN_IF_ERROR(st.bind(1, name));
-  return st.step();
-}
-
-// Appends the texts a query returns; a missing table is a note, not an error.
 // Whether the kernel may write a __global argument (what the worker reads back).
 bool writes_global_argument(const KernelSignature& sig) {
   for (const ArgInfo& a : sig.args)
@@ -44,10 +31,11 @@ bool writes_global_argument(const KernelSignature& sig) {
   return false;
 }
 
+// Appends the texts a query returns; a missing table is a note, not an error.
 Status collect_query(Database& db, const std::string& table, const std::string& sql,
                      const std::string& origin, const std::string& missing_note,
                      std::vector<Source>& out, DriveSummary& summary) {
-  ASSIGN_OR_RETURN(bool exists, table_exists(db, table));
+  ASSIGN_OR_RETURN(bool exists, db.has_table(table));
   if (!exists) {
     summary.notes.push_back(missing_note);
     return ok_status();
@@ -72,12 +60,12 @@ uint64_t product(const std::vector<uint64_t>& v) {
 Expected<std::vector<DeviceInfo>> select_devices(const std::vector<DeviceInfo>& all,
                                                  const std::string& spec) {
   std::vector<DeviceInfo> out;
-  const std::string want = lower(spec);
+  const std::string want = ascii_lower(spec);
   for (const auto& d : all) {
     if (!d.available) continue;
     bool match = want == "all" || (want == "cpu" && d.type == "CPU") ||
                  (want == "gpu" && d.type == "GPU") ||
-                 lower(d.platform_name + " " + d.name).find(want) != std::string::npos;
+                 ascii_lower(d.platform_name + " " + d.name).find(want) != std::string::npos;
     if (match) out.push_back(d);
   }
   if (out.empty()) {

@@ -51,9 +51,7 @@ CREATE TABLE IF NOT EXISTS checkpoints(
 
 Expected<std::vector<std::string>> read_training_texts(Database& db, int64_t max_chars) {
   constexpr const char* kHint = "run `clgen corpus preprocess` first";
-  ASSIGN_OR_RETURN(auto exists, db.prepare(
-      "SELECT 1 FROM sqlite_master WHERE type='table' AND name='preprocessed'"));
-  ASSIGN_OR_RETURN(bool has_table, exists.step());
+  ASSIGN_OR_RETURN(bool has_table, db.has_table("preprocessed"));
   if (!has_table)
     return not_found(fmt::format("no preprocessed corpus in {} (table 'preprocessed' is missing): {}",
                                  db.path(), kHint));

@@ -341,33 +341,31 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
   return generated_ok(w, complete, decl);
 }
 
+const CodeConstraint::Kind* CodeConstraint::kind_of(const std::string& name) const {
+  auto k = kinds_.find(name);
+  return k != kinds_.end() && visible_.count(name) ? &k->second : nullptr;
+}
+
 bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::string& before_prev) const {
   char top = open_.empty() ? 0 : open_.back().c;
   // After a word (a field's token is kFieldWord, which is not one).
-  if ((c == '(' || c == '[' || c == '.') && !before.empty() && ident_start(before[0])) {
+  if (!before.empty() && ident_start(before[0])) {
     if (c == '(') return t_->is_called(before) || std::isupper(static_cast<unsigned char>(before[0]));
-    auto k = kinds_.find(before);
-    if (k != kinds_.end() && visible_.count(before)) {
-      if (c == '[')
-        return before == just_declared_ || (k->second != Kind::kScalar && k->second != Kind::kFloat);
-      return k->second == Kind::kVector || k->second == Kind::kOther;  // '.'
-    }
-  }
-  // Operators a pointer or a floating-point scalar cannot take: `a * 2`,
-  // `c[b]` with b a pointer, `f % 2` with f a float.
-  if (!before.empty() && ident_start(before[0]) && before != just_declared_ && before_prev != "*" &&
-      before_prev != "&" && before_prev != ")") {  // not `*p`, `&p` or a cast `(int)f`
-    auto k = kinds_.find(before);
-    if (k != kinds_.end() && visible_.count(before)) {
-      if (k->second == Kind::kPointer && (c == '*' || c == '/' || c == '%' || c == '^' || c == ']'))
-        return false;
-      if (k->second == Kind::kFloat && (c == '%' || c == '^' || c == ']')) return false;
+    if (const Kind* k = kind_of(before)) {
+      if (c == '[') return before == just_declared_ || (*k != Kind::kScalar && *k != Kind::kFloat);
+      if (c == '.') return *k == Kind::kVector || *k == Kind::kOther;
+      // Operators a pointer or a floating-point scalar cannot take: `a * 2`,
+      // `c[b]` with b a pointer, `f % 2` with f a float; not after `*p`,
+      // `&p` or a cast `(int)f`.
+      if (before != just_declared_ && before_prev != "*" && before_prev != "&" && before_prev != ")") {
+        if (*k == Kind::kPointer && (c == '*' || c == '/' || c == '%' || c == '^' || c == ']')) return false;
+        if (*k == Kind::kFloat && (c == '%' || c == '^' || c == ']')) return false;
+      }
     }
   }
   if (c == '>' && last_ == '-' && before == "-") {
-    auto k = kinds_.find(prev2_);  // the name before "->"
-    if (k != kinds_.end() && visible_.count(prev2_))
-      return k->second == Kind::kPointer || k->second == Kind::kOther;
+    if (const Kind* k = kind_of(prev2_))  // the name before "->"
+      return *k == Kind::kPointer || *k == Kind::kOther;
   }
   // A type is followed by a name, '*', or the ')' of a cast.
   if (!before.empty() && ident_start(before[0]) && t_->is_declarator(before) &&

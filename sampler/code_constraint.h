@@ -128,6 +128,7 @@ class CodeConstraint {
   // `->` may follow only names that can take them.
   enum class Kind { kScalar, kFloat, kVector, kPointer, kArray, kOther };  // kFloat: float/double/half scalars
   std::map<std::string, Kind> kinds_;
+  const Kind* kind_of(const std::string& name) const;  // nullptr unless declared and in scope
   std::string just_declared_;  // the name the last word declared ('[' makes it an array)
   std::string stmt_type_;      // the type of the current declaration statement
   int stmt_decl_depth_ = -1;   // its bracket depth (-1: not a declaration)

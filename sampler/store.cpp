@@ -90,22 +90,15 @@ Expected<std::unordered_set<std::string>> accepted_sample_hashes(Database& db) {
   return hash_set(db, "SELECT normalized_sha256 FROM samples WHERE status = 'accepted'");
 }
 
-Expected<bool> has_preprocessed(Database& db) {
-  ASSIGN_OR_RETURN(auto st, db.prepare(
-      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'preprocessed'"));
-  ASSIGN_OR_RETURN(bool row, st.step());
-  return row && st.column_int(0) > 0;
-}
-
 Expected<std::unordered_set<std::string>> training_kernel_hashes(Database& db) {
-  ASSIGN_OR_RETURN(bool has, has_preprocessed(db));
+  ASSIGN_OR_RETURN(bool has, db.has_table("preprocessed"));
   if (!has) return std::unordered_set<std::string>{};
   return hash_set(db, "SELECT DISTINCT normalized_sha256 FROM preprocessed WHERE status = 'ok'");
 }
 
 Expected<std::vector<std::string>> training_texts(Database& db) {
   std::vector<std::string> out;
-  ASSIGN_OR_RETURN(bool has, has_preprocessed(db));
+  ASSIGN_OR_RETURN(bool has, db.has_table("preprocessed"));
   if (!has) return out;
   ASSIGN_OR_RETURN(auto st, db.prepare(std::string(
       "SELECT normalized_text FROM preprocessed WHERE status = 'ok' AND normalized_text IS NOT NULL "

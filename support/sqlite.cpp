@@ -140,6 +140,12 @@ Status Database::exec(std::string_view sql) {
   return ok_status();
 }
 
+Expected<bool> Database::has_table(const std::string& name) {
+  ASSIGN_OR_RETURN(Statement st, prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"));
+  RETURN_IF_ERROR(st.bind(1, name));
+  return st.step();
+}
+
 Expected<Statement> Database::prepare(std::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=

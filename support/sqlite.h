@@ -69,6 +69,8 @@ class Database {
   // Runs one or more statements without results (schema, pragmas).
   Status exec(std::string_view sql);
   Expected<Statement> prepare(std::string_view sql);
+  // Whether a table of that name exists.
+  Expected<bool> has_table(const std::string& name);
   int64_t last_insert_rowid() const;
   // Rows changed by the last INSERT/UPDATE/DELETE.
   int changes() const;
