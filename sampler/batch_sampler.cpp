@@ -22,19 +22,22 @@ constexpr int kMaxRefusals = 32;
 }  // namespace
 
 BatchSampler::BatchSampler(StreamModel& model, BatchSamplerOptions options)
-    : model_(model), opts_(std::move(options)), chain_(opts_.policy), rng_(opts_.seed) {
-  unsigned threads = opts_.constraint_threads;
-  if (threads == 0) threads = std::min(8u, std::max(1u, std::thread::hardware_concurrency() - 1));
-  if (opts_.constraint && threads > 1) pool_ = std::make_unique<ThreadPool>(threads);
+    : model_(model), opts_(std::move(options)), chain_(opts_.policy) {
+  unsigned threads = opts_.threads;
+  if (threads == 0) threads = std::min(16u, std::max(1u, std::thread::hardware_concurrency() - 1));
+  if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads - 1);
 }
 
 Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
                          const std::function<bool()>& stop) {
   struct Stream {
+    Rng rng{0};
     std::string text;
     KernelEndDetector end;
     std::optional<CodeConstraint> constraint;
     bool dead_end = false;
+    bool done = false;      // finished in this step
+    bool complete = false;  // ... at the kernel's closing brace
     int refusals = 0;
     int tokens = 0;
     Clock::time_point start;
@@ -43,6 +46,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   const int vocab = model_.vocab_size();
   if (n <= 0) return invalid_argument("sampling needs at least one stream");
   std::vector<Stream> streams(n);
+  for (int i = 0; i < n; ++i) streams[i].rng = Rng(opts_.seed + 0x9E3779B97F4A7C15ull * uint64_t(i + 1));
   // The constraint's state after the seed, copied into every (re)started stream.
   std::optional<CodeConstraint> seeded;
   if (opts_.constraint) {
@@ -54,7 +58,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     s.end.reset();
     s.end.feed(opts_.seed_text);
     s.constraint = seeded;
-    s.dead_end = false;
+    s.dead_end = s.done = s.complete = false;
     s.refusals = 0;
     s.tokens = 0;
     s.start = Clock::now();
@@ -69,27 +73,68 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   uint64_t next_index = 0;
   const int32_t end_token = model_.end_token();
   std::vector<int32_t> chosen(n);
-  std::vector<int> refused;
-  std::vector<float> masked;
-  std::vector<char> any_allowed;
   constexpr float kRefused = -1e30f;
-  // The allowed tokens of refused stream refused[r], into masked row r. Each
-  // task reads one stream's constraint: independent, so they run in parallel.
-  auto mask_rows = [&](const std::vector<float>& logits, size_t from, size_t to) {
-    for (size_t r = from; r < to; ++r) {
-      const int i = refused[r];
-      const CodeConstraint& c = *streams[i].constraint;
+
+  // One step of streams [from, to): draw a token; when the constraint refuses
+  // it, draw again from the tokens it allows (the model's distribution
+  // renormalized over them); then append the token and step the constraint
+  // and the stop rule. Streams are independent (each has its own RNG), so
+  // ranges run in parallel and the result does not depend on the split.
+  struct Counts {
+    uint64_t redrawn = 0, dead_ends = 0, abandoned = 0;
+  };
+  auto step_range = [&](const std::vector<float>& logits, int from, int to, Counts& counts) {
+    std::vector<float> masked;
+    for (int i = from; i < to; ++i) {
+      Stream& s = streams[i];
       const float* row = &logits[size_t(i) * vocab];
-      float* out = &masked[r * vocab];
-      bool any = false;
-      for (int t = 0; t < vocab; ++t) {
-        bool ok = t != end_token && c.accepts(model_.token_text(t));
-        out[t] = ok ? row[t] : kRefused;
-        any = any || ok;
+      int32_t token = chain_.choose(row, vocab, s.rng);
+      const auto& c = s.constraint;
+      if (c && !(token == end_token ? c->can_end() : c->accepts(model_.token_text(token)))) {
+        ++counts.redrawn;
+        // A stream whose draws the constraint keeps refusing has lost the
+        // thread: end it rather than spend the model on it.
+        if (++s.refusals >= kMaxRefusals && s.refusals * 4 > s.tokens) {
+          ++counts.abandoned;
+          s.dead_end = true;
+        } else {
+          masked.resize(size_t(vocab));
+          bool any = false;
+          for (int t = 0; t < vocab; ++t) {
+            bool ok = t != end_token && c->accepts(model_.token_text(t));
+            masked[t] = ok ? row[t] : kRefused;
+            any = any || ok;
+          }
+          if (any) {
+            token = chain_.choose(masked.data(), vocab, s.rng);
+          } else {
+            ++counts.dead_ends;
+            s.dead_end = true;
+          }
+        }
       }
-      any_allowed[r] = any;
+      chosen[i] = token;
+      ++s.tokens;
+      if (token == end_token || s.dead_end) {
+        s.done = true;
+        continue;
+      }
+      const std::string& piece = model_.token_text(token);
+      if (s.constraint) s.constraint->feed(piece);
+      size_t cut = s.end.feed(piece);
+      if (cut != KernelEndDetector::kNotEnded) {
+        s.text.append(piece, 0, cut);
+        s.done = s.complete = true;
+      } else {
+        s.text += piece;
+        s.done = s.tokens >= opts_.max_length;
+      }
     }
   };
+  // Ranges of at least 32 streams: one per pool thread plus the caller's.
+  const int ranges = pool_ ? std::max(1, std::min<int>(int(pool_->size()) + 1, n / 32)) : 1;
+  std::vector<Counts> counts(ranges);
+  std::vector<std::future<void>> pending;
 
   while (!stop()) {
     t0 = Clock::now();
@@ -98,80 +143,33 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     if (logits.size() != static_cast<size_t>(n) * vocab)
       return internal_error("the model returned logits of an unexpected size");
     t0 = Clock::now();
-    // Draw every stream; the constraint refuses some draws, which are drawn
-    // again from the tokens it allows (the model's distribution
-    // renormalized over them). Masks are computed in parallel, the draws
-    // stay in stream order on one RNG, so a seed still reproduces a run.
-    refused.clear();
-    for (int i = 0; i < n; ++i) {
-      chosen[i] = chain_.choose(&logits[size_t(i) * vocab], vocab, rng_);
-      const auto& c = streams[i].constraint;
-      if (c && !(chosen[i] == end_token ? c->can_end() : c->accepts(model_.token_text(chosen[i]))))
-        refused.push_back(i);
-    }
-    if (!refused.empty()) {
-      stats_.redrawn += refused.size();
-      masked.resize(refused.size() * size_t(vocab));
-      any_allowed.assign(refused.size(), 0);
-      if (pool_ && refused.size() >= 16) {
-        size_t chunks = std::min<size_t>(pool_->size(), refused.size());
-        std::vector<std::future<void>> done;
-        for (size_t k = 0; k < chunks; ++k) {
-          size_t from = refused.size() * k / chunks, to = refused.size() * (k + 1) / chunks;
-          done.push_back(pool_->submit([&, from, to] { mask_rows(logits, from, to); }));
-        }
-        for (auto& f : done) f.get();
-      } else {
-        mask_rows(logits, 0, refused.size());
-      }
-      for (size_t r = 0; r < refused.size(); ++r) {
-        const int i = refused[r];
-        Stream& st = streams[i];
-        // A stream whose draws the constraint keeps refusing has lost the
-        // thread: end it rather than spend the model on it.
-        if (++st.refusals >= kMaxRefusals && st.refusals * 4 > st.tokens) {
-          ++stats_.abandoned;
-          st.dead_end = true;
-        } else if (any_allowed[r]) {
-          chosen[i] = chain_.choose(&masked[r * vocab], vocab, rng_);
-        } else {
-          ++stats_.dead_ends;
-          streams[i].dead_end = true;
-        }
-      }
+    pending.clear();
+    for (int r = 1; r < ranges; ++r)
+      pending.push_back(pool_->submit([&, r] { step_range(logits, n * r / ranges, n * (r + 1) / ranges, counts[r]); }));
+    step_range(logits, 0, n / ranges, counts[0]);
+    for (auto& f : pending) f.get();
+    for (Counts& c : counts) {
+      stats_.redrawn += c.redrawn;
+      stats_.dead_ends += c.dead_ends;
+      stats_.abandoned += c.abandoned;
+      c = Counts{};
     }
     stats_.draw_seconds += since(t0);
     ++stats_.steps;
     stats_.tokens += n;
 
-    // Append, detect ends, deliver; collect which streams restart.
+    // Deliver finished streams in stream order; collect which restart.
     std::vector<int> finished;
     bool keep_going = true;
     for (int i = 0; i < n; ++i) {
       Stream& s = streams[i];
-      ++s.tokens;
-      bool done = false, complete = false;
-      if (chosen[i] == end_token || s.dead_end) {
-        done = true;
-      } else {
-        const std::string& piece = model_.token_text(chosen[i]);
-        if (s.constraint) s.constraint->feed(piece);
-        size_t cut = s.end.feed(piece);
-        if (cut != KernelEndDetector::kNotEnded) {
-          s.text.append(piece, 0, cut);
-          done = complete = true;
-        } else {
-          s.text += piece;
-          done = s.tokens >= opts_.max_length;
-        }
-      }
-      if (!done) continue;
+      if (!s.done) continue;
       finished.push_back(i);
       if (!keep_going) continue;
       RawSample sample;
       sample.index = next_index++;
       sample.text = std::move(s.text);
-      sample.complete = complete;
+      sample.complete = s.complete;
       sample.dead_end = s.dead_end;
       sample.tokens = s.tokens;
       sample.seconds = since(s.start);

@@ -30,19 +30,22 @@ struct BatchSamplerOptions {
   std::string seed_text = "__kernel void A(";
   int max_length = 5000;  // tokens generated per sample before it is cut off
   SamplingPolicy policy;
-  uint64_t seed = 0;      // RNG seed of the draws
+  // RNG seed of the draws. Each stream draws from its own generator, seeded
+  // from this and the stream's number, so a run is reproduced by the same
+  // seed and batch size whatever the number of threads.
+  uint64_t seed = 0;
   // Constrained decoding (code_constraint.h) when set; must outlive run().
   const ConstraintTables* constraint = nullptr;
-  // Threads that compute the allowed tokens of refused draws (0 = cores - 1,
-  // at most 8; 1 = in the sampling thread).
-  unsigned constraint_threads = 0;
+  // Threads that draw the streams' tokens and step their constraints and
+  // stop rules (0 = cores - 1, at most 16; 1 = only the sampling thread).
+  unsigned threads = 0;
 };
 
 struct BatchSamplerStats {
   uint64_t steps = 0;
   uint64_t tokens = 0;
   double model_seconds = 0;  // in the model (feed, logits, advance)
-  double draw_seconds = 0;   // choosing tokens on the CPU
+  double draw_seconds = 0;   // on the CPU: choosing tokens, stepping constraints and stop rules
   uint64_t redrawn = 0;      // draws the constraint refused (then redrawn from the allowed tokens)
   uint64_t dead_ends = 0;    // streams with no allowed token (ended as truncated)
   uint64_t abandoned = 0;    // streams ended because the constraint refused > 1/4 of their draws
@@ -62,9 +65,8 @@ class BatchSampler {
  private:
   StreamModel& model_;
   BatchSamplerOptions opts_;
-  std::unique_ptr<ThreadPool> pool_;  // for the constraint's masks
+  std::unique_ptr<ThreadPool> pool_;  // for the per-stream work of a step
   SamplerChain chain_;
-  Rng rng_;
   BatchSamplerStats stats_;
 };
 

@@ -136,18 +136,19 @@ class CoinModel : public testing::ScriptedModel {
   }
 };
 
-std::vector<std::string> coin_texts(uint64_t seed) {
-  CoinModel model(4);
+std::vector<std::string> coin_texts(uint64_t seed, int streams = 4, unsigned threads = 1) {
+  CoinModel model(streams);
   BatchSamplerOptions o;
   o.seed_text = "k() {";
   o.seed = seed;
+  o.threads = threads;
   BatchSampler sampler(model, o);
   std::vector<std::string> out;
   EXPECT_TRUE(sampler
                   .run(
                       [&](RawSample&& s) {
                         out.push_back(s.text);
-                        return out.size() < 50;
+                        return out.size() < 500;
                       },
                       [] { return false; })
                   .ok());
@@ -157,6 +158,14 @@ std::vector<std::string> coin_texts(uint64_t seed) {
 TEST(BatchSampler, SameSeedReproducesTheSamples) {
   EXPECT_EQ(coin_texts(5), coin_texts(5));
   EXPECT_NE(coin_texts(5), coin_texts(6));
+}
+
+TEST(BatchSampler, ThreadCountDoesNotChangeTheSamples) {
+  // 256 streams are split into 8 ranges on 8 threads: each stream draws
+  // from its own generator, so the split cannot change what it draws.
+  auto one = coin_texts(7, 256, 1);
+  EXPECT_EQ(one, coin_texts(7, 256, 8));
+  EXPECT_EQ(one, coin_texts(7, 256, 3));
 }
 
 }  // namespace
