@@ -87,6 +87,51 @@ const char* const kAggregateType = "}type";
 // fixed word (min, dot, ...) is learned from the corpus, where it is called.
 const char* const kShortKeywords[] = {"do", "if", "for", "int"};
 
+bool in_set(const std::unordered_set<std::string>& set, const std::string& w) { return set.count(w) > 0; }
+
+// Builtins defined for floating-point arguments of several precisions
+// (OpenCL C math, geometric and common functions): with integers alone a
+// call is ambiguous or matches nothing. Left out: those that take a pointer
+// (fract, modf, ...) or an integer argument of their own (nan), and the
+// float-only native_, half_ and fast_ ones, to which an int converts.
+bool float_builtin(const std::string& w) {
+  static const std::unordered_set<std::string> k = {
+        "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atanh", "atanpi",
+        "atan2pi", "cbrt", "ceil", "copysign", "cos", "cosh", "cospi", "erfc", "erf", "exp", "exp2",
+        "exp10", "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "hypot", "ilogb",
+        "ldexp", "lgamma", "log", "log2", "log10", "log1p", "logb", "mad", "maxmag", "minmag",
+        "nextafter", "pow", "pown", "powr", "remainder", "rint", "rootn", "round", "rsqrt", "sin",
+        "sinh", "sinpi", "sqrt", "tan", "tanh", "tanpi", "tgamma", "trunc", "dot", "cross", "length",
+        "normalize", "distance", "degrees", "radians", "mix", "sign", "smoothstep", "step"};
+  return in_set(k, w);
+}
+// Builtins defined only for integer arguments.
+bool integer_builtin(const std::string& w) {
+  static const std::unordered_set<std::string> k = {
+      "mad24", "mul24", "abs", "abs_diff", "add_sat", "sub_sat", "hadd", "rhadd", "clz", "popcount",
+      "rotate", "mad_hi", "mul_hi", "mad_sat", "upsample"};
+  return in_set(k, w);
+}
+// Builtins that return an integer whatever their arguments.
+bool integer_result(const std::string& w) {
+  static const std::unordered_set<std::string> k = {
+      "get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
+      "get_num_groups", "get_work_dim", "get_global_offset", "sizeof", "isnan", "isinf",
+      "isfinite", "signbit", "any", "all"};
+  return integer_builtin(w) || in_set(k, w);
+}
+// Builtins whose result has their arguments' type.
+bool generic_builtin(const std::string& w) { return w == "min" || w == "max" || w == "clamp"; }
+
+bool qualifier_word(const std::string& w) {
+  static const std::unordered_set<std::string> k = {
+      "const", "__global", "global", "__local", "local", "__constant", "constant", "__private",
+      "private", "volatile", "restrict", "__restrict", "unsigned", "signed", "struct", "union",
+      "enum", "typedef", "static", "inline", "__kernel", "kernel", "__read_only", "read_only",
+      "__write_only", "write_only"};
+  return in_set(k, w);
+}
+
 // A minimal lexer over normalized text: words with the significant token
 // before them and whether they follow '.' or '->'.
 struct Word {
@@ -205,6 +250,7 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& t
     lexed.push_back(lex_words(text));
     for (const Word& w : lexed.back()) {
       if (w.called && !w.field) t.called_.insert(w.text);
+      if (!w.called && !w.field) t.uncalled_.insert(w.text);
       if (w.field) {
         t.add_field(w.text);
       } else if (!(lower_shape(w.text) || upper_shape(w.text)) || (lower_shape(w.text) && w.called)) {
@@ -328,7 +374,17 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
   } else if (complete ? t_->is_fixed(w) : t_->is_fixed_prefix(w)) {
     if (!complete) return true;
     // Statement keywords only where a statement can start.
-    if (statement_keyword(w)) return at_statement_start(prev_);
+    if (statement_keyword(w)) {
+      if (!at_statement_start(prev_)) return false;
+      // break and continue only in a loop (break also in a switch), case
+      // and default only in a switch.
+      bool loop = single_loop_depth_ >= 0, sw = false;
+      for (const Open& o : open_) loop = loop || o.loop_body, sw = sw || o.switch_body;
+      if (w == "break") return loop || sw;
+      if (w == "continue") return loop;
+      if (w == "case" || w == "default") return sw;
+      return true;
+    }
     // A kept variable name is used only once declared.
     if (t_->is_kept_name(w) && decl == 0 && !declared_kept_.count(w)) return false;
     // A struct or typedef name only once this text defines it (or names it
@@ -341,31 +397,127 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
   return generated_ok(w, complete, decl);
 }
 
-const CodeConstraint::Kind* CodeConstraint::kind_of(const std::string& name) const {
+const CodeConstraint::Name* CodeConstraint::kind_of(const std::string& name) const {
   auto k = kinds_.find(name);
   return k != kinds_.end() && visible_.count(name) ? &k->second : nullptr;
 }
 
-bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::string& before_prev) const {
+CodeConstraint::Ctx CodeConstraint::current_ctx() const {
+  if (assign_depth_ == int(open_.size()) && assign_ctx_ != Ctx::kAny) return assign_ctx_;
+  if (!open_.empty() && open_.back().c != '{') return open_.back().ctx;
+  return Ctx::kAny;
+}
+
+CodeConstraint::Cls CodeConstraint::name_class(const std::string& w, bool cast, bool deref) const {
+  const Name* k = kind_of(w);
+  if (!k || cast) return Cls::kUnknown;
+  if (deref) return k->elem;
+  switch (k->kind) {
+    case Kind::kScalar: return Cls::kInt;
+    case Kind::kFloat: return Cls::kFloat;
+    case Kind::kVector: return k->elem;
+    case Kind::kPointer:
+    case Kind::kArray: return Cls::kPtr;
+    case Kind::kOther: break;
+  }
+  return Cls::kUnknown;
+}
+
+CodeConstraint::Cls CodeConstraint::number_class() const { return number_float_ ? Cls::kFloat : Cls::kInt; }
+
+void CodeConstraint::record(Cls cls) {
+  if (cls == Cls::kNone || cls == Cls::kPtr) return;
+  for (size_t i = open_.size(); i-- > 0;) {
+    Open& o = open_[i];
+    if (o.c == '(' && o.group) continue;
+    if (o.c == '(' && o.classify) (cls == Cls::kInt ? o.has_int : o.has_float) = true;
+    return;
+  }
+}
+
+bool CodeConstraint::operand_end(const std::string& t) const {
+  if (t.empty()) return false;
+  if (t == "0" || t == "\"" || t == ")" || t == "]" || t == kFieldWord) return true;
+  return ident_start(t[0]) && !t_->is_declarator(t) && !statement_keyword(t) && !qualifier_word(t);
+}
+
+bool CodeConstraint::operand_ok(char c, const std::string& name, const std::string& before_prev,
+                                bool before_unary) const {
+  const Name* k = kind_of(name);
+  if (!k || before_prev == ")" || (before_unary && before_prev == "&")) return true;  // casts, &e
+  const Ctx ctx = current_ctx();
+  const bool ptr = k->kind == Kind::kPointer || k->kind == Kind::kArray;
+  if (before_unary && before_prev == "*") {
+    // `*e`: e must be a pointer; its element is the operand.
+    if (!ptr && k->kind != Kind::kOther) return false;
+    return !(ctx == Ctx::kInteger && k->elem == Cls::kFloat);
+  }
+  switch (ctx) {
+    case Ctx::kAny: return true;
+    case Ctx::kInteger:
+      // `c[f]`, `c[a[d]]` with float f and float* a, `c[a + d]`.
+      if (k->kind == Kind::kFloat) return false;
+      if (ptr) return (c == '[' && k->elem != Cls::kFloat) || (c == '-' && k->elem == Cls::kUnknown);
+      if (k->kind == Kind::kVector) return k->elem != Cls::kFloat;
+      return true;
+    case Ctx::kNumeric:
+    case Ctx::kFloatCall:
+      // `e = a + 1`, `fabs(a)` with a pointer: only `a[..]` (and `a - b`,
+      // `p->x`, `b - a`); inside parentheses also `(a + d)[0]` and `(0 == a)`.
+      if (ptr)
+        return c == '[' || c == '-' || (before_prev == "-" && !before_unary) ||
+               (!open_.empty() && open_.back().group);
+      return true;
+  }
+  return true;
+}
+
+bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::string& before_prev,
+                                  bool before_unary, Cls pending) const {
   char top = open_.empty() ? 0 : open_.back().c;
   // After a word (a field's token is kFieldWord, which is not one).
   if (!before.empty() && ident_start(before[0])) {
     if (c == '(') return t_->is_called(before) || std::isupper(static_cast<unsigned char>(before[0]));
-    if (const Kind* k = kind_of(before)) {
-      if (c == '[') return before == just_declared_ || (*k != Kind::kScalar && *k != Kind::kFloat);
-      if (c == '.') return *k == Kind::kVector || *k == Kind::kOther;
-      // Operators a pointer or a floating-point scalar cannot take: `a * 2`,
-      // `c[b]` with b a pointer, `f % 2` with f a float; not after `*p`,
-      // `&p` or a cast `(int)f`.
-      if (before != just_declared_ && before_prev != "*" && before_prev != "&" && before_prev != ")") {
-        if (*k == Kind::kPointer && (c == '*' || c == '/' || c == '%' || c == '^' || c == ']')) return false;
-        if (*k == Kind::kFloat && (c == '%' || c == '^' || c == ']')) return false;
+    // A builtin is only called (a bare `fabs` is an overload set).
+    if (t_->is_call_only(before)) return false;
+    // A void function returns no value.
+    if (before == "return" && fn_void_ && c != ';') return false;
+    if (const Name* n = kind_of(before)) {
+      const Kind k = n->kind;
+      if (c == '[') {
+        if (before != just_declared_ && (k == Kind::kScalar || k == Kind::kFloat)) return false;
+      } else if (c == '.') {
+        if (k != Kind::kVector && k != Kind::kOther) return false;
+      } else if (before != just_declared_ && before_prev != "*" && before_prev != "&" && before_prev != ")") {
+        // Operators a pointer or a floating-point scalar cannot take: `a * 2`,
+        // `c[b]` with b a pointer, `f % 2` with f a float; not after `*p`,
+        // `&p` or a cast `(int)f`.
+        if (k == Kind::kPointer && (c == '*' || c == '/' || c == '%' || c == '^' || c == ']')) return false;
+        if (k == Kind::kFloat && (c == '%' || c == '^' || c == ']')) return false;
       }
+      if (before != just_declared_ && !operand_ok(c, before, before_prev, before_unary)) return false;
     }
   }
+  // A floating-point literal is no integer (`c[1.5f]`).
+  if (before == "0" && current_ctx() == Ctx::kInteger &&
+      (pending != Cls::kNone ? pending == Cls::kFloat : last_number_float_))
+    return false;
+  // No assignment to a const variable, or through a pointer to const.
+  if (before == "=" && c != '=') {
+    if (const Name* n = kind_of(before_prev))
+      if (n->constant) return false;
+    if (before_prev == "]" && last_elem_const_) return false;
+  }
+  // A floating-point builtin needs a floating-point operand (`fabs(e)` with
+  // an int e is ambiguous).
+  if (c == ')' && top == '(' && !open_.back().group && open_.back().ctx == Ctx::kFloatCall) {
+    bool i = open_.back().has_int || pending == Cls::kInt;
+    bool f = open_.back().has_float || pending == Cls::kFloat || pending == Cls::kUnknown;
+    if (i && !f) return false;
+  }
   if (c == '>' && last_ == '-' && before == "-") {
-    if (const Kind* k = kind_of(prev2_))  // the name before "->"
-      return *k == Kind::kPointer || *k == Kind::kOther;
+    if (const Name* n = kind_of(prev2_))  // the name before "->"
+      return n->kind == Kind::kPointer || n->kind == Kind::kOther;
   }
   // A type is followed by a name, '*', or the ')' of a cast.
   if (!before.empty() && ident_start(before[0]) && t_->is_declarator(before) &&
@@ -398,29 +550,44 @@ bool CodeConstraint::check(char c) const {
     case Mode::kNumber:
       // Literals of at most 48 characters (the corpus has 44-digit constants).
       if (ident_char(c)) return number_length_ < kMaxNumberLength;
-      if (c == '.') return !number_dot_ && number_length_ < kMaxNumberLength;
-      return space(c) || code_char_ok(c, "0", prev_);
-    case Mode::kWord:
+      if (c == '.')
+        return !number_dot_ && number_length_ < kMaxNumberLength && current_ctx() != Ctx::kInteger;
+      return space(c) || code_char_ok(c, "0", prev_, prev_unary_, number_class());
+    case Mode::kWord: {
       if (ident_char(c)) {
         scratch_ = word_;
         scratch_ += c;
         return word_ok(scratch_, false, word_field_, word_decl_);
       }
       if (!word_ok(word_, true, word_field_, word_decl_)) return false;
-      return space(c) || code_char_ok(c, word_field_ ? kFieldWord : word_, prev_);
+      if (space(c)) return true;
+      Cls pending = Cls::kNone;
+      if (!word_field_) {
+        if (kind_of(word_))
+          pending = name_class(word_, prev_ == ")", prev_unary_ && prev_ == "*");
+        else if (t_->is_fixed(word_) && !t_->is_called(word_))
+          pending = Cls::kUnknown;
+      }
+      return code_char_ok(c, word_field_ ? kFieldWord : word_, prev_, prev_unary_, pending);
+    }
     case Mode::kCode:
       if (ident_start(c)) {
         scratch_.assign(1, c);
         return word_ok(scratch_, false, field_next_, decl_context());
       }
       if (space(c)) return true;
-      return code_char_ok(c, prev_, prev2_);
+      return code_char_ok(c, prev_, prev2_, prev2_unary_, Cls::kNone);
   }
   return true;
 }
 
 void CodeConstraint::push_token(const std::string& token) {
   if (token != just_declared_) just_declared_.clear();
+  // `*`, `&`, `-`, ... are unary where no operand ends before them.
+  bool unary = token.size() == 1 && std::string_view("*&-+!~").find(token[0]) != std::string_view::npos &&
+               !operand_end(prev_);
+  prev2_unary_ = prev_unary_;
+  prev_unary_ = unary;
   prev2_ = std::move(prev_);
   prev_ = token;
 }
@@ -430,9 +597,22 @@ void CodeConstraint::declare(const std::string& w) {
   ++visible_[w];
 }
 
+void CodeConstraint::close_scope() {
+  if (scopes_.size() <= 1) return;
+  for (const std::string& n : scopes_.back())
+    if (--visible_[n] == 0) visible_.erase(n);
+  scopes_.pop_back();
+}
+
+void CodeConstraint::end_assignments_deeper_than(size_t depth) {
+  if (assign_depth_ > int(depth)) assign_depth_ = -1, assign_ctx_ = Ctx::kAny;
+  if (saved_depth_ > int(depth)) saved_depth_ = -1, saved_ctx_ = Ctx::kAny;
+}
+
 void CodeConstraint::finish_word() {
   mode_ = Mode::kCode;
   bool in_aggregate = !open_.empty() && open_.back().aggregate;
+  bool declared_now = false;
   if (!word_field_ && !in_aggregate && t_->is_generated_name(word_)) {
     if (std::isupper(static_cast<unsigned char>(word_[0]))) {
       upper_.insert(word_);
@@ -440,26 +620,56 @@ void CodeConstraint::finish_word() {
       long i = generated_index(word_);
       if (i > max_lower_) {
         max_lower_ = i;
+        declared_now = true;
+        // A declaration is no statement: a `for` body without braces has
+        // ended before it (`for (...) for (...) {...} float e;`).
+        while (!single_stmt_scopes_.empty() && single_stmt_scopes_.back() == int(open_.size())) {
+          close_scope();
+          single_stmt_scopes_.pop_back();
+        }
         declare(word_);
         // Its kind, from the type before it (or the statement's, after ',').
         std::string type = prev_ == "*" ? prev2_ : prev_ == "," ? stmt_type_ : prev_;
+        bool is_const = prev_ == "," ? stmt_const_ : const_seen_;
         // A declaration statement (not a parameter list, whose ',' is
         // followed by a type).
         if ((t_->is_declarator(prev_) || prev_ == "*" || prev_ == kAggregateType) &&
             (open_.empty() || open_.back().c == '{' ||
              (open_.back().for_header && open_.back().semicolons == 0))) {
           stmt_type_ = type;
+          stmt_const_ = is_const;
           stmt_decl_depth_ = int(open_.size());
         }
-        kinds_[word_] = prev_ == "*"            ? Kind::kPointer
-                        : float_type(type)      ? Kind::kFloat
-                        : scalar_type(type)     ? Kind::kScalar
-                        : vector_type(type)     ? Kind::kVector
-                                                : Kind::kOther;
+        Name n;
+        n.kind = prev_ == "*"            ? Kind::kPointer
+                 : float_type(type)      ? Kind::kFloat
+                 : scalar_type(type)     ? Kind::kScalar
+                 : vector_type(type)     ? Kind::kVector
+                                         : Kind::kOther;
+        size_t digit = type.find_first_of("0123456789");
+        std::string base = vector_type(type) ? type.substr(0, digit) : type;
+        n.elem = float_type(base) ? Cls::kFloat : scalar_type(base) ? Cls::kInt : Cls::kUnknown;
+        if (n.kind == Kind::kPointer) {
+          n.const_elem = is_const;
+        } else if (is_const) {
+          pending_const_.push_back(word_);  // assignable in its own initializer
+        }
+        kinds_[word_] = n;
         just_declared_ = word_;
       }
     }
   }
+  // An operand's class, for the call that classes its operands (pointers
+  // count once subscripted, builtins once their call closes).
+  if (!word_field_ && !in_aggregate && !declared_now) {
+    if (kind_of(word_)) {
+      record(name_class(word_, prev_ == ")", prev_unary_ && prev_ == "*"));
+    } else if (t_->is_fixed(word_) && !t_->is_called(word_)) {
+      record(Cls::kUnknown);
+    }
+  }
+  if (word_ == "const" || word_ == "__constant" || word_ == "constant") const_seen_ = true;
+  if (word_ == "do") loop_body_pending_ = true;
   if (t_->is_user_type(word_) && (tag_ || open_.empty())) defined_types_.insert(word_);
   if (!word_field_ && t_->is_kept_name(word_) && word_decl_ >= 1) declared_kept_.insert(word_);
   if (open_.empty() && (word_ == "__kernel" || word_ == "kernel")) saw_kernel_ = true;
@@ -493,12 +703,18 @@ void CodeConstraint::apply(char c) {
       return;
     case Mode::kNumber:
       if (ident_char(c) || c == '.') {
+        if (number_length_ == 1 && (c == 'x' || c == 'X'))
+          number_hex_ = true;
+        else if (!number_hex_ && (c == '.' || c == 'e' || c == 'E' || c == 'f' || c == 'F'))
+          number_float_ = true;
         ++number_length_;
         number_dot_ = number_dot_ || c == '.';
         last_ = c;
         return;
       }
       mode_ = Mode::kCode;
+      last_number_float_ = number_float_;
+      record(number_class());
       push_token("0");
       break;
     case Mode::kWord:
@@ -511,7 +727,16 @@ void CodeConstraint::apply(char c) {
       break;
     case Mode::kCode: break;
   }
-  // Code mode.
+  // Code mode. What follows a loop or switch header is its body.
+  if (!space(c) && (for_body_pending_ || loop_body_pending_ || switch_body_pending_)) {
+    const bool brace = c == '{';
+    if (for_body_pending_ && !brace) single_stmt_scopes_.push_back(int(open_.size()));
+    if (loop_body_pending_ && !brace) single_loop_depth_ = int(open_.size());
+    brace_for_ = brace && for_body_pending_;
+    brace_loop_ = brace && loop_body_pending_;
+    brace_switch_ = brace && switch_body_pending_;
+    for_body_pending_ = loop_body_pending_ = switch_body_pending_ = false;
+  }
   if (ident_start(c)) {
     mode_ = Mode::kWord;
     word_field_ = field_next_;
@@ -521,11 +746,13 @@ void CodeConstraint::apply(char c) {
     mode_ = Mode::kNumber;
     number_length_ = 1;
     number_dot_ = last_ == '.';
+    number_float_ = number_dot_;
+    number_hex_ = false;
     field_next_ = false;
   } else if (!space(c)) {
     bool closed_aggregate = false;
     switch (c) {
-      case '(':
+      case '(': {
         // A function's parameter list: '(' at file level after its name.
         if (open_.empty() && !prev_.empty() && std::isupper(static_cast<unsigned char>(prev_[0])) &&
             t_->is_generated_name(prev_)) {
@@ -533,42 +760,138 @@ void CodeConstraint::apply(char c) {
           kernel_params_ = saw_kernel_;
           param_space_ = param_pointer_ = false;
           saw_kernel_ = false;
+          fn_void_ = prev2_ == "void";
         }
-        open_.push_back({'(', prev_ == "for", false, 0});
+        Open o{'(', prev_ == "for", false, 0};
+        if (!prev_.empty() && ident_start(prev_[0]) &&
+            (t_->is_called(prev_) || std::isupper(static_cast<unsigned char>(prev_[0])))) {
+          // A call (or a statement's header): its own context.
+          if (float_builtin(prev_)) {
+            o.ctx = Ctx::kFloatCall;
+            o.classify = o.float_result = true;
+          } else if (integer_builtin(prev_)) {
+            o.ctx = Ctx::kInteger;
+            o.int_result = true;
+          } else {
+            o.classify = generic_builtin(prev_);
+            o.int_result = integer_result(prev_);
+          }
+          o.header = prev_ == "for" ? 'f' : prev_ == "while" ? 'w' : prev_ == "switch" ? 's' : prev_ == "if" ? 'i' : 0;
+          // `(float)get_global_id(0)`: the cast decides the class.
+          o.cast = prev2_ == ")";
+        } else if (prev_ != ")") {
+          // Grouping (or a cast's type): the enclosing context goes on.
+          // After a cast, `(float)(...)`, anything goes.
+          o.group = true;
+          o.ctx = current_ctx();
+        }
+        // A `for` header's declarations live until its body ends.
+        if (o.for_header) scopes_.emplace_back();
+        open_.push_back(o);
         break;
+      }
       case ',':
         if (in_params_ && open_.size() == 1) param_space_ = param_pointer_ = false;
+        if (assign_depth_ == int(open_.size())) assign_depth_ = -1, assign_ctx_ = Ctx::kAny;
+        break;
+      case '=':
+        if (last_ == '=' && prev_ == "=") {
+          // `==`: the first '=' was no assignment.
+          assign_ctx_ = saved_ctx_, assign_depth_ = saved_depth_;
+        } else if (last_ != '!' && last_ != '<' && last_ != '>') {
+          // An assignment (or `+=`, ...): an arithmetic variable takes no
+          // bare pointer.
+          static const std::string_view kCompound = "+-*/%&|^";
+          const std::string& lhs =
+              prev_.size() == 1 && kCompound.find(prev_[0]) != std::string_view::npos ? prev2_ : prev_;
+          Ctx ctx = Ctx::kAny;
+          if (const Name* n = kind_of(lhs)) {
+            if (n->kind == Kind::kScalar || n->kind == Kind::kFloat || n->kind == Kind::kVector) ctx = Ctx::kNumeric;
+          } else if (lhs == "]" && (last_elem_ == Cls::kInt || last_elem_ == Cls::kFloat)) {
+            ctx = Ctx::kNumeric;
+          }
+          saved_ctx_ = assign_ctx_, saved_depth_ = assign_depth_;
+          assign_ctx_ = ctx, assign_depth_ = int(open_.size());
+        }
         break;
       case '*':
         if (in_params_ && open_.size() == 1) param_pointer_ = true;
         break;
-      case '[':
-        if (!just_declared_.empty() && prev_ == just_declared_) kinds_[just_declared_] = Kind::kArray;
-        open_.push_back({'[', false, false, 0});
+      case '[': {
+        Open o{'[', false, false, 0};
+        o.ctx = Ctx::kInteger;
+        if (!just_declared_.empty() && prev_ == just_declared_) {
+          Name& n = kinds_[just_declared_];
+          n.kind = Kind::kArray;
+          for (const std::string& p : pending_const_) n.const_elem = n.const_elem || p == just_declared_;
+        } else if (const Name* n = kind_of(prev_)) {
+          o.elem = n->elem;
+          o.elem_const = n->const_elem;
+        }
+        open_.push_back(o);
         break;
-      case '{':
-        open_.push_back({'{', false, tag_ || (open_.empty() && prev_ != ")"), 0});
+      }
+      case '{': {
+        Open o{'{', false, tag_ || (open_.empty() && prev_ != ")"), 0};
+        o.loop_body = brace_loop_;
+        o.switch_body = brace_switch_;
+        o.extra_scopes = brace_for_ ? 1 : 0;
+        brace_loop_ = brace_switch_ = brace_for_ = false;
+        open_.push_back(o);
         scopes_.emplace_back();
         break;
+      }
       case ')':
       case ']':
-        if (!open_.empty() && open_.back().c == (c == ')' ? '(' : '[')) open_.pop_back();
+        if (!open_.empty() && open_.back().c == (c == ')' ? '(' : '[')) {
+          const Open o = open_.back();
+          open_.pop_back();
+          end_assignments_deeper_than(open_.size());
+          if (c == ']') {
+            last_elem_ = o.elem;
+            last_elem_const_ = o.elem_const;
+            record(o.elem);
+          } else if (o.header == 'f') {
+            for_body_pending_ = loop_body_pending_ = true;
+          } else if (o.header == 'w') {
+            loop_body_pending_ = true;
+          } else if (o.header == 's') {
+            switch_body_pending_ = true;
+          } else if (!o.group && !o.header) {
+            record(o.cast           ? Cls::kUnknown
+                   : o.float_result ? Cls::kFloat
+                   : o.int_result ? Cls::kInt
+                   : o.classify   ? (o.has_float ? Cls::kFloat : o.has_int ? Cls::kInt : Cls::kUnknown)
+                                  : Cls::kUnknown);
+          }
+        }
         if (open_.empty()) in_params_ = false;
         break;
       case '}':
         if (!open_.empty() && open_.back().c == '{') {
           closed_aggregate = open_.back().aggregate;
+          const int extra = open_.back().extra_scopes;
           open_.pop_back();
-          if (scopes_.size() > 1) {
-            for (const std::string& n : scopes_.back())
-              if (--visible_[n] == 0) visible_.erase(n);
-            scopes_.pop_back();
+          close_scope();
+          for (int k = 0; k < extra; ++k) close_scope();
+          end_assignments_deeper_than(open_.size());
+          while (!single_stmt_scopes_.empty() && single_stmt_scopes_.back() > int(open_.size())) {
+            close_scope();
+            single_stmt_scopes_.pop_back();
           }
+          if (single_loop_depth_ > int(open_.size())) single_loop_depth_ = -1;
         }
         break;
       case ';':
         if (!open_.empty() && open_.back().for_header) ++open_.back().semicolons;
         stmt_decl_depth_ = -1;
+        if (assign_depth_ == int(open_.size())) assign_depth_ = -1, assign_ctx_ = Ctx::kAny;
+        // A `for` body without braces ends with its statement.
+        while (!single_stmt_scopes_.empty() && single_stmt_scopes_.back() == int(open_.size())) {
+          close_scope();
+          single_stmt_scopes_.pop_back();
+        }
+        if (single_loop_depth_ == int(open_.size())) single_loop_depth_ = -1;
         break;
       case '"': mode_ = Mode::kString; break;
       case '#': mode_ = Mode::kDirective; break;
@@ -577,6 +900,14 @@ void CodeConstraint::apply(char c) {
     }
     field_next_ = c == '.' || (c == '>' && last_ == '-');
     tag_ = false;
+    if (c == ',' || c == ';' || c == '{' || c == '}' || c == '(' || c == ')' || c == '=') const_seen_ = false;
+    // Const names become read-only once their declaration (or parameter
+    // list) ends.
+    if ((c == ';' || c == '{') && !pending_const_.empty()) {
+      for (const std::string& n : pending_const_)
+        if (auto it = kinds_.find(n); it != kinds_.end() && it->second.kind != Kind::kArray) it->second.constant = true;
+      pending_const_.clear();
+    }
     // `struct {...} e;` declares e: the body acts as its type.
     if (c == '{' || c == '}') stmt_decl_depth_ = -1;
     if (open_.empty() && (c == '{' || c == ';')) saw_kernel_ = false;

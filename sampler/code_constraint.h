@@ -4,13 +4,17 @@
 // training corpus or one of the rewriter's generated names (a, b, ..., A, B,
 // ...) that is declared and in scope, or the next fresh name where a
 // declaration can start; names carry a kind from their declaration (scalar,
-// float, vector, pointer, array) that limits the operators after them. Each
+// float, vector, pointer, array) that limits the operators after them, and
+// expressions carry a context (a subscript takes integers, the value of an
+// arithmetic variable takes no bare pointer, a floating-point builtin needs a
+// floating-point operand) that limits the names and literals in them. Each
 // rule only removes text that cannot compile (or that the rewriter never
 // produces), so the sampler draws from the model's distribution renormalized
 // over the continuations that remain possible. docs/SAMPLER.md lists the
 // rules.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -45,6 +49,9 @@ class ConstraintTables {
   // Words the corpus follows with '(' (builtins, keywords, function-like
   // names): no other word can be.
   bool is_called(const std::string& w) const { return called_.count(w) > 0; }
+  // Called words the corpus never writes without '(' (builtins: a bare
+  // `fabs` cannot compile).
+  bool is_call_only(const std::string& w) const { return called_.count(w) > 0 && !uncalled_.count(w); }
   // Fixed words the corpus writes right after declarator `d` outside struct
   // bodies (`unsigned int`, `const float`, `sampler_t sampler`): the only
   // fixed words a declaration may continue with.
@@ -61,6 +68,7 @@ class ConstraintTables {
   std::unordered_set<std::string> fields_, field_prefixes_;
   std::unordered_set<std::string> declarators_;
   std::unordered_set<std::string> called_;
+  std::unordered_set<std::string> uncalled_;
   std::unordered_set<std::string> pointer_declarators_;
   std::unordered_set<std::string> user_types_;
   std::unordered_set<std::string> kept_names_;
@@ -85,11 +93,31 @@ class CodeConstraint {
 
  private:
   enum class Mode { kCode, kWord, kNumber, kString, kChar, kDirective };
+  // The value class of an operand: what an expression context checks.
+  enum class Cls : uint8_t { kNone, kInt, kFloat, kPtr, kUnknown };
+  // What an expression context takes: anything; integers only (subscripts,
+  // integer builtins); no bare pointer (the value of an arithmetic variable);
+  // no bare pointer and a floating-point operand somewhere in the call (the
+  // arguments of floating-point builtins, which are ambiguous for integers).
+  enum class Ctx : uint8_t { kAny, kInteger, kNumeric, kFloatCall };
   struct Open {
     char c;
     bool for_header;  // the '(' after `for`: up to two ';' inside
     bool aggregate;   // a struct, union or enum body (or a file-level '{' not after ')')
     int semicolons;
+    Ctx ctx = Ctx::kAny;
+    bool group = false;        // a '(' that is no call: it passes operands to the one below
+    bool classify = false;     // a call whose operands are classed (has_int, has_float)
+    bool float_result = false; // ... that returns a floating-point value
+    bool int_result = false;   // a call that returns an integer
+    bool cast = false;         // a call right after a cast: the cast's type is the result
+    bool has_int = false, has_float = false;
+    Cls elem = Cls::kUnknown;  // a subscript's element class
+    bool elem_const = false;   // ... and whether the element is const
+    bool loop_body = false;    // a '{' of a loop (break, continue) or switch (break, case)
+    bool switch_body = false;
+    int extra_scopes = 0;      // `for` header scopes that end with this '{'
+    char header = 0;           // the '(' of: 'f'or, 'w'hile, 's'witch
   };
 
   bool check(char c) const;
@@ -102,10 +130,24 @@ class CodeConstraint {
   int decl_context() const;
   // `before`: the significant token before c (the word c ends, if any).
   // `before_prev`: the token before that one.
-  bool code_char_ok(char c, const std::string& before, const std::string& before_prev) const;
+  // `before_unary`: before_prev is a unary operator. `pending`: the class of
+  // the operand c ends (a word or number not yet finished), else kNone.
+  bool code_char_ok(char c, const std::string& before, const std::string& before_prev, bool before_unary,
+                    Cls pending) const;
+  // Expression rules for a name used as an operand, at the character after it.
+  bool operand_ok(char c, const std::string& name, const std::string& before_prev, bool before_unary) const;
+  Ctx current_ctx() const;
+  // The class of name `w` used as an operand (after a cast: unknown).
+  Cls name_class(const std::string& w, bool cast, bool deref) const;
+  Cls number_class() const;
+  // Records an operand's class in the call that classes its operands.
+  void record(Cls cls);
+  bool operand_end(const std::string& token) const;
   void push_token(const std::string& token);
   void finish_word();
   void declare(const std::string& w);
+  void close_scope();
+  void end_assignments_deeper_than(size_t depth);
   // The fresh names a declaration may take next (the rewriter skips names
   // that a file also uses as fixed words or fields).
   const std::vector<std::string>& fresh_lower() const;
@@ -127,10 +169,38 @@ class CodeConstraint {
   // What a declared generated name is, from its declaration: `[`, `.` and
   // `->` may follow only names that can take them.
   enum class Kind { kScalar, kFloat, kVector, kPointer, kArray, kOther };  // kFloat: float/double/half scalars
-  std::map<std::string, Kind> kinds_;
-  const Kind* kind_of(const std::string& name) const;  // nullptr unless declared and in scope
+  struct Name {
+    Kind kind;
+    Cls elem;               // scalars: their class; vectors, pointers, arrays: their elements'
+    bool constant = false;    // a const scalar or vector: never assigned after its declaration
+    bool const_elem = false;  // a pointer or array to const (or __constant) elements
+  };
+  std::map<std::string, Name> kinds_;
+  const Name* kind_of(const std::string& name) const;  // nullptr unless declared and in scope
   std::string just_declared_;  // the name the last word declared ('[' makes it an array)
   std::string stmt_type_;      // the type of the current declaration statement
+  bool stmt_const_ = false;    // ... declared const
+  std::vector<std::string> pending_const_;  // const names declared, assignable until their statement ends
+  bool prev_unary_ = false;    // prev_ is a unary operator
+  bool prev2_unary_ = false;   // prev2_ is
+  bool number_float_ = false;  // the number being written is floating-point
+  bool number_hex_ = false;
+  bool last_number_float_ = false;  // the last number written was
+  Cls last_elem_ = Cls::kUnknown;   // the element class of the last closed subscript
+  bool last_elem_const_ = false;    // ... and whether it is const
+  bool const_seen_ = false;         // `const` (or `__constant`) in the declaration being written
+  // An assignment's context: its right-hand side at depth assign_depth_.
+  Ctx assign_ctx_ = Ctx::kAny;
+  int assign_depth_ = -1;
+  Ctx saved_ctx_ = Ctx::kAny;  // the one a '=' replaced (restored when it becomes '==')
+  int saved_depth_ = -1;
+  bool fn_void_ = false;       // the function being defined returns void
+  bool for_body_pending_ = false;      // a `for` header just closed: its body comes next
+  std::vector<int> single_stmt_scopes_;  // depths of `for` bodies without braces (their scope ends at ';')
+  bool loop_body_pending_ = false;     // a loop header (or `do`) closed: '{' opens a loop body
+  bool switch_body_pending_ = false;
+  int single_loop_depth_ = -1;         // a loop body without braces, at this depth
+  bool brace_for_ = false, brace_loop_ = false, brace_switch_ = false;  // the next '{' is such a body
   int stmt_decl_depth_ = -1;   // its bracket depth (-1: not a declaration)
   std::vector<Open> open_;
   std::vector<std::vector<std::string>> scopes_{{}};  // declared names per open '{' (0: file)

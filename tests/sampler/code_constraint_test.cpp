@@ -40,6 +40,15 @@ std::vector<std::string> test_corpus() {
   texts.push_back(
       "__kernel void A(__read_only image2d_t a, __global float4* b, sampler_t c) {\n"
       "  const sampler_t sampleri = c;\n  b[0] = read_imagef(a, sampleri, (int2)(0, 0));\n}\n");
+  // Floating-point and integer builtins, loops, a switch.
+  texts.push_back(
+      "__kernel void A(__global float* a, __global int* b, const int c) {\n"
+      "  int d = get_global_id(0);\n  float e = fabs(a[d]) + sqrt(2.0f);\n"
+      "  int f = mad24(d, c, 1);\n"
+      "  for (int g = 0; g < c; g++) {\n    if (b[g] == 0)\n      continue;\n"
+      "    if (b[g] < 0)\n      break;\n  }\n"
+      "  switch (f) {\n    case 0:\n      e = 1.0f;\n      break;\n    default:\n      break;\n  }\n"
+      "  while (f > 0)\n    f--;\n  a[d] = e;\n}\n");
   return texts;
 }
 
@@ -187,6 +196,91 @@ TEST(CodeConstraint, PointersTakeOnlyPointerOperators) {
   EXPECT_TRUE(accepts_all(prefix, "a[0] * 2;"));
   EXPECT_TRUE(accepts_all(prefix, "*a * 2;")) << "a dereferenced pointer is a value";
   EXPECT_TRUE(accepts_all(prefix, "*(a + 1);"));
+}
+
+TEST(CodeConstraint, SubscriptsTakeIntegers) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  float f = a[e];\n  ";
+  EXPECT_TRUE(accepts_all(prefix, "b[e] = a[e + 1] + a[(e * d) + 1];"));
+  EXPECT_FALSE(accepts_all(prefix, "b[f] = 0.0f;")) << "a float";
+  EXPECT_FALSE(accepts_all(prefix, "b[e * f] = 0.0f;"));
+  EXPECT_FALSE(accepts_all(prefix, "b[a[e]] = 0.0f;")) << "a float element";
+  EXPECT_FALSE(accepts_all(prefix, "b[c + e] = 0.0f;")) << "a pointer";
+  EXPECT_FALSE(accepts_all(prefix, "b[1.5f] = 0.0f;"));
+  EXPECT_TRUE(accepts_all(prefix, "b[(int)f] = 0.0f;")) << "a cast makes it an integer";
+  EXPECT_TRUE(accepts_all(prefix, "b[(int)(f * 2.0f)] = 0.0f;"));
+}
+
+TEST(CodeConstraint, ArithmeticValuesTakeNoBarePointer) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "int f = a;"));
+  EXPECT_FALSE(accepts_all(prefix, "float f = a + 1;"));
+  EXPECT_FALSE(accepts_all(prefix, "b[e] = a;")) << "a float element is arithmetic too";
+  EXPECT_FALSE(accepts_all(prefix, "e += c;"));
+  EXPECT_TRUE(accepts_all(prefix, "float f = a[e] + *b;"));
+  EXPECT_TRUE(accepts_all(prefix, "int f = b - a;")) << "a pointer difference";
+  EXPECT_TRUE(accepts_all(prefix, "float* f = a + 1;")) << "a pointer variable takes pointers";
+  EXPECT_TRUE(accepts_all(prefix, "if (e == d) {\n    b[e] = 0.0f;\n  }")) << "'==' is no assignment";
+}
+
+TEST(CodeConstraint, FloatingPointBuiltinsNeedAFloatingPointOperand) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  float f = a[e];\n  b[e] = ";
+  EXPECT_FALSE(accepts_all(prefix, "fabs(e);")) << "fabs of an int is ambiguous";
+  EXPECT_FALSE(accepts_all(prefix, "sqrt(e * 2);"));
+  EXPECT_FALSE(accepts_all(prefix, "fabs(b);")) << "a bare pointer";
+  EXPECT_TRUE(accepts_all(prefix, "fabs(f);"));
+  EXPECT_TRUE(accepts_all(prefix, "fabs(a[e] - e);"));
+  EXPECT_TRUE(accepts_all(prefix, "sqrt(e * 2.0f);"));
+  EXPECT_TRUE(accepts_all(prefix, "sqrt((float)e);"));
+  EXPECT_TRUE(accepts_all(prefix, "fabs(sqrt(f));"));
+  EXPECT_FALSE(accepts_all(prefix, "mad24(e, f, 1);")) << "mad24 takes integers";
+  EXPECT_TRUE(accepts_all(prefix, "mad24(e, d, 1);"));
+}
+
+TEST(CodeConstraint, BuiltinsAreOnlyCalled) {
+  const std::string prefix = kSeed + "\n  int e = ";
+  EXPECT_FALSE(accepts_all(prefix, "get_global_id;"));
+  EXPECT_TRUE(accepts_all(prefix, "get_global_id (0);"));
+}
+
+TEST(CodeConstraint, ForHeaderNamesEndWithTheLoop) {
+  const std::string braces = kSeed + "\n  for (int e = 0; e < d; e++) {\n    c[e] = 0.0f;\n  }\n  ";
+  EXPECT_FALSE(accepts_all(braces, "c[e] = 1.0f;"));
+  EXPECT_TRUE(accepts_all(braces, "c[d] = 1.0f;"));
+  EXPECT_TRUE(accepts_all(braces, "int f = d;")) << "e's name is still taken";
+  const std::string single = kSeed + "\n  for (int e = 0; e < d; e++)\n    c[e] = 0.0f;\n  ";
+  EXPECT_FALSE(accepts_all(single, "c[e] = 1.0f;"));
+  const std::string nested = kSeed + "\n  for (int e = 0; e < d; e++)\n    for (int f = 0; f < d; f++) {\n"
+                                     "      c[e] = c[f];\n    }\n  ";
+  EXPECT_TRUE(accepts_all(nested, "int g = d;\n  c[g] = 1.0f;"))
+      << "a declaration after the loops lives in the enclosing block";
+}
+
+TEST(CodeConstraint, BreakAndContinueOnlyInLoops) {
+  EXPECT_FALSE(accepts_all(kSeed + "\n  ", "break;"));
+  EXPECT_FALSE(accepts_all(kSeed + "\n  if (d) {\n    ", "continue;"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  for (int e = 0; e < d; e++) {\n    if (e) {\n      ", "break;"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  while (d)\n    ", "break;"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  switch (d) {\n    ", "case 0:\n      break;"));
+  EXPECT_FALSE(accepts_all(kSeed + "\n  switch (d) {\n    case 0:\n      ", "continue;"));
+}
+
+TEST(CodeConstraint, VoidFunctionsReturnNoValue) {
+  EXPECT_FALSE(accepts_all(kSeed + "\n  ", "return 1;"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  ", "return;"));
+}
+
+TEST(CodeConstraint, ConstVariablesAreNotAssigned) {
+  EXPECT_FALSE(accepts_all(kSeed + "\n  ", "d = 1;")) << "d is a const int parameter";
+  EXPECT_TRUE(accepts_all(kSeed + "\n  ", "if (d == 1) {"));
+  EXPECT_FALSE(accepts_all(kSeed + "\n  const int e = 1;\n  ", "e = 2;"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  const int e = 1, f = e;\n  int g = ", "e + f;"));
+  EXPECT_FALSE(accepts_all("__kernel void A(__global const float* a) {\n  ", "a[0] = 1.0f;"))
+      << "a pointer to const";
+}
+
+TEST(CodeConstraint, OnlyPointersAreDereferenced) {
+  EXPECT_FALSE(accepts_all(kSeed + "\n  c[0] = ", "*d;"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  c[0] = ", "*a;"));
 }
 
 TEST(CodeConstraint, KernelPointerParametersNeedAnAddressSpaceAndOnlyThey) {
