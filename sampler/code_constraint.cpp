@@ -123,6 +123,9 @@ bool integer_result(const std::string& w) {
 // Builtins whose result has their arguments' type.
 bool generic_builtin(const std::string& w) { return w == "min" || w == "max" || w == "clamp"; }
 
+// Generated names that clang-format reads as C++'s alternative operators.
+bool cxx_operator_word(const std::string& w) { return w == "or" || w == "and" || w == "not" || w == "xor"; }
+
 bool qualifier_word(const std::string& w) {
   static const std::unordered_set<std::string> k = {
       "const", "__global", "global", "__local", "local", "__constant", "constant", "__private",
@@ -462,11 +465,10 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
       return true;
     case Ctx::kNumeric:
     case Ctx::kFloatCall:
-      // `e = a + 1`, `fabs(a)` with a pointer: only `a[..]` (and `a - b`,
-      // `p->x`, `b - a`); inside parentheses also `(a + d)[0]` and `(0 == a)`.
+      // `e = a + 1`, `fabs(a)` with a pointer: only `a[..]` (and `p->x`
+      // for a struct p); inside parentheses also `(a + d)[0]` and `(0 == a)`.
       if (ptr)
-        return c == '[' || c == '-' || (before_prev == "-" && !before_unary) ||
-               (!open_.empty() && open_.back().group);
+        return c == '[' || (c == '-' && k->elem == Cls::kUnknown) || (!open_.empty() && open_.back().group);
       return true;
   }
   return true;
@@ -571,11 +573,22 @@ bool CodeConstraint::check(char c) const {
       return code_char_ok(c, word_field_ ? kFieldWord : word_, prev_, prev_unary_, pending);
     }
     case Mode::kCode:
+      // Layout as the rewriter formats it: single spaces between tokens,
+      // indentation only at a line start (under 80 columns), no trailing
+      // space, at most one empty line, no tabs, and no space before
+      // `; , ) ] [`. Without these a refused draw could be redrawn as
+      // whitespace again and again. (Aligned initializers, `{0,  2}`, and
+      // names that C++ spells operators, `or ;`, are formatted otherwise.)
+      if (c == ' ') return last_ != ' ' || (indenting_ && column_ < 80) || prev_ == ",";
+      if (c == '\n') return last_ != ' ' && !(last_ == '\n' && last2_ == '\n');
+      if (c == '\t' || c == '\r') return false;
+      if (last_ == ' ' && !(indenting_ && c == ';') && !cxx_operator_word(prev_) &&
+          (c == ';' || c == ',' || c == ')' || c == ']' || c == '['))
+        return false;
       if (ident_start(c)) {
         scratch_.assign(1, c);
         return word_ok(scratch_, false, field_next_, decl_context());
       }
-      if (space(c)) return true;
       return code_char_ok(c, prev_, prev2_, prev2_unary_, Cls::kNone);
   }
   return true;
@@ -684,6 +697,18 @@ void CodeConstraint::finish_word() {
 }
 
 void CodeConstraint::apply(char c) {
+  last2_ = last_;
+  step(c);
+  if (c == '\n') {
+    column_ = 0;
+    indenting_ = true;
+  } else {
+    ++column_;
+    indenting_ = indenting_ && c == ' ';
+  }
+}
+
+void CodeConstraint::step(char c) {
   switch (mode_) {
     case Mode::kDirective:
       if (c == '\n') mode_ = Mode::kCode;

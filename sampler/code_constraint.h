@@ -122,6 +122,7 @@ class CodeConstraint {
 
   bool check(char c) const;
   void apply(char c);
+  void step(char c);  // apply() without the layout bookkeeping
   // Word rules, in the context fixed when the word started.
   bool word_ok(const std::string& w, bool complete, bool field, int decl) const;
   bool generated_ok(const std::string& w, bool complete, int decl) const;
@@ -156,6 +157,9 @@ class CodeConstraint {
   Mode mode_ = Mode::kCode;
   bool escaped_ = false;
   char last_ = 0;            // previous character
+  char last2_ = 0;           // the one before it
+  int column_ = 0;           // characters since the last newline
+  bool indenting_ = true;    // only spaces since the last newline
   std::string word_;         // the identifier being written
   mutable std::string scratch_;  // word_ plus one character, for checks
   int number_length_ = 0;    // characters of the numeric literal being written

@@ -217,7 +217,7 @@ TEST(CodeConstraint, ArithmeticValuesTakeNoBarePointer) {
   EXPECT_FALSE(accepts_all(prefix, "b[e] = a;")) << "a float element is arithmetic too";
   EXPECT_FALSE(accepts_all(prefix, "e += c;"));
   EXPECT_TRUE(accepts_all(prefix, "float f = a[e] + *b;"));
-  EXPECT_TRUE(accepts_all(prefix, "int f = b - a;")) << "a pointer difference";
+  EXPECT_FALSE(accepts_all(prefix, "int f = b - a;")) << "no corpus kernel subtracts kernel arguments";
   EXPECT_TRUE(accepts_all(prefix, "float* f = a + 1;")) << "a pointer variable takes pointers";
   EXPECT_TRUE(accepts_all(prefix, "if (e == d) {\n    b[e] = 0.0f;\n  }")) << "'==' is no assignment";
 }
@@ -281,6 +281,17 @@ TEST(CodeConstraint, ConstVariablesAreNotAssigned) {
 TEST(CodeConstraint, OnlyPointersAreDereferenced) {
   EXPECT_FALSE(accepts_all(kSeed + "\n  c[0] = ", "*d;"));
   EXPECT_TRUE(accepts_all(kSeed + "\n  c[0] = ", "*a;"));
+}
+
+TEST(CodeConstraint, LayoutIsTheRewritersSoWhitespaceCannotRepeat) {
+  CodeConstraint c = after(kSeed + "\n  c[0] = d ");
+  EXPECT_FALSE(c.accepts(" ")) << "one space between tokens";
+  EXPECT_FALSE(c.accepts(";")) << "no space before ';'";
+  EXPECT_FALSE(c.accepts("\n")) << "no trailing space";
+  EXPECT_TRUE(c.accepts("+"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n", "    c[0] = d;\n\n  c[1] = d;"));
+  EXPECT_FALSE(accepts_all(kSeed + "\n", "  c[0] = d;\n\n\n")) << "at most one empty line";
+  EXPECT_FALSE(accepts_all(kSeed + "\n", "\tc[0] = d;"));
 }
 
 TEST(CodeConstraint, KernelPointerParametersNeedAnAddressSpaceAndOnlyThey) {
