@@ -10,7 +10,7 @@
 # SEED, TEMPERATURE, MODES="constrained raw" (each spec is sampled with the
 # constrained decoder and, as the same-run baseline, with --no-constrain),
 # SPECS="float*,int;int*,int*,int" (more --args specs, ';'-separated, sampled
-# constrained only).
+# constrained only), FREE=0 (skip the free-signature runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLGEN=${CLGEN:-build/cli/clgen}
@@ -71,7 +71,7 @@ for mode in $MODES; do
   flag=()
   [ "$mode" = raw ] && flag=(--no-constrain)
   run "paper-args-$mode" --args "float*,float*,float*,int" "${flag[@]}"
-  run "free-signature-$mode" "${flag[@]}"
+  [ "${FREE:-1}" = 0 ] || run "free-signature-$mode" "${flag[@]}"
 done
 IFS=';' read -r -a extra <<< "${SPECS:-}"
 for spec in "${extra[@]}"; do
