@@ -10,7 +10,8 @@
 # SEED, TEMPERATURE, MODES="constrained raw" (each spec is sampled with the
 # constrained decoder and, as the same-run baseline, with --no-constrain),
 # SPECS="float*,int;int*,int*,int" (more --args specs, ';'-separated, sampled
-# constrained only), FREE=0 (skip the free-signature runs).
+# constrained only), FREE=0 (skip the free-signature runs), SAMPLE_FLAGS (more
+# `clgen sample` flags for every run, e.g. "--max-refusals 8").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLGEN=${CLGEN:-build/cli/clgen}
@@ -41,7 +42,8 @@ MODES=${MODES:-constrained raw}
 run() {  # name args...
   local name=$1
   shift
-  "$CLGEN" --workspace "$WS" -q sample --config "$CONFIG" "$@" -n 0 --time-limit "$RUN_SECONDS" \
+  # shellcheck disable=SC2086
+  "$CLGEN" --workspace "$WS" -q sample --config "$CONFIG" "$@" ${SAMPLE_FLAGS:-} -n 0 --time-limit "$RUN_SECONDS" \
     --seed "$SEED" --start "$START" --temperature "$TEMPERATURE" --batch-size "$BATCH" --device "$DEVICE" \
     --out "$OUT/samples-$name" --json >"$OUT/$name.json"
   python3 - "$name" "$OUT/$name.json" <<'PY'

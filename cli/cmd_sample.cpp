@@ -76,6 +76,8 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
                         {"bottleneck", sum.bottleneck()},
                         {"by_status", sum.by_status},
                         {"by_category", sum.by_category},
+                        {"samples_by_refusals", sum.samples_by_refusals},
+                        {"passed_by_refusals", sum.passed_by_refusals},
                         {"interrupted", sum.interrupted},
                         {"out_dir", sum.out_dir}};
     std::printf("%s\n", j.dump(2).c_str());
@@ -151,6 +153,9 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_flag("!--no-constrain", s.constrain,
                 "Sample from the model's raw distribution, without the constraint that keeps "
                 "brackets matched and identifiers declared (see docs/SAMPLER.md)");
+  cmd->add_option("--max-refusals", s.max_refusals,
+                  "End a constrained stream once this many of its draws were refused")
+      ->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_flag("--json", opts->json, "Print the summary as JSON");
   cmd->final_callback([opts, &global, &action] {
     action = [opts, &global] { return run_sample(global, *opts); };

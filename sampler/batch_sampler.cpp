@@ -16,9 +16,6 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
-// A stream ends once the constraint has refused this many of its draws and
-// more than a quarter of them.
-constexpr int kMaxRefusals = 32;
 }  // namespace
 
 BatchSampler::BatchSampler(StreamModel& model, BatchSamplerOptions options)
@@ -94,7 +91,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
         ++counts.redrawn;
         // A stream whose draws the constraint keeps refusing has lost the
         // thread: end it rather than spend the model on it.
-        if (++s.refusals >= kMaxRefusals && s.refusals * 4 > s.tokens) {
+        if (++s.refusals >= opts_.max_refusals) {
           ++counts.abandoned;
           s.dead_end = true;
         } else {
@@ -172,6 +169,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       sample.complete = s.complete;
       sample.dead_end = s.dead_end;
       sample.tokens = s.tokens;
+      sample.refusals = s.refusals;
       sample.seconds = since(s.start);
       keep_going = sink(std::move(sample));
     }

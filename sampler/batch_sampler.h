@@ -23,6 +23,7 @@ struct RawSample {
   bool complete = false;  // ended by the closing brace (not by length or end token)
   bool dead_end = false;  // ended by the constraint (no token allowed, or most refused)
   int tokens = 0;         // tokens generated after the seed
+  int refusals = 0;       // draws the constraint refused
   double seconds = 0;     // wall time from the stream's (re)start to its end
 };
 
@@ -36,6 +37,8 @@ struct BatchSamplerOptions {
   uint64_t seed = 0;
   // Constrained decoding (code_constraint.h) when set; must outlive run().
   const ConstraintTables* constraint = nullptr;
+  // A stream ends once the constraint has refused this many of its draws.
+  int max_refusals = 32;
   // Threads that draw the streams' tokens and step their constraints and
   // stop rules (0 = cores - 1, at most 16; 1 = only the sampling thread).
   unsigned threads = 0;

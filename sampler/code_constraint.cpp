@@ -105,6 +105,10 @@ bool float_builtin(const std::string& w) {
         "normalize", "distance", "degrees", "radians", "mix", "sign", "smoothstep", "step"};
   return in_set(k, w);
 }
+// Builtins that test floating-point arguments and return an integer.
+bool float_test_builtin(const std::string& w) {
+  return w == "isnan" || w == "isinf" || w == "isfinite" || w == "isnormal" || w == "signbit";
+}
 // Builtins defined only for integer arguments.
 bool integer_builtin(const std::string& w) {
   static const std::unordered_set<std::string> k = {
@@ -116,8 +120,7 @@ bool integer_builtin(const std::string& w) {
 bool integer_result(const std::string& w) {
   static const std::unordered_set<std::string> k = {
       "get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
-      "get_num_groups", "get_work_dim", "get_global_offset", "sizeof", "isnan", "isinf",
-      "isfinite", "signbit", "any", "all"};
+      "get_num_groups", "get_work_dim", "get_global_offset", "sizeof", "any", "all"};
   return integer_builtin(w) || in_set(k, w);
 }
 // Builtins whose result has their arguments' type.
@@ -389,7 +392,7 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
       return true;
     }
     // A kept variable name is used only once declared.
-    if (t_->is_kept_name(w) && decl == 0 && !declared_kept_.count(w)) return false;
+    if (t_->is_kept_name(w) && decl == 0 && !visible_.count(w)) return false;
     // A struct or typedef name only once this text defines it (or names it
     // after `struct`, or defines it now at file level).
     if (t_->is_user_type(w) && !defined_types_.count(w))
@@ -440,21 +443,32 @@ void CodeConstraint::record(Cls cls) {
 
 bool CodeConstraint::operand_end(const std::string& t) const {
   if (t.empty()) return false;
-  if (t == "0" || t == "\"" || t == ")" || t == "]" || t == kFieldWord) return true;
+  if (t == ")") return !last_paren_header_;  // `if (d) *a = 0;`
+  if (t == "0" || t == "\"" || t == "]" || t == kFieldWord) return true;
   return ident_start(t[0]) && !t_->is_declarator(t) && !statement_keyword(t) && !qualifier_word(t);
 }
 
 bool CodeConstraint::operand_ok(char c, const std::string& name, const std::string& before_prev,
                                 bool before_unary) const {
   const Name* k = kind_of(name);
-  if (!k || before_prev == ")" || (before_unary && before_prev == "&")) return true;  // casts, &e
+  if (!k || (before_unary && before_prev == "&")) return true;  // &e
   const Ctx ctx = current_ctx();
   const bool ptr = k->kind == Kind::kPointer || k->kind == Kind::kArray;
   if (before_unary && before_prev == "*") {
-    // `*e`: e must be a pointer; its element is the operand.
+    // `*e`: e must be a pointer; its element is the operand (`*a[0]`
+    // dereferences the element).
     if (!ptr && k->kind != Kind::kOther) return false;
+    if (ptr && c == '[' && k->elem != Cls::kUnknown) return false;
     return !(ctx == Ctx::kInteger && k->elem == Cls::kFloat);
   }
+  // A pointer after a cast to a value type (`(float)a`), or as the right
+  // operand of `* / % ^` (`d * a`).
+  if (ptr && c != '[' && !(c == '-' && k->elem == Cls::kUnknown)) {
+    if (before_prev == ")" && last_paren_cast_ && !cast_to_pointer_) return false;
+    if (!before_unary && before_prev.size() == 1 && std::string_view("*/%^").find(before_prev[0]) != std::string_view::npos)
+      return false;
+  }
+  if (before_prev == ")") return true;  // other operands of casts: `c[(int)f]`
   switch (ctx) {
     case Ctx::kAny: return true;
     case Ctx::kInteger:
@@ -479,8 +493,11 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
   char top = open_.empty() ? 0 : open_.back().c;
   // After a word (a field's token is kFieldWord, which is not one).
   if (!before.empty() && ident_start(before[0])) {
-    if (c == '(') return t_->is_called(before) || std::isupper(static_cast<unsigned char>(before[0]));
-    // A builtin is only called (a bare `fabs` is an overload set).
+    // Only functions are called (no variable is: OpenCL C has no function
+    // pointers).
+    if (c == '(') return (t_->is_called(before) && !kind_of(before)) || std::isupper(static_cast<unsigned char>(before[0]));
+    // A builtin is only called (a bare `fabs` is an overload set), with no
+    // space before its '('.
     if (t_->is_call_only(before)) return false;
     // A void function returns no value.
     if (before == "return" && fn_void_ && c != ';') return false;
@@ -504,11 +521,19 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
   if (before == "0" && current_ctx() == Ctx::kInteger &&
       (pending != Cls::kNone ? pending == Cls::kFloat : last_number_float_))
     return false;
-  // No assignment to a const variable, or through a pointer to const.
+  // No assignment to a const variable, or through a pointer to const
+  // (`d = 1`, `d += 1`, `d++`, `a[0] = 1`).
   if (before == "=" && c != '=') {
     if (const Name* n = kind_of(before_prev))
       if (n->constant) return false;
     if (before_prev == "]" && last_elem_const_) return false;
+  }
+  if (before.size() == 1 && last_ == before[0]) {
+    const Name* n = kind_of(before_prev);
+    bool constant = (n && n->constant) || (before_prev == "]" && last_elem_const_);
+    if (constant && ((c == '=' && std::string_view("+-*/%&|^").find(before[0]) != std::string_view::npos) ||
+                     ((c == '+' || c == '-') && c == before[0])))
+      return false;
   }
   // A floating-point builtin needs a floating-point operand (`fabs(e)` with
   // an int e is ambiguous).
@@ -562,7 +587,8 @@ bool CodeConstraint::check(char c) const {
         return word_ok(scratch_, false, word_field_, word_decl_);
       }
       if (!word_ok(word_, true, word_field_, word_decl_)) return false;
-      if (space(c)) return true;
+      // No space between a builtin and its '(' (statements keep theirs: `if (`).
+      if (space(c)) return word_field_ || !t_->is_call_only(word_) || statement_keyword(word_) || word_ == "sizeof";
       Cls pending = Cls::kNone;
       if (!word_field_) {
         if (kind_of(word_))
@@ -662,7 +688,10 @@ void CodeConstraint::finish_word() {
         size_t digit = type.find_first_of("0123456789");
         std::string base = vector_type(type) ? type.substr(0, digit) : type;
         n.elem = float_type(base) ? Cls::kFloat : scalar_type(base) ? Cls::kInt : Cls::kUnknown;
-        if (n.kind == Kind::kPointer) {
+        if (prev2_ == "*" && pointer_qualifier(prev_, true)) {
+          n.kind = Kind::kPointer;  // `float* const e`: its element type is two tokens back
+          n.elem = Cls::kUnknown;
+        } else if (n.kind == Kind::kPointer) {
           n.const_elem = is_const;
         } else if (is_const) {
           pending_const_.push_back(word_);  // assignable in its own initializer
@@ -684,7 +713,8 @@ void CodeConstraint::finish_word() {
   if (word_ == "const" || word_ == "__constant" || word_ == "constant") const_seen_ = true;
   if (word_ == "do") loop_body_pending_ = true;
   if (t_->is_user_type(word_) && (tag_ || open_.empty())) defined_types_.insert(word_);
-  if (!word_field_ && t_->is_kept_name(word_) && word_decl_ >= 1) declared_kept_.insert(word_);
+  if (!word_field_ && !in_aggregate && t_->is_kept_name(word_) && word_decl_ >= 1 && !visible_.count(word_))
+    declare(word_);
   if (open_.empty() && (word_ == "__kernel" || word_ == "kernel")) saw_kernel_ = true;
   if (in_params_ && open_.size() == 1 &&
       (word_ == "__global" || word_ == "global" || word_ == "__local" || word_ == "local" ||
@@ -791,9 +821,11 @@ void CodeConstraint::step(char c) {
         if (!prev_.empty() && ident_start(prev_[0]) &&
             (t_->is_called(prev_) || std::isupper(static_cast<unsigned char>(prev_[0])))) {
           // A call (or a statement's header): its own context.
-          if (float_builtin(prev_)) {
+          if (float_builtin(prev_) || float_test_builtin(prev_)) {
             o.ctx = Ctx::kFloatCall;
-            o.classify = o.float_result = true;
+            o.classify = true;
+            o.float_result = float_builtin(prev_);
+            o.int_result = !o.float_result;
           } else if (integer_builtin(prev_)) {
             o.ctx = Ctx::kInteger;
             o.int_result = true;
@@ -872,6 +904,11 @@ void CodeConstraint::step(char c) {
           const Open o = open_.back();
           open_.pop_back();
           end_assignments_deeper_than(open_.size());
+          if (c == ')') {
+            last_paren_header_ = o.header != 0;
+            last_paren_cast_ = o.group;
+            cast_to_pointer_ = prev_ == "*";
+          }
           if (c == ']') {
             last_elem_ = o.elem;
             last_elem_const_ = o.elem_const;

@@ -193,6 +193,9 @@ class CodeConstraint {
   Cls last_elem_ = Cls::kUnknown;   // the element class of the last closed subscript
   bool last_elem_const_ = false;    // ... and whether it is const
   bool const_seen_ = false;         // `const` (or `__constant`) in the declaration being written
+  bool last_paren_cast_ = false;    // the last ')' closed parentheses that are no call or header
+  bool last_paren_header_ = false;  // ... that are a statement's header
+  bool cast_to_pointer_ = false;    // ... whose last token was '*' (`(float*)`)
   // An assignment's context: its right-hand side at depth assign_depth_.
   Ctx assign_ctx_ = Ctx::kAny;
   int assign_depth_ = -1;
@@ -213,7 +216,6 @@ class CodeConstraint {
   mutable long fresh_for_ = -2;                        // max_lower_ that fresh_ was computed for
   mutable std::vector<std::string> fresh_;
   std::unordered_set<std::string> defined_types_;      // struct/typedef names this text defines
-  std::unordered_set<std::string> declared_kept_;      // kept names this text declares
   // The parameter list of a function being declared: its depth, whether the
   // function is a kernel, and whether the current parameter has an address
   // space (it must then be a pointer; a kernel's pointers must have one).

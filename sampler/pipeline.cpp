@@ -35,11 +35,12 @@ SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int 
   row.text = raw.text;
   row.sample_index = raw.index;
   row.tokens = raw.tokens;
+  row.refusals = raw.refusals;
   row.sample_seconds = raw.seconds;
   if (!raw.complete) {
     row.status = sample_status::kTruncated;
     row.category = raw.dead_end ? "refused" : raw.tokens >= max_length ? "max_length" : "end_token";
-    row.reason = raw.dead_end ? "the constraint refused most of the model's draws"
+    row.reason = raw.dead_end ? "the constraint refused --max-refusals of the model's draws (or allowed no token)"
                  : raw.tokens >= max_length
                      ? fmt::format("reached the maximum length of {} tokens", max_length)
                      : "the model ended the kernel before its closing brace";
@@ -137,6 +138,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   bopts.policy = opts.policy;
   bopts.seed = opts.seed;
   bopts.constraint = tables ? &*tables : nullptr;
+  bopts.max_refusals = opts.max_refusals;
   BatchSampler sampler(model, bopts);
   Status sampler_status;
   double queue_wait = 0;
@@ -226,6 +228,17 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
     ++sum.samples;
     ++sum.by_status[row->status];
     if (!row->category.empty()) ++sum.by_category[row->category];
+    {
+      // Refused draws per sample, in powers of two: how many passing samples
+      // a lower --max-refusals would have ended.
+      int r = row->refusals, lo = 0;
+      while (lo * 2 + (lo == 0) <= r) lo = lo == 0 ? 1 : lo * 2;
+      std::string bucket = r == 0 ? "0" : lo == 1 ? "1" : fmt::format("{}-{}", lo, 2 * lo - 1);
+      ++sum.samples_by_refusals[bucket];
+      if (row->status == sample_status::kAccepted || row->status == sample_status::kDuplicate ||
+          row->status == sample_status::kTrainingCopy)
+        ++sum.passed_by_refusals[bucket];
+    }
     pending.push_back(std::move(*row));
     sum.store_seconds += since(t);
     if (opts.target_accepted && sum.accepted >= opts.target_accepted) target_reached = true;

@@ -30,6 +30,9 @@ struct SampleOptions {
   // Constrained decoding (sampler/code_constraint.h) with tables learned from
   // the training corpus; off = the model's raw distribution.
   bool constrain = true;
+  // A constrained stream ends once this many of its draws were refused: it
+  // has left what the model knows.
+  int max_refusals = 32;
 };
 
 struct SampleSummary {
@@ -37,6 +40,9 @@ struct SampleSummary {
   uint64_t accepted = 0; // new unique kernels
   std::map<std::string, uint64_t> by_status;    // "accepted", "rejected", ...
   std::map<std::string, uint64_t> by_category;  // rejection categories
+  // Samples, and samples that passed the filter, by refused draws ("0", "1",
+  // "2-3", "4-7", ...).
+  std::map<std::string, uint64_t> samples_by_refusals, passed_by_refusals;
   double seconds = 0;
   double model_seconds = 0;   // sampling thread inside the model
   double draw_seconds = 0;    // sampling thread choosing tokens

@@ -47,6 +47,7 @@ struct SampleRow {
   double sample_seconds = 0;
   double filter_seconds = 0;
   int64_t instruction_count = 0;
+  int refusals = 0;  // the constraint's refused draws (reported, not stored)
 };
 
 // Inserts rows in one transaction.

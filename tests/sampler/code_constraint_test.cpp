@@ -239,7 +239,7 @@ TEST(CodeConstraint, FloatingPointBuiltinsNeedAFloatingPointOperand) {
 TEST(CodeConstraint, BuiltinsAreOnlyCalled) {
   const std::string prefix = kSeed + "\n  int e = ";
   EXPECT_FALSE(accepts_all(prefix, "get_global_id;"));
-  EXPECT_TRUE(accepts_all(prefix, "get_global_id (0);"));
+  EXPECT_TRUE(accepts_all(prefix, "get_global_id(0);"));
 }
 
 TEST(CodeConstraint, ForHeaderNamesEndWithTheLoop) {
@@ -281,6 +281,31 @@ TEST(CodeConstraint, ConstVariablesAreNotAssigned) {
 TEST(CodeConstraint, OnlyPointersAreDereferenced) {
   EXPECT_FALSE(accepts_all(kSeed + "\n  c[0] = ", "*d;"));
   EXPECT_TRUE(accepts_all(kSeed + "\n  c[0] = ", "*a;"));
+  EXPECT_FALSE(accepts_all(kSeed + "\n  c[0] = ", "*a[0];")) << "dereferences a float";
+  EXPECT_TRUE(accepts_all(kSeed + "\n  if (d)\n    ", "*c = 1.0f;")) << "'*' after a header is unary";
+}
+
+TEST(CodeConstraint, PointersAreNeitherCastToValuesNorMultiplied) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  if (";
+  EXPECT_FALSE(accepts_all(prefix, "(float)a > 0) {"));
+  EXPECT_FALSE(accepts_all(prefix, "e * a > 0) {"));
+  EXPECT_TRUE(accepts_all(prefix, "e * a[e] > 0 || a) {"));
+}
+
+TEST(CodeConstraint, VariablesAreNotCalledAndBuiltinsHaveNoSpaceBeforeTheirParenthesis) {
+  EXPECT_FALSE(accepts_all(kSeed + "\n  c[0] = ", "a(0);"));
+  EXPECT_FALSE(accepts_all(kSeed + "\n  int e = ", "get_global_id (0);"));
+}
+
+TEST(CodeConstraint, ConstVariablesAreNotUpdated) {
+  EXPECT_FALSE(accepts_all(kSeed + "\n  ", "d += 1;"));
+  EXPECT_FALSE(accepts_all(kSeed + "\n  ", "d++;"));
+  EXPECT_TRUE(accepts_all(kSeed + "\n  int e = d;\n  ", "e += 1;\n  e++;"));
+}
+
+TEST(CodeConstraint, KeptNamesEndWithTheirScope) {
+  const std::string prefix = "__kernel void A(__read_only image2d_t a, __global float4* b, sampler_t c) {\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "if (b) {\n    const sampler_t sampleri = c;\n  }\n  b[0] = read_imagef(a, sampleri,"));
 }
 
 TEST(CodeConstraint, LayoutIsTheRewritersSoWhitespaceCannotRepeat) {
