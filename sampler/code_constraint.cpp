@@ -379,6 +379,10 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
     if (prev_ == "*" && pointer_qualifier(w, complete)) return true;
   } else if (complete ? t_->is_fixed(w) : t_->is_fixed_prefix(w)) {
     if (!complete) return true;
+    // A type name is no operand (`e + uint`).
+    if (type_word(w) && prev_.size() == 1 && std::string_view("=+-/%<>|&^?:!~[*").find(prev_[0]) != std::string_view::npos &&
+        !(prev_ == "*" && decl_context() != 0))
+      return false;
     // Statement keywords only where a statement can start.
     if (statement_keyword(w)) {
       if (!at_statement_start(prev_)) return false;
@@ -443,9 +447,15 @@ void CodeConstraint::record(Cls cls) {
 
 bool CodeConstraint::operand_end(const std::string& t) const {
   if (t.empty()) return false;
-  if (t == ")") return !last_paren_header_;  // `if (d) *a = 0;`
+  if (t == ")") return !last_paren_header_ && !last_paren_type_;  // `if (d) *a = 0;`, `(int)*a`
   if (t == "0" || t == "\"" || t == "]" || t == kFieldWord) return true;
-  return ident_start(t[0]) && !t_->is_declarator(t) && !statement_keyword(t) && !qualifier_word(t);
+  return ident_start(t[0]) && !type_word(t) && !statement_keyword(t) && !qualifier_word(t) && t != "sizeof";
+}
+
+bool CodeConstraint::type_word(const std::string& w) const {
+  if (w.empty() || !ident_start(w[0]) || qualifier_word(w)) return false;
+  return t_->is_declarator(w) || t_->is_pointer_declarator(w) || t_->is_user_type(w) || scalar_type(w) ||
+         vector_type(w) || w == "void" || (w.size() > 2 && w.compare(w.size() - 2, 2, "_t") == 0);
 }
 
 bool CodeConstraint::operand_ok(char c, const std::string& name, const std::string& before_prev,
@@ -462,11 +472,14 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
     return !(ctx == Ctx::kInteger && k->elem == Cls::kFloat);
   }
   // A pointer after a cast to a value type (`(float)a`), or as the right
-  // operand of `* / % ^` (`d * a`).
+  // operand of `* / % ^ - &` (`d * a`, `d - a`).
   if (ptr && c != '[' && !(c == '-' && k->elem == Cls::kUnknown)) {
     if (before_prev == ")" && last_paren_cast_ && !cast_to_pointer_) return false;
-    if (!before_unary && before_prev.size() == 1 && std::string_view("*/%^").find(before_prev[0]) != std::string_view::npos)
+    if (!before_unary && before_prev.size() == 1 && std::string_view("*/%^-&").find(before_prev[0]) != std::string_view::npos)
       return false;
+    // No ordered comparison or shift with a pointer (clang only warns about
+    // `e < c`, but no corpus kernel compares its index with a pointer).
+    if (c == '<' || c == '>' || (!before_unary && (before_prev == "<" || before_prev == ">"))) return false;
   }
   if (before_prev == ")") return true;  // other operands of casts: `c[(int)f]`
   switch (ctx) {
@@ -488,19 +501,40 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
   return true;
 }
 
+bool CodeConstraint::assignment_ok(char c, const std::string& before, const std::string& before_prev) const {
+  // No assignment to a const variable, or through a pointer to const
+  // (`d = 1`, `d += 1`, `d++`, `a[0] = 1`).
+  if (before == "=" && c != '=') {
+    if (const Name* n = kind_of(before_prev))
+      if (n->constant) return false;
+    if (before_prev == "]" && last_elem_const_) return false;
+    // Only lvalues are assigned: not `get_global_id(0) = ...` or `1 = ...`.
+    if (before_prev == "0" || (before_prev == ")" && !last_paren_header_ && (!last_paren_cast_ || last_paren_type_)))
+      return false;
+  }
+  if (before.size() == 1 && last_ == before[0]) {
+    const Name* n = kind_of(before_prev);
+    bool constant = (n && n->constant) || (before_prev == "]" && last_elem_const_);
+    if (constant && ((c == '=' && std::string_view("+-*/%&|^").find(before[0]) != std::string_view::npos) ||
+                     ((c == '+' || c == '-') && c == before[0])))
+      return false;
+  }
+  return true;
+}
+
 bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::string& before_prev,
                                   bool before_unary, Cls pending) const {
   char top = open_.empty() ? 0 : open_.back().c;
   // After a word (a field's token is kFieldWord, which is not one).
   if (!before.empty() && ident_start(before[0])) {
+    // A void function returns no value.
+    if (before == "return" && fn_void_ && c != ';') return false;
     // Only functions are called (no variable is: OpenCL C has no function
     // pointers).
     if (c == '(') return (t_->is_called(before) && !kind_of(before)) || std::isupper(static_cast<unsigned char>(before[0]));
     // A builtin is only called (a bare `fabs` is an overload set), with no
     // space before its '('.
     if (t_->is_call_only(before)) return false;
-    // A void function returns no value.
-    if (before == "return" && fn_void_ && c != ';') return false;
     if (const Name* n = kind_of(before)) {
       const Kind k = n->kind;
       if (c == '[') {
@@ -521,20 +555,7 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
   if (before == "0" && current_ctx() == Ctx::kInteger &&
       (pending != Cls::kNone ? pending == Cls::kFloat : last_number_float_))
     return false;
-  // No assignment to a const variable, or through a pointer to const
-  // (`d = 1`, `d += 1`, `d++`, `a[0] = 1`).
-  if (before == "=" && c != '=') {
-    if (const Name* n = kind_of(before_prev))
-      if (n->constant) return false;
-    if (before_prev == "]" && last_elem_const_) return false;
-  }
-  if (before.size() == 1 && last_ == before[0]) {
-    const Name* n = kind_of(before_prev);
-    bool constant = (n && n->constant) || (before_prev == "]" && last_elem_const_);
-    if (constant && ((c == '=' && std::string_view("+-*/%&|^").find(before[0]) != std::string_view::npos) ||
-                     ((c == '+' || c == '-') && c == before[0])))
-      return false;
-  }
+  if (!assignment_ok(c, before, before_prev)) return false;
   // A floating-point builtin needs a floating-point operand (`fabs(e)` with
   // an int e is ambiguous).
   if (c == ')' && top == '(' && !open_.back().group && open_.back().ctx == Ctx::kFloatCall) {
@@ -611,9 +632,12 @@ bool CodeConstraint::check(char c) const {
       if (last_ == ' ' && !(indenting_ && c == ';') && !cxx_operator_word(prev_) &&
           (c == ';' || c == ',' || c == ')' || c == ']' || c == '['))
         return false;
+      // In a body, no operand right after an operand (`c e`, `2 e`).
+      if ((ident_start(c) || std::isdigit(static_cast<unsigned char>(c))) && in_body() && operand_end(prev_))
+        return false;
       if (ident_start(c)) {
         scratch_.assign(1, c);
-        return word_ok(scratch_, false, field_next_, decl_context());
+        return assignment_ok(c, prev_, prev2_) && word_ok(scratch_, false, field_next_, decl_context());
       }
       return code_char_ok(c, prev_, prev2_, prev2_unary_, Cls::kNone);
   }
@@ -906,6 +930,7 @@ void CodeConstraint::step(char c) {
           end_assignments_deeper_than(open_.size());
           if (c == ')') {
             last_paren_header_ = o.header != 0;
+            last_paren_type_ = prev_ == "*" || type_word(prev_);
             last_paren_cast_ = o.group;
             cast_to_pointer_ = prev_ == "*";
           }

@@ -135,6 +135,9 @@ class CodeConstraint {
   // the operand c ends (a word or number not yet finished), else kNone.
   bool code_char_ok(char c, const std::string& before, const std::string& before_prev, bool before_unary,
                     Cls pending) const;
+  // What may follow an assignment operator (const names, lvalues); c starts
+  // the right-hand side.
+  bool assignment_ok(char c, const std::string& before, const std::string& before_prev) const;
   // Expression rules for a name used as an operand, at the character after it.
   bool operand_ok(char c, const std::string& name, const std::string& before_prev, bool before_unary) const;
   Ctx current_ctx() const;
@@ -144,6 +147,9 @@ class CodeConstraint {
   // Records an operand's class in the call that classes its operands.
   void record(Cls cls);
   bool operand_end(const std::string& token) const;
+  bool type_word(const std::string& w) const;
+  // Inside a function body (not a parameter list or a struct body).
+  bool in_body() const { return !open_.empty() && !open_.back().aggregate && !in_params_; }
   void push_token(const std::string& token);
   void finish_word();
   void declare(const std::string& w);
@@ -195,6 +201,7 @@ class CodeConstraint {
   bool const_seen_ = false;         // `const` (or `__constant`) in the declaration being written
   bool last_paren_cast_ = false;    // the last ')' closed parentheses that are no call or header
   bool last_paren_header_ = false;  // ... that are a statement's header
+  bool last_paren_type_ = false;    // ... that end with a type (a cast)
   bool cast_to_pointer_ = false;    // ... whose last token was '*' (`(float*)`)
   // An assignment's context: its right-hand side at depth assign_depth_.
   Ctx assign_ctx_ = Ctx::kAny;

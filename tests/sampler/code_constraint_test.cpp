@@ -292,6 +292,24 @@ TEST(CodeConstraint, PointersAreNeitherCastToValuesNorMultiplied) {
   EXPECT_TRUE(accepts_all(prefix, "e * a[e] > 0 || a) {"));
 }
 
+TEST(CodeConstraint, NoOperandFollowsAnOperand) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "b[e d] = 0.0f;"));
+  EXPECT_FALSE(accepts_all(prefix, "b[2 e] = 0.0f;"));
+  EXPECT_TRUE(accepts_all(prefix, "b[e] = (float)e;")) << "a cast is no operand";
+  EXPECT_TRUE(accepts_all(prefix, "if (e)\n    e = d;"));
+  EXPECT_FALSE(accepts_all(prefix, "e = d + int;")) << "a type name is no operand";
+  EXPECT_FALSE(accepts_all(prefix, "get_global_id(0) = e;")) << "not assignable";
+  EXPECT_TRUE(accepts_all(prefix, "(b[e]) = 1.0f;"));
+}
+
+TEST(CodeConstraint, PointersAreNotComparedWithIntegers) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "if (e < c) {"));
+  EXPECT_FALSE(accepts_all(prefix, "if (e - c) {"));
+  EXPECT_TRUE(accepts_all(prefix, "if (e < d && c) {"));
+}
+
 TEST(CodeConstraint, VariablesAreNotCalledAndBuiltinsHaveNoSpaceBeforeTheirParenthesis) {
   EXPECT_FALSE(accepts_all(kSeed + "\n  c[0] = ", "a(0);"));
   EXPECT_FALSE(accepts_all(kSeed + "\n  int e = ", "get_global_id (0);"));
