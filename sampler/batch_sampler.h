@@ -38,7 +38,7 @@ struct BatchSamplerOptions {
   // Constrained decoding (code_constraint.h) when set; must outlive run().
   const ConstraintTables* constraint = nullptr;
   // A stream ends once the constraint has refused this many of its draws.
-  int max_refusals = 32;
+  int max_refusals = 4;
   // Threads that draw the streams' tokens and step their constraints and
   // stop rules (0 = cores - 1, at most 16; 1 = only the sampling thread).
   unsigned threads = 0;

@@ -65,11 +65,25 @@ bool scalar_type(const std::string& w) {
   return k.count(w) > 0;
 }
 bool float_type(const std::string& w) { return w == "float" || w == "double" || w == "half"; }
+// The vector width of type w: 1 for scalars, 0 when not a number type.
+int type_width(const std::string& w);
+
 bool vector_type(const std::string& w) {
   size_t d = w.find_first_of("0123456789");
   if (d == std::string::npos || d == 0) return false;
   std::string n = w.substr(d);
   return scalar_type(w.substr(0, d)) && (n == "2" || n == "3" || n == "4" || n == "8" || n == "16");
+}
+
+int type_width(const std::string& w) {
+  if (scalar_type(w)) return 1;
+  if (!vector_type(w)) return 0;
+  return std::stoi(w.substr(w.find_first_of("0123456789")));
+}
+
+bool image_builtin(const std::string& w) {
+  return w.compare(0, 10, "get_image_") == 0 || w.compare(0, 10, "read_image") == 0 ||
+         w.compare(0, 11, "write_image") == 0;
 }
 
 // Qualifiers that may follow the '*' of a pointer declaration (or, when
@@ -482,7 +496,11 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
     if (c == '<' || c == '>' || (!before_unary && (before_prev == "<" || before_prev == ">"))) return false;
   }
   if (before_prev == ")") return true;  // other operands of casts: `c[(int)f]`
+  // A condition is a scalar (`if (v)` with a vector v is an error).
+  if (k->kind == Kind::kVector && c != '.' && c != '[' && !open_.empty() && (open_.back().header == 'i' || open_.back().header == 'w'))
+    return false;
   switch (ctx) {
+    case Ctx::kImage: return k->image;
     case Ctx::kAny: return true;
     case Ctx::kInteger:
       // `c[f]`, `c[a[d]]` with float f and float* a, `c[a + d]`.
@@ -556,6 +574,13 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
       (pending != Cls::kNone ? pending == Cls::kFloat : last_number_float_))
     return false;
   if (!assignment_ok(c, before, before_prev)) return false;
+  // No field of a scalar element (`a[e].x` with a float* a).
+  if (c == '.' && before == "]" && last_elem_width_ == 1) return false;
+  // A vector cast of a whole value has the variable's width (`float4 e =
+  // (float2)(...)`).
+  if (c == ')' && top == '(' && open_.back().group && open_.back().after_assign && vector_type(before) &&
+      assign_depth_ == int(open_.size()) - 1 && assign_width_ > 0 && type_width(before) != assign_width_)
+    return false;
   // A floating-point builtin needs a floating-point operand (`fabs(e)` with
   // an int e is ambiguous).
   if (c == ')' && top == '(' && !open_.back().group && open_.back().ctx == Ctx::kFloatCall) {
@@ -597,6 +622,8 @@ bool CodeConstraint::check(char c) const {
     case Mode::kDirective: return true;
     case Mode::kNumber:
       // Literals of at most 48 characters (the corpus has 44-digit constants).
+      // An 'f' suffix needs a '.' or an exponent (`1f` is no literal).
+      if ((c == 'f' || c == 'F') && !number_hex_ && !number_dot_ && !number_exp_) return false;
       if (ident_char(c)) return number_length_ < kMaxNumberLength;
       if (c == '.')
         return !number_dot_ && number_length_ < kMaxNumberLength && current_ctx() != Ctx::kInteger;
@@ -636,6 +663,7 @@ bool CodeConstraint::check(char c) const {
       if ((ident_start(c) || std::isdigit(static_cast<unsigned char>(c))) && in_body() && operand_end(prev_))
         return false;
       if (ident_start(c)) {
+        if (prev_ == "return" && fn_void_) return false;  // a void function returns no value
         scratch_.assign(1, c);
         return assignment_ok(c, prev_, prev2_) && word_ok(scratch_, false, field_next_, decl_context());
       }
@@ -712,6 +740,8 @@ void CodeConstraint::finish_word() {
         size_t digit = type.find_first_of("0123456789");
         std::string base = vector_type(type) ? type.substr(0, digit) : type;
         n.elem = float_type(base) ? Cls::kFloat : scalar_type(base) ? Cls::kInt : Cls::kUnknown;
+        n.width = type_width(type);
+        n.image = type.compare(0, 5, "image") == 0;
         if (prev2_ == "*" && pointer_qualifier(prev_, true)) {
           n.kind = Kind::kPointer;  // `float* const e`: its element type is two tokens back
           n.elem = Cls::kUnknown;
@@ -751,8 +781,9 @@ void CodeConstraint::finish_word() {
 }
 
 void CodeConstraint::apply(char c) {
-  last2_ = last_;
+  const char before = last_;
   step(c);
+  last2_ = before;
   if (c == '\n') {
     column_ = 0;
     indenting_ = true;
@@ -786,6 +817,7 @@ void CodeConstraint::step(char c) {
           number_hex_ = true;
         else if (!number_hex_ && (c == '.' || c == 'e' || c == 'E' || c == 'f' || c == 'F'))
           number_float_ = true;
+        if (!number_hex_ && (c == 'e' || c == 'E')) number_exp_ = true;
         ++number_length_;
         number_dot_ = number_dot_ || c == '.';
         last_ = c;
@@ -827,6 +859,9 @@ void CodeConstraint::step(char c) {
     number_dot_ = last_ == '.';
     number_float_ = number_dot_;
     number_hex_ = false;
+    // `1e-6f` is lexed as `1e`, `-`, `6f`: the second part continues the exponent.
+    number_exp_ = (last_ == '-' || last_ == '+') && std::string_view("eEpP").find(last2_) != std::string_view::npos;
+    number_float_ = number_float_ || number_exp_;
     field_next_ = false;
   } else if (!space(c)) {
     bool closed_aggregate = false;
@@ -853,6 +888,8 @@ void CodeConstraint::step(char c) {
           } else if (integer_builtin(prev_)) {
             o.ctx = Ctx::kInteger;
             o.int_result = true;
+          } else if (image_builtin(prev_)) {
+            o.ctx = Ctx::kImage;
           } else {
             o.classify = generic_builtin(prev_);
             o.int_result = integer_result(prev_);
@@ -865,6 +902,7 @@ void CodeConstraint::step(char c) {
           // After a cast, `(float)(...)`, anything goes.
           o.group = true;
           o.ctx = current_ctx();
+          o.after_assign = prev_ == "=";
         }
         // A `for` header's declarations live until its body ends.
         if (o.for_header) scopes_.emplace_back();
@@ -873,6 +911,7 @@ void CodeConstraint::step(char c) {
       }
       case ',':
         if (in_params_ && open_.size() == 1) param_space_ = param_pointer_ = false;
+        if (!open_.empty() && open_.back().ctx == Ctx::kImage) open_.back().ctx = Ctx::kAny;  // the image was the first
         if (assign_depth_ == int(open_.size())) assign_depth_ = -1, assign_ctx_ = Ctx::kAny;
         break;
       case '=':
@@ -886,10 +925,15 @@ void CodeConstraint::step(char c) {
           const std::string& lhs =
               prev_.size() == 1 && kCompound.find(prev_[0]) != std::string_view::npos ? prev2_ : prev_;
           Ctx ctx = Ctx::kAny;
+          assign_width_ = 0;
           if (const Name* n = kind_of(lhs)) {
-            if (n->kind == Kind::kScalar || n->kind == Kind::kFloat || n->kind == Kind::kVector) ctx = Ctx::kNumeric;
+            if (n->kind == Kind::kScalar || n->kind == Kind::kFloat || n->kind == Kind::kVector) {
+              ctx = Ctx::kNumeric;
+              assign_width_ = n->width;
+            }
           } else if (lhs == "]" && (last_elem_ == Cls::kInt || last_elem_ == Cls::kFloat)) {
             ctx = Ctx::kNumeric;
+            assign_width_ = last_elem_width_;
           }
           saved_ctx_ = assign_ctx_, saved_depth_ = assign_depth_;
           assign_ctx_ = ctx, assign_depth_ = int(open_.size());
@@ -908,6 +952,7 @@ void CodeConstraint::step(char c) {
         } else if (const Name* n = kind_of(prev_)) {
           o.elem = n->elem;
           o.elem_const = n->const_elem;
+          o.elem_width = n->width;
         }
         open_.push_back(o);
         break;
@@ -937,6 +982,7 @@ void CodeConstraint::step(char c) {
           if (c == ']') {
             last_elem_ = o.elem;
             last_elem_const_ = o.elem_const;
+            last_elem_width_ = o.elem_width;
             record(o.elem);
           } else if (o.header == 'f') {
             for_body_pending_ = loop_body_pending_ = true;

@@ -99,7 +99,8 @@ class CodeConstraint {
   // integer builtins); no bare pointer (the value of an arithmetic variable);
   // no bare pointer and a floating-point operand somewhere in the call (the
   // arguments of floating-point builtins, which are ambiguous for integers).
-  enum class Ctx : uint8_t { kAny, kInteger, kNumeric, kFloatCall };
+  // kImage: the first argument of an image builtin, which only an image can be.
+  enum class Ctx : uint8_t { kAny, kInteger, kNumeric, kFloatCall, kImage };
   struct Open {
     char c;
     bool for_header;  // the '(' after `for`: up to two ';' inside
@@ -114,6 +115,8 @@ class CodeConstraint {
     bool has_int = false, has_float = false;
     Cls elem = Cls::kUnknown;  // a subscript's element class
     bool elem_const = false;   // ... and whether the element is const
+    int elem_width = 0;        // ... and its vector width
+    bool after_assign = false; // a '(' right after '=' (a cast of the whole value)
     bool loop_body = false;    // a '{' of a loop (break, continue) or switch (break, case)
     bool switch_body = false;
     int extra_scopes = 0;      // `for` header scopes that end with this '{'
@@ -184,6 +187,8 @@ class CodeConstraint {
     Cls elem;               // scalars: their class; vectors, pointers, arrays: their elements'
     bool constant = false;    // a const scalar or vector: never assigned after its declaration
     bool const_elem = false;  // a pointer or array to const (or __constant) elements
+    int width = 0;            // vector width of the value (or element): 1 for scalars, 0 unknown
+    bool image = false;       // an image (image2d_t, ...)
   };
   std::map<std::string, Name> kinds_;
   const Name* kind_of(const std::string& name) const;  // nullptr unless declared and in scope
@@ -195,9 +200,12 @@ class CodeConstraint {
   bool prev2_unary_ = false;   // prev2_ is
   bool number_float_ = false;  // the number being written is floating-point
   bool number_hex_ = false;
+  bool number_exp_ = false;  // ... has an exponent
   bool last_number_float_ = false;  // the last number written was
   Cls last_elem_ = Cls::kUnknown;   // the element class of the last closed subscript
   bool last_elem_const_ = false;    // ... and whether it is const
+  int last_elem_width_ = 0;         // ... and its vector width
+  int assign_width_ = 0;            // the vector width of the assignment's left-hand side (0: unknown)
   bool const_seen_ = false;         // `const` (or `__constant`) in the declaration being written
   bool last_paren_cast_ = false;    // the last ')' closed parentheses that are no call or header
   bool last_paren_header_ = false;  // ... that are a statement's header

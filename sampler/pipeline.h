@@ -32,7 +32,7 @@ struct SampleOptions {
   bool constrain = true;
   // A constrained stream ends once this many of its draws were refused: it
   // has left what the model knows.
-  int max_refusals = 32;
+  int max_refusals = 4;
 };
 
 struct SampleSummary {

@@ -357,8 +357,9 @@ TEST(CodeConstraint, WordsMustComeFromTheCorpus) {
   EXPECT_TRUE(accepts_all(prefix, "barrier("));
   EXPECT_FALSE(accepts_all(prefix, "flaot e"));
   EXPECT_FALSE(accepts_all(prefix, "B(")) << "no function B is declared";
-  EXPECT_TRUE(accepts_all(prefix, "c[0] = a[0].x + b[0].s3;"));
-  EXPECT_FALSE(accepts_all(prefix, "c[0] = a[0].velocity;"));
+  EXPECT_TRUE(accepts_all(prefix, "float4 e = (float4)(0.0f);\n  c[0] = e.x + e.s3;"));
+  EXPECT_FALSE(accepts_all(prefix, "float4 e = (float4)(0.0f);\n  c[0] = e.velocity;"));
+  EXPECT_FALSE(accepts_all(prefix, "c[0] = a[0].x;")) << "a float has no fields";
 }
 
 TEST(CodeConstraint, CommentsCannotStartAndDirectivesOnlyAtLineStart) {
