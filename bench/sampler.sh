@@ -10,7 +10,8 @@
 # SEED, TEMPERATURE, MODES="constrained raw" (each spec is sampled with the
 # constrained decoder and, as the same-run baseline, with --no-constrain),
 # SPECS="float*,int;int*,int*,int" (more --args specs, ';'-separated, sampled
-# constrained only), FREE=0 (skip the free-signature runs), SAMPLE_FLAGS (more
+# constrained only), FREE=0 / PAPER=0 (skip the free-signature / the paper's
+# --args runs), SAMPLE_FLAGS (more
 # `clgen sample` flags for every run, e.g. "--max-refusals 8").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,7 +73,7 @@ PY
 for mode in $MODES; do
   flag=()
   [ "$mode" = raw ] && flag=(--no-constrain)
-  run "paper-args-$mode" --args "float*,float*,float*,int" "${flag[@]}"
+  [ "${PAPER:-1}" = 0 ] || run "paper-args-$mode" --args "float*,float*,float*,int" "${flag[@]}"
   [ "${FREE:-1}" = 0 ] || run "free-signature-$mode" "${flag[@]}"
 done
 IFS=';' read -r -a extra <<< "${SPECS:-}"
