@@ -27,7 +27,7 @@ echo "== clgen train (tiny model; resumes if interrupted)"
 echo "== clgen sample (tiny model, --args \"float*,float*,float*,int\")"
 "$CLGEN" --workspace "$WORKSPACE" sample --config configs/tiny.toml \
   --args "float*,float*,float*,int" -n 10 --time-limit ${SAMPLE_SECONDS:-120} --max-length 1500 \
-  --temperature 0.5
+  --temperature 0.5 --max-refusals 32  # the tiny model's kernels need room: see docs/SAMPLER.md
 
 echo "== clgen drive (accepted samples and a hand-written saxpy on the CPU device)"
 "$CLGEN" --workspace "$WORKSPACE" drive --samples --device cpu --csv "$WORKSPACE/drive-samples.csv"

@@ -91,7 +91,7 @@ TEST_F(SampleEndToEnd, ProducesNewKernelsWithExactlyTheRequestedPrototype) {
   auto r = run_clgen({"--workspace", ws(), "-q", "sample", "--config", config(), "--args", kArgs,
                       "-n", "1", "--time-limit", "90", "--seed", "1", "--temperature", "1.0",
                       "--batch-size", "16", "--max-length", "400", "--device", "cpu", "--out", out,
-                      "--json"});
+                      "--max-refusals", "32", "--json"});
   ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_GE(j["accepted"].get<int>(), 1) << r.out;
@@ -156,7 +156,7 @@ TEST(TinyModelEndToEnd, WritesAnAcceptedKernelWithTheRequestedPrototype) {
   }
   auto r = run_clgen({"--workspace", ws, "-q", "sample", "--config", config, "--args", kArgs, "-n", "1",
                       "--time-limit", "300", "--seed", "1", "--temperature", "0.5", "--max-length",
-                      "1500", "--device", "cpu", "--out", out, "--json"});
+                      "1500", "--device", "cpu", "--out", out, "--max-refusals", "32", "--json"});
   ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_GE(j["accepted"].get<int>(), 1) << r.out;
