@@ -393,6 +393,10 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
     if (prev_ == "*" && pointer_qualifier(w, complete)) return true;
   } else if (complete ? t_->is_fixed(w) : t_->is_fixed_prefix(w)) {
     if (!complete) return true;
+    // No declaration in a condition (`if (int h == 0)`).
+    if (type_word(w) && !open_.empty() && (open_.back().header == 'i' || open_.back().header == 'w' ||
+                                           open_.back().header == 's'))
+      return false;
     // A type name is no operand (`e + uint`).
     if (type_word(w) && prev_.size() == 1 && std::string_view("=+-/%<>|&^?:!~[*").find(prev_[0]) != std::string_view::npos &&
         !(prev_ == "*" && decl_context() != 0))
@@ -501,6 +505,7 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
     return false;
   switch (ctx) {
     case Ctx::kImage: return k->image;
+    case Ctx::kAtomic: return ptr && c != '[';  // `atomic_inc(a)`, `&a[e]`, not `a[e]`
     case Ctx::kAny: return true;
     case Ctx::kInteger:
       // `c[f]`, `c[a[d]]` with float f and float* a, `c[a + d]`.
@@ -598,10 +603,14 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
     return false;
   if (std::isdigit(static_cast<unsigned char>(c))) return true;
   switch (c) {
-    case ')': return top == '(';
-    case ']': return top == '[';
+    case ')':
+      // A `for` header has its two ';' before it closes; a '?' its ':'.
+      return top == '(' && !(open_.back().for_header && open_.back().semicolons < 2) && open_.back().ternaries == 0;
+    case ']': return top == '[' && open_.back().ternaries == 0;
+    case ',': return open_.empty() || open_.back().ternaries == 0;
     case '}': return top == '{';
     case ';':
+      if (!open_.empty() && open_.back().ternaries > 0) return false;
       return top == 0 || top == '{' ||
              (top == '(' && open_.back().for_header && open_.back().semicolons < 2);
     case '/':
@@ -659,6 +668,16 @@ bool CodeConstraint::check(char c) const {
       if (last_ == ' ' && !(indenting_ && c == ';') && !cxx_operator_word(prev_) &&
           (c == ';' || c == ',' || c == ')' || c == ']' || c == '['))
         return false;
+      // After an operator an operand comes: not `; , ) ] }` (`e = ;`), and
+      // after the space that follows a complete operator not another binary
+      // operator (`d = =`). `e++;` and the `*` of a pointer type (`(float*)`)
+      // are no such operators.
+      if (in_body() && prev_.size() == 1 && std::string_view("=+-*/%<>&|^!~?:").find(prev_[0]) != std::string_view::npos &&
+          !((prev_ == "+" || prev_ == "-") && prev2_ == prev_) && !(prev_ == "*" && type_word(prev2_)) &&
+          !(prev_ == ":" && last_ != ' ')) {
+        if (std::string_view(";,)]}").find(c) != std::string_view::npos) return false;
+        if (last_ == ' ' && std::string_view("=/%<>|^?:").find(c) != std::string_view::npos) return false;
+      }
       // In a body, no operand right after an operand (`c e`, `2 e`).
       if ((ident_start(c) || std::isdigit(static_cast<unsigned char>(c))) && in_body() && operand_end(prev_))
         return false;
@@ -890,6 +909,8 @@ void CodeConstraint::step(char c) {
             o.int_result = true;
           } else if (image_builtin(prev_)) {
             o.ctx = Ctx::kImage;
+          } else if (prev_.compare(0, 7, "atomic_") == 0 || prev_.compare(0, 5, "atom_") == 0) {
+            o.ctx = Ctx::kAtomic;
           } else {
             o.classify = generic_builtin(prev_);
             o.int_result = integer_result(prev_);
@@ -901,7 +922,7 @@ void CodeConstraint::step(char c) {
           // Grouping (or a cast's type): the enclosing context goes on.
           // After a cast, `(float)(...)`, anything goes.
           o.group = true;
-          o.ctx = current_ctx();
+          o.ctx = prev_ == "&" && prev_unary_ ? Ctx::kAny : current_ctx();  // `&(...)` takes an lvalue
           o.after_assign = prev_ == "=";
         }
         // A `for` header's declarations live until its body ends.
@@ -911,7 +932,8 @@ void CodeConstraint::step(char c) {
       }
       case ',':
         if (in_params_ && open_.size() == 1) param_space_ = param_pointer_ = false;
-        if (!open_.empty() && open_.back().ctx == Ctx::kImage) open_.back().ctx = Ctx::kAny;  // the image was the first
+        if (!open_.empty() && (open_.back().ctx == Ctx::kImage || open_.back().ctx == Ctx::kAtomic))
+          open_.back().ctx = Ctx::kAny;  // only the first argument is the image or the pointer
         if (assign_depth_ == int(open_.size())) assign_depth_ = -1, assign_ctx_ = Ctx::kAny;
         break;
       case '=':
@@ -941,6 +963,12 @@ void CodeConstraint::step(char c) {
         break;
       case '*':
         if (in_params_ && open_.size() == 1) param_pointer_ = true;
+        break;
+      case '?':
+        if (!open_.empty()) ++open_.back().ternaries;
+        break;
+      case ':':
+        if (!open_.empty() && open_.back().ternaries > 0) --open_.back().ternaries;
         break;
       case '[': {
         Open o{'[', false, false, 0};
@@ -1017,6 +1045,7 @@ void CodeConstraint::step(char c) {
         break;
       case ';':
         if (!open_.empty() && open_.back().for_header) ++open_.back().semicolons;
+        if (!open_.empty()) open_.back().ternaries = 0;
         stmt_decl_depth_ = -1;
         if (assign_depth_ == int(open_.size())) assign_depth_ = -1, assign_ctx_ = Ctx::kAny;
         // A `for` body without braces ends with its statement.

@@ -100,12 +100,14 @@ class CodeConstraint {
   // no bare pointer and a floating-point operand somewhere in the call (the
   // arguments of floating-point builtins, which are ambiguous for integers).
   // kImage: the first argument of an image builtin, which only an image can be.
-  enum class Ctx : uint8_t { kAny, kInteger, kNumeric, kFloatCall, kImage };
+  // kAtomic: the first argument of an atomic builtin, which must be a pointer.
+  enum class Ctx : uint8_t { kAny, kInteger, kNumeric, kFloatCall, kImage, kAtomic };
   struct Open {
     char c;
     bool for_header;  // the '(' after `for`: up to two ';' inside
     bool aggregate;   // a struct, union or enum body (or a file-level '{' not after ')')
     int semicolons;
+    int ternaries = 0;         // '?' still waiting for their ':'
     Ctx ctx = Ctx::kAny;
     bool group = false;        // a '(' that is no call: it passes operands to the one below
     bool classify = false;     // a call whose operands are classed (has_int, has_float)

@@ -48,7 +48,7 @@ std::vector<std::string> test_corpus() {
       "  for (int g = 0; g < c; g++) {\n    if (b[g] == 0)\n      continue;\n"
       "    if (b[g] < 0)\n      break;\n  }\n"
       "  switch (f) {\n    case 0:\n      e = 1.0f;\n      break;\n    default:\n      break;\n  }\n"
-      "  while (f > 0)\n    f--;\n  a[d] = e;\n}\n");
+      "  while (f > 0)\n    f--;\n  atomic_inc(&b[d]);\n  a[d] = e;\n}\n");
   return texts;
 }
 
@@ -301,6 +301,26 @@ TEST(CodeConstraint, NoOperandFollowsAnOperand) {
   EXPECT_FALSE(accepts_all(prefix, "e = d + int;")) << "a type name is no operand";
   EXPECT_FALSE(accepts_all(prefix, "get_global_id(0) = e;")) << "not assignable";
   EXPECT_TRUE(accepts_all(prefix, "(b[e]) = 1.0f;"));
+}
+
+TEST(CodeConstraint, AnOperatorTakesAnOperand) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "e = ;"));
+  EXPECT_FALSE(accepts_all(prefix, "e = = 1;"));
+  EXPECT_FALSE(accepts_all(prefix, "b[e + ] = 1.0f;"));
+  EXPECT_TRUE(accepts_all(prefix, "e++;\n  e = -e;\n  b[e] = *a;"));
+  EXPECT_TRUE(accepts_all(prefix, "b[e] = *(__global float*)a;"));
+  EXPECT_FALSE(accepts_all(prefix, "e = e > 0 ? 1;")) << "a '?' needs its ':'";
+  EXPECT_TRUE(accepts_all(prefix, "e = e > 0 ? 1 : 2;"));
+  EXPECT_FALSE(accepts_all(prefix, "for (int f = 0; f < d) {")) << "a for header has two ';'";
+  EXPECT_FALSE(accepts_all(prefix, "if (int f = 0) {")) << "no declaration in a condition";
+}
+
+TEST(CodeConstraint, AtomicsTakeAPointerFirst) {
+  const std::string prefix = "__kernel void A(__global int* a, const int b) {\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "atomic_inc(b);"));
+  EXPECT_FALSE(accepts_all(prefix, "atomic_inc(a[0]);"));
+  EXPECT_TRUE(accepts_all(prefix, "atomic_inc(a);\n  atomic_inc(&a[b]);\n  atomic_inc(&(a[b]));"));
 }
 
 TEST(CodeConstraint, PointersAreNotComparedWithIntegers) {
