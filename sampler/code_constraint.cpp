@@ -497,7 +497,8 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
       return false;
     // No ordered comparison or shift with a pointer (clang only warns about
     // `e < c`, but no corpus kernel compares its index with a pointer).
-    if (c == '<' || c == '>' || (!before_unary && (before_prev == "<" || before_prev == ">"))) return false;
+    if (c == '<' || c == '>' || (!before_unary && (before_prev == "<" || before_prev == ">")) || before_cmp_)
+      return false;
   }
   if (before_prev == ")") return true;  // other operands of casts: `c[(int)f]`
   // A condition is a scalar (`if (v)` with a vector v is an error).
@@ -653,6 +654,7 @@ bool CodeConstraint::check(char c) const {
         else if (t_->is_fixed(word_) && !t_->is_called(word_))
           pending = Cls::kUnknown;
       }
+      before_cmp_ = prev_cmp_;
       return code_char_ok(c, word_field_ ? kFieldWord : word_, prev_, prev_unary_, pending);
     }
     case Mode::kCode:
@@ -686,6 +688,7 @@ bool CodeConstraint::check(char c) const {
         scratch_.assign(1, c);
         return assignment_ok(c, prev_, prev2_) && word_ok(scratch_, false, field_next_, decl_context());
       }
+      before_cmp_ = prev2_cmp_;
       return code_char_ok(c, prev_, prev2_, prev2_unary_, Cls::kNone);
   }
   return true;
@@ -698,6 +701,8 @@ void CodeConstraint::push_token(const std::string& token) {
                !operand_end(prev_);
   prev2_unary_ = prev_unary_;
   prev_unary_ = unary;
+  prev2_cmp_ = prev_cmp_;
+  prev_cmp_ = token == "=" && (prev_ == "<" || prev_ == ">") && (last_ == '<' || last_ == '>');
   prev2_ = std::move(prev_);
   prev_ = token;
 }

@@ -200,6 +200,10 @@ class CodeConstraint {
   std::vector<std::string> pending_const_;  // const names declared, assignable until their statement ends
   bool prev_unary_ = false;    // prev_ is a unary operator
   bool prev2_unary_ = false;   // prev2_ is
+  bool prev_cmp_ = false;      // prev_ is the '=' of `<=` or `>=`
+  bool prev2_cmp_ = false;     // prev2_ is
+  mutable bool before_cmp_ = false;  // the token before the name being checked is such a '='
+
   bool number_float_ = false;  // the number being written is floating-point
   bool number_hex_ = false;
   bool number_exp_ = false;  // ... has an exponent

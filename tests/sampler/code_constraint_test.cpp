@@ -327,6 +327,7 @@ TEST(CodeConstraint, PointersAreNotComparedWithIntegers) {
   const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
   EXPECT_FALSE(accepts_all(prefix, "if (e < c) {"));
   EXPECT_FALSE(accepts_all(prefix, "if (e - c) {"));
+  EXPECT_FALSE(accepts_all(prefix, "if (e >= c) {"));
   EXPECT_TRUE(accepts_all(prefix, "if (e < d && c) {"));
 }
 
