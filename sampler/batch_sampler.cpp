@@ -43,7 +43,15 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   const int vocab = model_.vocab_size();
   if (n <= 0) return invalid_argument("sampling needs at least one stream");
   std::vector<Stream> streams(n);
-  for (int i = 0; i < n; ++i) streams[i].rng = Rng(opts_.seed + 0x9E3779B97F4A7C15ull * uint64_t(i + 1));
+  // Stream i's generator: seeded from a SplitMix64 mix of (seed, i), so
+  // neighbouring streams' states are unrelated.
+  auto mix = [](uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  for (int i = 0; i < n; ++i) streams[i].rng = Rng(mix(opts_.seed ^ mix(uint64_t(i))));
   // The constraint's state after the seed, copied into every (re)started stream.
   std::optional<CodeConstraint> seeded;
   if (opts_.constraint) {
@@ -91,7 +99,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
         ++counts.redrawn;
         // A stream whose draws the constraint keeps refusing has lost the
         // thread: end it rather than spend the model on it.
-        if (++s.refusals >= opts_.max_refusals) {
+        if (++s.refusals >= std::max(1, opts_.max_refusals)) {
           ++counts.abandoned;
           s.dead_end = true;
         } else {
@@ -143,8 +151,22 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     pending.clear();
     for (int r = 1; r < ranges; ++r)
       pending.push_back(pool_->submit([&, r] { step_range(logits, n * r / ranges, n * (r + 1) / ranges, counts[r]); }));
-    step_range(logits, 0, n / ranges, counts[0]);
-    for (auto& f : pending) f.get();
+    // Every range finishes before anything it uses goes out of scope, even
+    // when one throws.
+    std::string failure;
+    try {
+      step_range(logits, 0, n / ranges, counts[0]);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    for (auto& f : pending) {
+      try {
+        f.get();
+      } catch (const std::exception& e) {
+        if (failure.empty()) failure = e.what();
+      }
+    }
+    if (!failure.empty()) return internal_error("sampling step failed: " + failure);
     for (Counts& c : counts) {
       stats_.redrawn += c.redrawn;
       stats_.dead_ends += c.dead_ends;

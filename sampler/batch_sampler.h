@@ -21,7 +21,7 @@ struct RawSample {
   uint64_t index = 0;     // order of completion in this run, from 0
   std::string text;       // seed + generated text, cut after the closing brace
   bool complete = false;  // ended by the closing brace (not by length or end token)
-  bool dead_end = false;  // ended by the constraint (no token allowed, or most refused)
+  bool dead_end = false;  // ended by the constraint (no token allowed, or --max-refusals refused)
   int tokens = 0;         // tokens generated after the seed
   int refusals = 0;       // draws the constraint refused
   double seconds = 0;     // wall time from the stream's (re)start to its end
@@ -51,7 +51,7 @@ struct BatchSamplerStats {
   double draw_seconds = 0;   // on the CPU: choosing tokens, stepping constraints and stop rules
   uint64_t redrawn = 0;      // draws the constraint refused (then redrawn from the allowed tokens)
   uint64_t dead_ends = 0;    // streams with no allowed token (ended as truncated)
-  uint64_t abandoned = 0;    // streams ended because the constraint refused > 1/4 of their draws
+  uint64_t abandoned = 0;    // streams ended because the constraint refused max_refusals of their draws
 };
 
 class BatchSampler {

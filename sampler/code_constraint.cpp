@@ -328,7 +328,10 @@ int CodeConstraint::decl_context() const {
   // `float* e` declares; `d * e` multiplies.
   int d = 0;
   if (prev_ == "*") {
-    d = (t_->is_declarator(prev2_) || t_->is_pointer_declarator(prev2_) || prev2_ == "*") ? 2 : 0;
+    d = (t_->is_declarator(prev2_) || t_->is_pointer_declarator(prev2_) || prev2_ == "*" ||
+         (prev2_ == "," && stmt_decl_depth_ == int(open_.size())))  // `float *e, *f`
+            ? 2
+            : 0;
     // At file level (typedefs, prototypes) a typedef's name may follow too.
     return d == 2 && open_.empty() ? 1 : d;
   }
@@ -471,6 +474,7 @@ bool CodeConstraint::operand_end(const std::string& t) const {
 }
 
 bool CodeConstraint::type_word(const std::string& w) const {
+  if (w == "unsigned" || w == "signed") return true;
   if (w.empty() || !ident_start(w[0]) || qualifier_word(w)) return false;
   return t_->is_declarator(w) || t_->is_pointer_declarator(w) || t_->is_user_type(w) || scalar_type(w) ||
          vector_type(w) || w == "void" || (w.size() > 2 && w.compare(w.size() - 2, 2, "_t") == 0);
@@ -506,10 +510,13 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
     return false;
   switch (ctx) {
     case Ctx::kImage: return k->image;
-    case Ctx::kAtomic: return ptr && c != '[';  // `atomic_inc(a)`, `&a[e]`, not `a[e]`
+    case Ctx::kAtomic:  // `atomic_inc(a)`, `&a[e]`, `a + e`, not `a[e]`
+      return (ptr && c != '[') || (!before_unary && (before_prev == "+" || before_prev == "-"));
     case Ctx::kAny: return true;
     case Ctx::kInteger:
-      // `c[f]`, `c[a[d]]` with float f and float* a, `c[a + d]`.
+      // `c[f]`, `c[a[d]]` with float f and float* a, `c[a + d]`; a
+      // comparison makes an integer of anything (`c[f > 0.5f ? 1 : 0]`).
+      if (std::string_view("<>=!?").find(c) != std::string_view::npos) return true;
       if (k->kind == Kind::kFloat) return false;
       if (ptr) return (c == '[' && k->elem != Cls::kFloat) || (c == '-' && k->elem == Cls::kUnknown);
       if (k->kind == Kind::kVector) return k->elem != Cls::kFloat;
@@ -576,7 +583,7 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
     }
   }
   // A floating-point literal is no integer (`c[1.5f]`).
-  if (before == "0" && current_ctx() == Ctx::kInteger &&
+  if (before == "0" && current_ctx() == Ctx::kInteger && std::string_view("<>=!?").find(c) == std::string_view::npos &&
       (pending != Cls::kNone ? pending == Cls::kFloat : last_number_float_))
     return false;
   if (!assignment_ok(c, before, before_prev)) return false;
@@ -646,7 +653,9 @@ bool CodeConstraint::check(char c) const {
       }
       if (!word_ok(word_, true, word_field_, word_decl_)) return false;
       // No space between a builtin and its '(' (statements keep theirs: `if (`).
-      if (space(c)) return word_field_ || !t_->is_call_only(word_) || statement_keyword(word_) || word_ == "sizeof";
+      if (space(c))
+        return (word_field_ || !t_->is_call_only(word_) || statement_keyword(word_) || word_ == "sizeof") &&
+               !(word_ == "return" && fn_void_);  // `return;`
       Cls pending = Cls::kNone;
       if (!word_field_) {
         if (kind_of(word_))
@@ -675,7 +684,7 @@ bool CodeConstraint::check(char c) const {
       // operator (`d = =`). `e++;` and the `*` of a pointer type (`(float*)`)
       // are no such operators.
       if (in_body() && prev_.size() == 1 && std::string_view("=+-*/%<>&|^!~?:").find(prev_[0]) != std::string_view::npos &&
-          !((prev_ == "+" || prev_ == "-") && prev2_ == prev_) && !(prev_ == "*" && type_word(prev2_)) &&
+          !((prev_ == "+" || prev_ == "-") && prev2_ == prev_) && !(prev_ == "*" && (type_word(prev2_) || prev2_ == "*")) &&
           !(prev_ == ":" && last_ != ' ')) {
         if (std::string_view(";,)]}").find(c) != std::string_view::npos) return false;
         if (last_ == ' ' && std::string_view("=/%<>|^?:").find(c) != std::string_view::npos) return false;
@@ -724,7 +733,22 @@ void CodeConstraint::end_assignments_deeper_than(size_t depth) {
   if (saved_depth_ > int(depth)) saved_depth_ = -1, saved_ctx_ = Ctx::kAny;
 }
 
+void CodeConstraint::end_loop_bodies() {
+  body_end_pending_ = false;
+  while (!single_stmt_scopes_.empty() && single_stmt_scopes_.back() >= int(open_.size())) {
+    close_scope();
+    single_stmt_scopes_.pop_back();
+  }
+  if (single_loop_depth_ >= int(open_.size())) single_loop_depth_ = -1;
+}
+
 void CodeConstraint::finish_word() {
+  if (body_end_pending_ && !word_field_) {
+    if (word_ == "else")
+      body_end_pending_ = false;
+    else
+      end_loop_bodies();
+  }
   mode_ = Mode::kCode;
   bool in_aggregate = !open_.empty() && open_.back().aggregate;
   bool declared_now = false;
@@ -781,6 +805,7 @@ void CodeConstraint::finish_word() {
   }
   // An operand's class, for the call that classes its operands (pointers
   // count once subscripted, builtins once their call closes).
+  if (word_field_) record(Cls::kUnknown);  // `p->x`, `v.x`: of a type the constraint does not track
   if (!word_field_ && !in_aggregate && !declared_now) {
     if (kind_of(word_)) {
       record(name_class(word_, prev_ == ")", prev_unary_ && prev_ == "*"));
@@ -862,6 +887,9 @@ void CodeConstraint::step(char c) {
       break;
     case Mode::kCode: break;
   }
+  // A pending end of a braceless loop body: any token but `else` ends it
+  // (words decide in finish_word).
+  if (body_end_pending_ && !space(c) && !ident_start(c)) end_loop_bodies();
   // Code mode. What follows a loop or switch header is its body.
   if (!space(c) && (for_body_pending_ || loop_body_pending_ || switch_body_pending_)) {
     const bool brace = c == '{';
@@ -901,7 +929,7 @@ void CodeConstraint::step(char c) {
           fn_void_ = prev2_ == "void";
         }
         Open o{'(', prev_ == "for", false, 0};
-        if (!prev_.empty() && ident_start(prev_[0]) &&
+        if (!prev_.empty() && ident_start(prev_[0]) && prev_ != "return" &&
             (t_->is_called(prev_) || std::isupper(static_cast<unsigned char>(prev_[0])))) {
           // A call (or a statement's header): its own context.
           if (float_builtin(prev_) || float_test_builtin(prev_)) {
@@ -971,6 +999,13 @@ void CodeConstraint::step(char c) {
         break;
       case '?':
         if (!open_.empty()) ++open_.back().ternaries;
+        [[fallthrough]];
+      case '<':
+      case '>':
+      case '!':
+        // After a comparison the operands are free: `c[f > 0.5f ? 1 : 0]`.
+        if (!open_.empty() && open_.back().ctx == Ctx::kInteger && open_.back().c != '{' && c != '!')
+          open_.back().ctx = Ctx::kAny;
         break;
       case ':':
         if (!open_.empty() && open_.back().ternaries > 0) --open_.back().ternaries;
@@ -1008,7 +1043,7 @@ void CodeConstraint::step(char c) {
           end_assignments_deeper_than(open_.size());
           if (c == ')') {
             last_paren_header_ = o.header != 0;
-            last_paren_type_ = prev_ == "*" || type_word(prev_);
+            last_paren_type_ = o.group && (prev_ == "*" || type_word(prev_));  // not `sizeof(float)`
             last_paren_cast_ = o.group;
             cast_to_pointer_ = prev_ == "*";
           }
@@ -1053,12 +1088,12 @@ void CodeConstraint::step(char c) {
         if (!open_.empty()) open_.back().ternaries = 0;
         stmt_decl_depth_ = -1;
         if (assign_depth_ == int(open_.size())) assign_depth_ = -1, assign_ctx_ = Ctx::kAny;
-        // A `for` body without braces ends with its statement.
-        while (!single_stmt_scopes_.empty() && single_stmt_scopes_.back() == int(open_.size())) {
-          close_scope();
-          single_stmt_scopes_.pop_back();
-        }
-        if (single_loop_depth_ == int(open_.size())) single_loop_depth_ = -1;
+        // A loop body without braces ends with its statement, unless an
+        // `else` continues it (`for (...) if (x) y; else z;`): decided by the
+        // next token.
+        if ((!single_stmt_scopes_.empty() && single_stmt_scopes_.back() == int(open_.size())) ||
+            single_loop_depth_ == int(open_.size()))
+          body_end_pending_ = true;
         break;
       case '"': mode_ = Mode::kString; break;
       case '#': mode_ = Mode::kDirective; break;
@@ -1084,7 +1119,9 @@ void CodeConstraint::step(char c) {
 }
 
 bool CodeConstraint::accepts(std::string_view piece) const {
-  if (piece.size() == 1) return check(piece[0]);
+  if (piece.empty()) return true;
+  if (!check(piece[0])) return false;  // most refusals, without copying the state
+  if (piece.size() == 1) return true;
   CodeConstraint copy = *this;
   for (char c : piece) {
     if (!copy.check(c)) return false;

@@ -159,6 +159,7 @@ class CodeConstraint {
   void finish_word();
   void declare(const std::string& w);
   void close_scope();
+  void end_loop_bodies();  // braceless loop bodies at the current depth (and deeper) end
   void end_assignments_deeper_than(size_t depth);
   // The fresh names a declaration may take next (the rewriter skips names
   // that a file also uses as fixed words or fields).
@@ -228,6 +229,7 @@ class CodeConstraint {
   bool loop_body_pending_ = false;     // a loop header (or `do`) closed: '{' opens a loop body
   bool switch_body_pending_ = false;
   int single_loop_depth_ = -1;         // a loop body without braces, at this depth
+  bool body_end_pending_ = false;      // such a body's statement ended; an `else` would continue it
   bool brace_for_ = false, brace_loop_ = false, brace_switch_ = false;  // the next '{' is such a body
   int stmt_decl_depth_ = -1;   // its bracket depth (-1: not a declaration)
   std::vector<Open> open_;

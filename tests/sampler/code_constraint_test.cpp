@@ -48,7 +48,8 @@ std::vector<std::string> test_corpus() {
       "  for (int g = 0; g < c; g++) {\n    if (b[g] == 0)\n      continue;\n"
       "    if (b[g] < 0)\n      break;\n  }\n"
       "  switch (f) {\n    case 0:\n      e = 1.0f;\n      break;\n    default:\n      break;\n  }\n"
-      "  while (f > 0)\n    f--;\n  atomic_inc(&b[d]);\n  a[d] = e;\n}\n");
+      "  while (f > 0)\n    f--;\n  atomic_inc(&b[d]);\n  if (d > 0)\n    e = 2.0f;\n  else\n    e = 3.0f;\n"
+      "  int h = sizeof(float) * (unsigned)c;\n  a[d] = e;\n}\n");
   return texts;
 }
 
@@ -316,11 +317,25 @@ TEST(CodeConstraint, AnOperatorTakesAnOperand) {
   EXPECT_FALSE(accepts_all(prefix, "if (int f = 0) {")) << "no declaration in a condition";
 }
 
+TEST(CodeConstraint, CompilableFormsTheReviewFoundRefused) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  float f = a[e];\n  ";
+  EXPECT_TRUE(accepts_all(prefix, "int g = sizeof(float) * d;")) << "sizeof's ')' ends an operand";
+  EXPECT_TRUE(accepts_all(prefix, "for (int g = 0; g < d; g++)\n    if (c[g] > 0.0f)\n      c[g] = 1.0f;\n"
+                                  "    else\n      c[g] = 0.0f;\n  c[e] = f;"))
+      << "an else continues a braceless loop body";
+  EXPECT_FALSE(accepts_all(prefix, "for (int g = 0; g < d; g++)\n    c[g] = 1.0f;\n  c[g] = f;"));
+  EXPECT_TRUE(accepts_all(prefix, "c[f > 0.5f ? 1 : 0] = f;\n  c[(f > 0.0f)] = f;"))
+      << "a comparison is an integer";
+  EXPECT_TRUE(accepts_all(prefix, "int g = (unsigned)e;"));
+  EXPECT_TRUE(accepts_all(prefix, "c[e] = sqrt(a[e] * 2);"));
+  EXPECT_FALSE(accepts_all(kSeed + "\n  ", "return ;")) << "no space before a void return's ';'";
+}
+
 TEST(CodeConstraint, AtomicsTakeAPointerFirst) {
   const std::string prefix = "__kernel void A(__global int* a, const int b) {\n  ";
   EXPECT_FALSE(accepts_all(prefix, "atomic_inc(b);"));
   EXPECT_FALSE(accepts_all(prefix, "atomic_inc(a[0]);"));
-  EXPECT_TRUE(accepts_all(prefix, "atomic_inc(a);\n  atomic_inc(&a[b]);\n  atomic_inc(&(a[b]));"));
+  EXPECT_TRUE(accepts_all(prefix, "atomic_inc(a);\n  atomic_inc(&a[b]);\n  atomic_inc(&(a[b]));\n  atomic_inc(a + b);"));
 }
 
 TEST(CodeConstraint, PointersAreNotComparedWithIntegers) {
