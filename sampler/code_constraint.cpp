@@ -516,7 +516,8 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
     case Ctx::kInteger:
       // `c[f]`, `c[a[d]]` with float f and float* a, `c[a + d]`; a
       // comparison makes an integer of anything (`c[f > 0.5f ? 1 : 0]`).
-      if (std::string_view("<>=!?").find(c) != std::string_view::npos) return true;
+      // (Not '=': `c[e + a = d]` is an assignment.)
+      if (std::string_view("<>!?").find(c) != std::string_view::npos) return true;
       if (k->kind == Kind::kFloat) return false;
       if (ptr) return (c == '[' && k->elem != Cls::kFloat) || (c == '-' && k->elem == Cls::kUnknown);
       if (k->kind == Kind::kVector) return k->elem != Cls::kFloat;
@@ -583,7 +584,7 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
     }
   }
   // A floating-point literal is no integer (`c[1.5f]`).
-  if (before == "0" && current_ctx() == Ctx::kInteger && std::string_view("<>=!?").find(c) == std::string_view::npos &&
+  if (before == "0" && current_ctx() == Ctx::kInteger && std::string_view("<>!?").find(c) == std::string_view::npos &&
       (pending != Cls::kNone ? pending == Cls::kFloat : last_number_float_))
     return false;
   if (!assignment_ok(c, before, before_prev)) return false;

@@ -206,6 +206,7 @@ TEST(CodeConstraint, SubscriptsTakeIntegers) {
   EXPECT_FALSE(accepts_all(prefix, "b[e * f] = 0.0f;"));
   EXPECT_FALSE(accepts_all(prefix, "b[a[e]] = 0.0f;")) << "a float element";
   EXPECT_FALSE(accepts_all(prefix, "b[c + e] = 0.0f;")) << "a pointer";
+  EXPECT_FALSE(accepts_all(prefix, "b[e + c = d] = 0.0f;")) << "no assignment to a pointer in a subscript";
   EXPECT_FALSE(accepts_all(prefix, "b[1.5f] = 0.0f;"));
   EXPECT_TRUE(accepts_all(prefix, "b[(int)f] = 0.0f;")) << "a cast makes it an integer";
   EXPECT_TRUE(accepts_all(prefix, "b[(int)(f * 2.0f)] = 0.0f;"));
