@@ -414,6 +414,7 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
       if (w == "break") return loop || sw;
       if (w == "continue") return loop;
       if (w == "case" || w == "default") return sw;
+      if (w == "else") return else_ok_depth_ == int(open_.size());
       return true;
     }
     // A kept variable name is used only once declared.
@@ -704,7 +705,17 @@ bool CodeConstraint::check(char c) const {
   return true;
 }
 
+void CodeConstraint::end_statement(int depth) {
+  if (depth < 0) return;
+  if (int(if_stmt_.size()) <= depth) if_stmt_.resize(depth + 1, false);
+  else_ok_depth_ = if_stmt_[depth] ? depth : -1;
+  if_stmt_[depth] = false;
+  else_just_set_ = true;
+}
+
 void CodeConstraint::push_token(const std::string& token) {
+  if (!else_just_set_ && token != "else") else_ok_depth_ = -1;
+  else_just_set_ = false;
   if (token != just_declared_) just_declared_.clear();
   // `*`, `&`, `-`, ... are unary where no operand ends before them.
   bool unary = token.size() == 1 && std::string_view("*&-+!~").find(token[0]) != std::string_view::npos &&
@@ -813,6 +824,11 @@ void CodeConstraint::finish_word() {
     } else if (t_->is_fixed(word_) && !t_->is_called(word_)) {
       record(Cls::kUnknown);
     }
+  }
+  if (!word_field_ && (word_ == "if" || word_ == "else")) {
+    size_t d = open_.size();
+    if (if_stmt_.size() <= d) if_stmt_.resize(d + 1, false);
+    if_stmt_[d] = word_ == "if";  // `else if` is an if-statement again; a plain else ends the chain
   }
   if (word_ == "const" || word_ == "__constant" || word_ == "constant") const_seen_ = true;
   if (word_ == "do") loop_body_pending_ = true;
@@ -1076,6 +1092,7 @@ void CodeConstraint::step(char c) {
           open_.pop_back();
           close_scope();
           for (int k = 0; k < extra; ++k) close_scope();
+          if (!closed_aggregate && !open_.empty()) end_statement(int(open_.size()));
           end_assignments_deeper_than(open_.size());
           while (!single_stmt_scopes_.empty() && single_stmt_scopes_.back() > int(open_.size())) {
             close_scope();
@@ -1087,6 +1104,7 @@ void CodeConstraint::step(char c) {
       case ';':
         if (!open_.empty() && open_.back().for_header) ++open_.back().semicolons;
         if (!open_.empty()) open_.back().ternaries = 0;
+        if (open_.empty() || open_.back().c == '{') end_statement(int(open_.size()));
         stmt_decl_depth_ = -1;
         if (assign_depth_ == int(open_.size())) assign_depth_ = -1, assign_ctx_ = Ctx::kAny;
         // A loop body without braces ends with its statement, unless an

@@ -230,6 +230,13 @@ class CodeConstraint {
   bool switch_body_pending_ = false;
   int single_loop_depth_ = -1;         // a loop body without braces, at this depth
   bool body_end_pending_ = false;      // such a body's statement ended; an `else` would continue it
+  // `else` only right after an if-statement's body: the depth where one just
+  // ended (-1: none), which statements at each depth are if-statements, and
+  // whether the last token set it.
+  int else_ok_depth_ = -1;
+  std::vector<bool> if_stmt_ = std::vector<bool>(1, false);
+  bool else_just_set_ = false;
+  void end_statement(int depth);
   bool brace_for_ = false, brace_loop_ = false, brace_switch_ = false;  // the next '{' is such a body
   int stmt_decl_depth_ = -1;   // its bracket depth (-1: not a declaration)
   std::vector<Open> open_;

@@ -332,6 +332,14 @@ TEST(CodeConstraint, CompilableFormsTheReviewFoundRefused) {
   EXPECT_FALSE(accepts_all(kSeed + "\n  ", "return ;")) << "no space before a void return's ';'";
 }
 
+TEST(CodeConstraint, ElseOnlyAfterAnIfStatement) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "c[e] = 1.0f;\n  else\n"));
+  EXPECT_TRUE(accepts_all(prefix, "if (e < d)\n    c[e] = 1.0f;\n  else if (e > d) {\n    c[e] = 2.0f;\n  } else\n    c[e] = 0.0f;\n"));
+  EXPECT_FALSE(accepts_all(prefix, "if (e < d) {\n    c[e] = 1.0f;\n  }\n  c[e] = 0.0f;\n  else\n"));
+  EXPECT_FALSE(accepts_all(prefix, "if (e < d)\n    c[e] = 1.0f;\n  else\n    c[e] = 0.0f;\n  else\n"));
+}
+
 TEST(CodeConstraint, AtomicsTakeAPointerFirst) {
   const std::string prefix = "__kernel void A(__global int* a, const int b) {\n  ";
   EXPECT_FALSE(accepts_all(prefix, "atomic_inc(b);"));
