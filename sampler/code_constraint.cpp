@@ -5,11 +5,27 @@
 #include <cctype>
 
 #include "corpus/preprocess/generated_names.h"
+#include "sampler/opencl_words.h"
 
 namespace clgen::sampler {
 
 using preprocess::generated_index;
 using preprocess::generated_name;
+using opencl::cxx_operator_word;
+using opencl::float_builtin;
+using opencl::float_test_builtin;
+using opencl::float_type;
+using opencl::generic_builtin;
+using opencl::image_builtin;
+using opencl::integer_builtin;
+using opencl::integer_result;
+using opencl::pointer_qualifier;
+using opencl::qualifier_word;
+using opencl::scalar_type;
+using opencl::statement_keyword;
+using opencl::swizzle;
+using opencl::type_width;
+using opencl::vector_type;
 
 namespace {
 
@@ -26,72 +42,15 @@ bool all_of(std::string_view w, int (*pred)(int)) {
 bool lower_shape(std::string_view w) { return w.size() <= 3 && all_of(w, ::islower); }
 bool upper_shape(std::string_view w) { return w.size() <= 2 && all_of(w, ::isupper); }
 
-// Vector components: .x .xy .xyzw, .s0 .s01f, .lo .hi .even .odd (and
-// prefixes of them when `prefix`).
-bool swizzle(std::string_view w, bool prefix) {
-  if (w.empty()) return prefix;
-  if (w.size() <= 4 && w.find_first_not_of("xyzw") == std::string_view::npos) return true;
-  if ((w[0] == 's' || w[0] == 'S') && w.size() <= 17 &&
-      (w.size() > 1 || prefix) &&
-      w.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string_view::npos)
-    return true;
-  for (std::string_view s : {"lo", "hi", "even", "odd"})
-    if (prefix ? s.substr(0, w.size()) == w : s == w) return true;
-  return false;
-}
-
 constexpr int kMaxNumberLength = 48;
 
 // prev_ after a field name (`.x`): a token that is no word, so no rule about
 // names, calls or declarations applies to what follows it.
 const char* const kFieldWord = ".field";
 
-// Words that can only start a statement.
-bool statement_keyword(const std::string& w) {
-  static const std::unordered_set<std::string> k = {"if", "for", "while", "do", "switch", "return",
-                                                    "break", "continue", "else", "case", "default",
-                                                    "goto"};
-  return k.count(w) > 0;
-}
 bool at_statement_start(const std::string& prev) {
   return prev.empty() || prev == ";" || prev == "{" || prev == "}" || prev == ")" || prev == ":" ||
          prev == "else" || prev == "do";
-}
-
-bool scalar_type(const std::string& w) {
-  static const std::unordered_set<std::string> k = {
-      "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double",
-      "half", "bool", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "unsigned", "signed"};
-  return k.count(w) > 0;
-}
-bool float_type(const std::string& w) { return w == "float" || w == "double" || w == "half"; }
-// The vector width of type w: 1 for scalars, 0 when not a number type.
-int type_width(const std::string& w);
-
-bool vector_type(const std::string& w) {
-  size_t d = w.find_first_of("0123456789");
-  if (d == std::string::npos || d == 0) return false;
-  std::string n = w.substr(d);
-  return scalar_type(w.substr(0, d)) && (n == "2" || n == "3" || n == "4" || n == "8" || n == "16");
-}
-
-int type_width(const std::string& w) {
-  if (scalar_type(w)) return 1;
-  if (!vector_type(w)) return 0;
-  return std::stoi(w.substr(w.find_first_of("0123456789")));
-}
-
-bool image_builtin(const std::string& w) {
-  return w.compare(0, 10, "get_image_") == 0 || w.compare(0, 10, "read_image") == 0 ||
-         w.compare(0, 11, "write_image") == 0;
-}
-
-// Qualifiers that may follow the '*' of a pointer declaration (or, when
-// !complete, a prefix of one).
-bool pointer_qualifier(const std::string& w, bool complete) {
-  for (const char* q : {"const", "restrict", "__restrict", "volatile"})
-    if (complete ? w == q : std::string_view(q).substr(0, w.size()) == w) return true;
-  return false;
 }
 
 // prev_ after the closing brace of a struct, union or enum body.
@@ -100,57 +59,6 @@ const char* const kAggregateType = "}type";
 // Short keywords of OpenCL C shaped like generated names; every other short
 // fixed word (min, dot, ...) is learned from the corpus, where it is called.
 const char* const kShortKeywords[] = {"do", "if", "for", "int"};
-
-bool in_set(const std::unordered_set<std::string>& set, const std::string& w) { return set.count(w) > 0; }
-
-// Builtins defined for floating-point arguments of several precisions
-// (OpenCL C math, geometric and common functions): with integers alone a
-// call is ambiguous or matches nothing. Left out: those that take a pointer
-// (fract, modf, ...) or an integer argument of their own (nan), and the
-// float-only native_, half_ and fast_ ones, to which an int converts.
-bool float_builtin(const std::string& w) {
-  static const std::unordered_set<std::string> k = {
-        "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atanh", "atanpi",
-        "atan2pi", "cbrt", "ceil", "copysign", "cos", "cosh", "cospi", "erfc", "erf", "exp", "exp2",
-        "exp10", "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "hypot", "ilogb",
-        "ldexp", "lgamma", "log", "log2", "log10", "log1p", "logb", "mad", "maxmag", "minmag",
-        "nextafter", "pow", "pown", "powr", "remainder", "rint", "rootn", "round", "rsqrt", "sin",
-        "sinh", "sinpi", "sqrt", "tan", "tanh", "tanpi", "tgamma", "trunc", "dot", "cross", "length",
-        "normalize", "distance", "degrees", "radians", "mix", "sign", "smoothstep", "step"};
-  return in_set(k, w);
-}
-// Builtins that test floating-point arguments and return an integer.
-bool float_test_builtin(const std::string& w) {
-  return w == "isnan" || w == "isinf" || w == "isfinite" || w == "isnormal" || w == "signbit";
-}
-// Builtins defined only for integer arguments.
-bool integer_builtin(const std::string& w) {
-  static const std::unordered_set<std::string> k = {
-      "mad24", "mul24", "abs", "abs_diff", "add_sat", "sub_sat", "hadd", "rhadd", "clz", "popcount",
-      "rotate", "mad_hi", "mul_hi", "mad_sat", "upsample"};
-  return in_set(k, w);
-}
-// Builtins that return an integer whatever their arguments.
-bool integer_result(const std::string& w) {
-  static const std::unordered_set<std::string> k = {
-      "get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
-      "get_num_groups", "get_work_dim", "get_global_offset", "sizeof", "any", "all"};
-  return integer_builtin(w) || in_set(k, w);
-}
-// Builtins whose result has their arguments' type.
-bool generic_builtin(const std::string& w) { return w == "min" || w == "max" || w == "clamp"; }
-
-// Generated names that clang-format reads as C++'s alternative operators.
-bool cxx_operator_word(const std::string& w) { return w == "or" || w == "and" || w == "not" || w == "xor"; }
-
-bool qualifier_word(const std::string& w) {
-  static const std::unordered_set<std::string> k = {
-      "const", "__global", "global", "__local", "local", "__constant", "constant", "__private",
-      "private", "volatile", "restrict", "__restrict", "unsigned", "signed", "struct", "union",
-      "enum", "typedef", "static", "inline", "__kernel", "kernel", "__read_only", "read_only",
-      "__write_only", "write_only"};
-  return in_set(k, w);
-}
 
 // A minimal lexer over normalized text: words with the significant token
 // before them and whether they follow '.' or '->'.
