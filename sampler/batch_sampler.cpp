@@ -45,13 +45,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   std::vector<Stream> streams(n);
   // Stream i's generator: seeded from a SplitMix64 mix of (seed, i), so
   // neighbouring streams' states are unrelated.
-  auto mix = [](uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  };
-  for (int i = 0; i < n; ++i) streams[i].rng = Rng(mix(opts_.seed ^ mix(uint64_t(i))));
+  for (int i = 0; i < n; ++i) streams[i].rng = Rng(splitmix64(opts_.seed ^ splitmix64(uint64_t(i))));
   // The constraint's state after the seed, copied into every (re)started stream.
   std::optional<CodeConstraint> seeded;
   if (opts_.constraint) {

@@ -363,6 +363,13 @@ CodeConstraint::Cls CodeConstraint::name_class(const std::string& w, bool cast, 
   return Cls::kUnknown;
 }
 
+CodeConstraint::Cls CodeConstraint::word_class() const {
+  if (kind_of(word_)) return name_class(word_, prev_ == ")", prev_unary_ && prev_ == "*");
+  // Constants (M_PI, true, ...): of a type the constraint does not track.
+  if (t_->is_fixed(word_) && !t_->is_called(word_)) return Cls::kUnknown;
+  return Cls::kNone;  // builtins count once their call closes
+}
+
 CodeConstraint::Cls CodeConstraint::number_class() const { return number_float_ ? Cls::kFloat : Cls::kInt; }
 
 void CodeConstraint::record(Cls cls) {
@@ -405,7 +412,7 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
   // A pointer after a cast to a value type (`(float)a`), or as the right
   // operand of `* / % ^ - &` (`d * a`, `d - a`).
   if (ptr && c != '[' && !(c == '-' && k->elem == Cls::kUnknown)) {
-    if (before_prev == ")" && last_paren_cast_ && !cast_to_pointer_) return false;
+    if (before_prev == ")" && last_paren_group_ && !cast_to_pointer_) return false;
     if (!before_unary && before_prev.size() == 1 && std::string_view("*/%^-&").find(before_prev[0]) != std::string_view::npos)
       return false;
     // No ordered comparison or shift with a pointer (clang only warns about
@@ -450,7 +457,7 @@ bool CodeConstraint::assignment_ok(char c, const std::string& before, const std:
       if (n->constant) return false;
     if (before_prev == "]" && last_elem_const_) return false;
     // Only lvalues are assigned: not `get_global_id(0) = ...` or `1 = ...`.
-    if (before_prev == "0" || (before_prev == ")" && !last_paren_header_ && (!last_paren_cast_ || last_paren_type_)))
+    if (before_prev == "0" || (before_prev == ")" && !last_paren_header_ && (!last_paren_group_ || last_paren_type_)))
       return false;
   }
   if (before.size() == 1 && last_ == before[0]) {
@@ -566,13 +573,7 @@ bool CodeConstraint::check(char c) const {
       if (space(c))
         return (word_field_ || !t_->is_call_only(word_) || statement_keyword(word_) || word_ == "sizeof") &&
                !(word_ == "return" && fn_void_);  // `return;`
-      Cls pending = Cls::kNone;
-      if (!word_field_) {
-        if (kind_of(word_))
-          pending = name_class(word_, prev_ == ")", prev_unary_ && prev_ == "*");
-        else if (t_->is_fixed(word_) && !t_->is_called(word_))
-          pending = Cls::kUnknown;
-      }
+      const Cls pending = word_field_ ? Cls::kNone : word_class();
       before_cmp_ = prev_cmp_;
       return code_char_ok(c, word_field_ ? kFieldWord : word_, prev_, prev_unary_, pending);
     }
@@ -613,11 +614,15 @@ bool CodeConstraint::check(char c) const {
   return true;
 }
 
+std::vector<bool>::reference CodeConstraint::if_stmt_at(size_t depth) {
+  if (if_stmt_.size() <= depth) if_stmt_.resize(depth + 1, false);
+  return if_stmt_[depth];
+}
+
 void CodeConstraint::end_statement(int depth) {
   if (depth < 0) return;
-  if (int(if_stmt_.size()) <= depth) if_stmt_.resize(depth + 1, false);
-  else_ok_depth_ = if_stmt_[depth] ? depth : -1;
-  if_stmt_[depth] = false;
+  else_ok_depth_ = if_stmt_at(size_t(depth)) ? depth : -1;
+  if_stmt_[size_t(depth)] = false;
   else_just_set_ = true;
 }
 
@@ -653,12 +658,16 @@ void CodeConstraint::end_assignments_deeper_than(size_t depth) {
   if (saved_depth_ > int(depth)) saved_depth_ = -1, saved_ctx_ = Ctx::kAny;
 }
 
-void CodeConstraint::end_loop_bodies() {
-  body_end_pending_ = false;
-  while (!single_stmt_scopes_.empty() && single_stmt_scopes_.back() >= int(open_.size())) {
+void CodeConstraint::close_braceless_scopes(int from_depth) {
+  while (!single_stmt_scopes_.empty() && single_stmt_scopes_.back() >= from_depth) {
     close_scope();
     single_stmt_scopes_.pop_back();
   }
+}
+
+void CodeConstraint::end_loop_bodies() {
+  body_end_pending_ = false;
+  close_braceless_scopes(int(open_.size()));
   if (single_loop_depth_ >= int(open_.size())) single_loop_depth_ = -1;
 }
 
@@ -682,10 +691,7 @@ void CodeConstraint::finish_word() {
         declared_now = true;
         // A declaration is no statement: a `for` body without braces has
         // ended before it (`for (...) for (...) {...} float e;`).
-        while (!single_stmt_scopes_.empty() && single_stmt_scopes_.back() == int(open_.size())) {
-          close_scope();
-          single_stmt_scopes_.pop_back();
-        }
+        close_braceless_scopes(int(open_.size()));
         declare(word_);
         // Its kind, from the type before it (or the statement's, after ',').
         std::string type = prev_ == "*" ? prev2_ : prev_ == "," ? stmt_type_ : prev_;
@@ -726,17 +732,9 @@ void CodeConstraint::finish_word() {
   // An operand's class, for the call that classes its operands (pointers
   // count once subscripted, builtins once their call closes).
   if (word_field_) record(Cls::kUnknown);  // `p->x`, `v.x`: of a type the constraint does not track
-  if (!word_field_ && !in_aggregate && !declared_now) {
-    if (kind_of(word_)) {
-      record(name_class(word_, prev_ == ")", prev_unary_ && prev_ == "*"));
-    } else if (t_->is_fixed(word_) && !t_->is_called(word_)) {
-      record(Cls::kUnknown);
-    }
-  }
+  if (!word_field_ && !in_aggregate && !declared_now) record(word_class());
   if (!word_field_ && (word_ == "if" || word_ == "else")) {
-    size_t d = open_.size();
-    if (if_stmt_.size() <= d) if_stmt_.resize(d + 1, false);
-    if_stmt_[d] = word_ == "if";  // `else if` is an if-statement again; a plain else ends the chain
+    if_stmt_at(open_.size()) = word_ == "if";  // `else if` is an if-statement again; a plain else ends the chain
   }
   if (word_ == "const" || word_ == "__constant" || word_ == "constant") const_seen_ = true;
   if (word_ == "do") loop_body_pending_ = true;
@@ -969,7 +967,7 @@ void CodeConstraint::step(char c) {
           if (c == ')') {
             last_paren_header_ = o.header != 0;
             last_paren_type_ = o.group && (prev_ == "*" || type_word(prev_));  // not `sizeof(float)`
-            last_paren_cast_ = o.group;
+            last_paren_group_ = o.group;
             cast_to_pointer_ = prev_ == "*";
           }
           if (c == ']') {
@@ -1002,10 +1000,7 @@ void CodeConstraint::step(char c) {
           for (int k = 0; k < extra; ++k) close_scope();
           if (!closed_aggregate && !open_.empty()) end_statement(int(open_.size()));
           end_assignments_deeper_than(open_.size());
-          while (!single_stmt_scopes_.empty() && single_stmt_scopes_.back() > int(open_.size())) {
-            close_scope();
-            single_stmt_scopes_.pop_back();
-          }
+          close_braceless_scopes(int(open_.size()) + 1);
           if (single_loop_depth_ > int(open_.size())) single_loop_depth_ = -1;
         }
         break;

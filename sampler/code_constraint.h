@@ -149,6 +149,7 @@ class CodeConstraint {
   // The class of name `w` used as an operand (after a cast: unknown).
   Cls name_class(const std::string& w, bool cast, bool deref) const;
   Cls number_class() const;
+  Cls word_class() const;  // the class of word_ as an operand (kNone: none yet)
   // Records an operand's class in the call that classes its operands.
   void record(Cls cls);
   bool operand_end(const std::string& token) const;
@@ -160,6 +161,7 @@ class CodeConstraint {
   void declare(const std::string& w);
   void close_scope();
   void end_loop_bodies();  // braceless loop bodies at the current depth (and deeper) end
+  void close_braceless_scopes(int from_depth);  // the `for` scopes of braceless bodies at from_depth and deeper
   void end_assignments_deeper_than(size_t depth);
   // The fresh names a declaration may take next (the rewriter skips names
   // that a file also uses as fixed words or fields).
@@ -214,7 +216,7 @@ class CodeConstraint {
   int last_elem_width_ = 0;         // ... and its vector width
   int assign_width_ = 0;            // the vector width of the assignment's left-hand side (0: unknown)
   bool const_seen_ = false;         // `const` (or `__constant`) in the declaration being written
-  bool last_paren_cast_ = false;    // the last ')' closed parentheses that are no call or header
+  bool last_paren_group_ = false;   // the last ')' closed parentheses that are no call or header
   bool last_paren_header_ = false;  // ... that are a statement's header
   bool last_paren_type_ = false;    // ... that end with a type (a cast)
   bool cast_to_pointer_ = false;    // ... whose last token was '*' (`(float*)`)
@@ -237,6 +239,7 @@ class CodeConstraint {
   std::vector<bool> if_stmt_ = std::vector<bool>(1, false);
   bool else_just_set_ = false;
   void end_statement(int depth);
+  std::vector<bool>::reference if_stmt_at(size_t depth);
   bool brace_for_ = false, brace_loop_ = false, brace_switch_ = false;  // the next '{' is such a body
   int stmt_decl_depth_ = -1;   // its bracket depth (-1: not a declaration)
   std::vector<Open> open_;

@@ -78,13 +78,17 @@ void TopP::apply(Candidates& c) const {
   c.logits.resize(keep);
 }
 
+uint64_t splitmix64(uint64_t x) {
+  uint64_t z = x + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 Rng::Rng(uint64_t seed) {
   for (uint64_t& s : s_) {  // SplitMix64 expands the seed into the state
+    s = splitmix64(seed);
     seed += 0x9e3779b97f4a7c15ULL;
-    uint64_t z = seed;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    s = z ^ (z >> 31);
   }
 }
 

@@ -56,6 +56,10 @@ class TopP : public SamplingStep {
 
 // A deterministic generator (SplitMix64-seeded xoshiro256**): the same seed
 // gives the same draws on every platform and standard library.
+// SplitMix64: a well-mixed 64-bit value from x (one step of the generator
+// that seeds Rng).
+uint64_t splitmix64(uint64_t x);
+
 class Rng {
  public:
   explicit Rng(uint64_t seed);
