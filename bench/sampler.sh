@@ -58,7 +58,9 @@ def pct(a, b):
 util = lambda s, k=1: pct(s, k * secs)
 print(f"== {name}: {n} samples in {secs:.1f}s on {j['filter_threads']} filter threads")
 print(f"  samples/s            {n / secs:.2f}   ({j['tokens'] / secs:.0f} tokens/s)")
-print(f"  static pass rate     {pct(passed, n):.1f}%")
+complete = n - j["by_status"].get("truncated", 0)  # reached their closing brace
+print(f"  static pass rate     {pct(passed, n):.1f}% of all samples, {pct(passed, complete):.1f}% of the "
+      f"{complete} complete ones")
 print(f"  unique accepted/min  {j['accepted_per_minute']:.1f}   ({j['accepted']} new unique kernels)")
 print(f"  verbatim copies      {pct(copies, passed):.1f}% of passing samples ({copies})")
 print(f"  busy: model {util(j['model_seconds'] + j['draw_seconds']):.0f}%, "

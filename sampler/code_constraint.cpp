@@ -29,6 +29,16 @@ using opencl::vector_type;
 
 namespace {
 
+// Operator characters: consecutive ones form one operator (`&&`, `<<=`).
+constexpr std::string_view kOperatorChars = "=+-*/%<>&|^!~";
+
+// Builtins whose calls are effects the kernel keeps (stores, atomics, output).
+bool effect_builtin(const std::string& w) {
+  for (std::string_view p : {"atomic_", "atom_", "vstore", "write_image", "async_work_group"})
+    if (w.compare(0, p.size(), p) == 0) return true;
+  return w == "printf";
+}
+
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
@@ -276,7 +286,9 @@ bool CodeConstraint::generated_ok(const std::string& w, bool complete, int decl)
       if (matches(n)) return true;
     return decl >= 1 && open_.empty() && matches(generated_name(upper_.size(), true));
   }
-  if (decl >= 1 && param_name_ok()) {
+  // In a body only pointers are __global or __constant (`__global float e`).
+  const bool space_ok = !(stmt_global_ && in_body() && prev_ != "*" && prev2_ != "*");
+  if (decl >= 1 && param_name_ok() && space_ok) {
     for (const std::string& n : fresh_lower())
       if (matches(n)) return true;
   }
@@ -311,6 +323,11 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
     // A type name is no operand (`e + uint`).
     if (type_word(w) && prev_.size() == 1 && std::string_view("=+-/%<>|&^?:!~[*").find(prev_[0]) != std::string_view::npos &&
         !(prev_ == "*" && decl_context() != 0))
+      return false;
+    // A call's argument is no type (`mad24(float2)`), but for `sizeof(float)`.
+    if (type_word(w) && (prev_ == "(" || prev_ == ",") && in_body() && open_.back().c == '(' &&
+        !open_.back().group && !open_.back().for_header && open_.back().header == 0 &&
+        !(prev_ == "(" && prev2_ == "sizeof"))
       return false;
     // Statement keywords only where a statement can start.
     if (statement_keyword(w)) {
@@ -399,8 +416,12 @@ bool CodeConstraint::type_word(const std::string& w) const {
 bool CodeConstraint::operand_ok(char c, const std::string& name, const std::string& before_prev,
                                 bool before_unary) const {
   const Name* k = kind_of(name);
-  if (!k || (before_unary && before_prev == "&")) return true;  // &e
+  if (!k) return true;
   const Ctx ctx = current_ctx();
+  // Atomics take int pointers (`atomic_add(&a[e], 1)` with a float* a is
+  // ambiguous), but for `atomic_xchg`.
+  const bool float_atomic = ctx == Ctx::kAtomic && k->elem == Cls::kFloat && !open_.back().float_atomic;
+  if (before_unary && before_prev == "&") return !float_atomic;  // &e
   const bool ptr = k->kind == Kind::kPointer || k->kind == Kind::kArray;
   if (before_unary && before_prev == "*") {
     // `*e`: e must be a pointer; its element is the operand (`*a[0]`
@@ -427,7 +448,7 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
   switch (ctx) {
     case Ctx::kImage: return k->image;
     case Ctx::kAtomic:  // `atomic_inc(a)`, `&a[e]`, `a + e`, not `a[e]`
-      return (ptr && c != '[') || (!before_unary && (before_prev == "+" || before_prev == "-"));
+      return (ptr && c != '[' && !float_atomic) || (!before_unary && (before_prev == "+" || before_prev == "-"));
     case Ctx::kAny: return true;
     case Ctx::kInteger:
       // `c[f]`, `c[a[d]]` with float f and float* a, `c[a + d]`; a
@@ -504,6 +525,11 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
       (pending != Cls::kNone ? pending == Cls::kFloat : last_number_float_))
     return false;
   if (!assignment_ok(c, before, before_prev)) return false;
+  // A __local variable takes no initializer (a pointer to __local may).
+  if (c == '=' && stmt_local_ && top == '{' && in_body()) {
+    const Name* n = kind_of(before);
+    if (before == "]" || (n && n->kind != Kind::kPointer)) return false;
+  }
   // No field of a scalar element (`a[e].x` with a float* a).
   if (c == '.' && before == "]" && last_elem_width_ == 1) return false;
   // A vector cast of a whole value has the variable's width (`float4 e =
@@ -533,7 +559,14 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
       return top == '(' && !(open_.back().for_header && open_.back().semicolons < 2) && open_.back().ternaries == 0;
     case ']': return top == '[' && open_.back().ternaries == 0;
     case ',': return open_.empty() || open_.back().ternaries == 0;
-    case '}': return top == '{';
+    case '}':
+      // A kernel has an effect that survives dead-code elimination (a
+      // store, a call that writes, a loop): else clang keeps fewer than the
+      // filter's 3 instructions.
+      if (open_.size() == 1 && top == '{' && !open_.back().aggregate && kernel_body_ && !effect_) return false;
+      return top == '{';
+    case '[': return !in_body() || operand_end(before);  // `a[[]`, `![h]`
+    case '~': return !in_body() || !operand_end(before);  // a prefix operator only
     case ';':
       if (!open_.empty() && open_.back().ternaries > 0) return false;
       return top == 0 || top == '{' ||
@@ -563,6 +596,9 @@ bool CodeConstraint::check(char c) const {
         return !number_dot_ && number_length_ < kMaxNumberLength && current_ctx() != Ctx::kInteger;
       return space(c) || code_char_ok(c, "0", prev_, prev_unary_, number_class());
     case Mode::kWord: {
+      if (expect_while_) {
+        if (ident_char(c) ? word_.size() >= 5 || "while"[word_.size()] != c : word_ != "while") return false;
+      }
       if (ident_char(c)) {
         scratch_ = word_;
         scratch_ += c;
@@ -578,6 +614,20 @@ bool CodeConstraint::check(char c) const {
       return code_char_ok(c, word_field_ ? kFieldWord : word_, prev_, prev_unary_, pending);
     }
     case Mode::kCode:
+      if (expect_while_ && !space(c) && c != 'w') return false;  // `do {...} while`
+      // `!` is a prefix operator: after an operand only `!=` follows it (not
+      // `c ! e`), and `!=` only follows an operand (not `(! != f)`).
+      if (last_ == '!' && prev_ == "!" && prev_unary_ == (c == '=')) return false;
+      if (in_body()) {
+        // Only an lvalue is assigned: no operator before the assignment at
+        // its level (`e >= f &= e`, `d * e + c = h`; `*p`, `e++` and `p->x`
+        // are lvalues).
+        const Open& o = open_.back();
+        if (c == '=' && prev_.size() == 1 && last_ == prev_[0] && !prev_joined_ &&
+            std::string_view("+-*/%&|^").find(last_) != std::string_view::npos && o.binop_prev)
+          return false;
+        if (c != '=' && last_ == '=' && prev_ == "=" && !prev_joined_ && o.binop) return false;
+      }
       // Layout as the rewriter formats it: single spaces between tokens,
       // indentation only at a line start (under 80 columns), no trailing
       // space, at most one empty line, no tabs, and no space before
@@ -633,12 +683,57 @@ void CodeConstraint::push_token(const std::string& token) {
   // `*`, `&`, `-`, ... are unary where no operand ends before them.
   bool unary = token.size() == 1 && std::string_view("*&-+!~").find(token[0]) != std::string_view::npos &&
                !operand_end(prev_);
+  const bool joined = token.size() == 1 && prev_.size() == 1 && last_ == prev_[0] &&
+                      kOperatorChars.find(last_) != std::string_view::npos &&
+                      kOperatorChars.find(token[0]) != std::string_view::npos;
+  prev2_joined_ = prev_joined_;
+  prev_joined_ = joined;
   prev2_unary_ = prev_unary_;
   prev_unary_ = unary;
   prev2_cmp_ = prev_cmp_;
   prev_cmp_ = token == "=" && (prev_ == "<" || prev_ == ">") && (last_ == '<' || last_ == '>');
   prev2_ = std::move(prev_);
   prev_ = token;
+}
+
+bool CodeConstraint::assignment_token() const {
+  if (prev_ != "=") return false;
+  if (!prev_joined_) return true;
+  return prev2_.size() == 1 && std::string_view("+-*/%&|^").find(prev2_[0]) != std::string_view::npos && !prev2_joined_;
+}
+
+void CodeConstraint::note_operator(char c) {
+  if (!in_body()) return;
+  Open& o = open_.back();
+  const bool joined = prev_.size() == 1 && last_ == prev_[0] && kOperatorChars.find(last_) != std::string_view::npos;
+  if (c == '=') {
+    if (joined && last_ == '=') o.binop = true;  // `==`
+    return;
+  }
+  if (c == '?') {  // the middle operand is a whole expression (`c ? e += 1 : e`)
+    end_expression();
+    return;
+  }
+  if (std::string_view("+-*/%<>&|^!~").find(c) == std::string_view::npos) return;
+  if (joined) {
+    // `->` and `++`, `--` leave an lvalue; `a[e]++` stores.
+    if ((c == '>' && last_ == '-') || ((c == '+' || c == '-') && last_ == c)) {
+      o.binop = o.binop_prev;
+      if (c == '>') o.memory = true;
+      else if (o.memory) effect_ = true;
+    }
+    return;  // `&&`, `<<`, ...: the same operator
+  }
+  o.binop_prev = o.binop;
+  if (c == '*' && !operand_end(prev_)) {  // `*p`: an lvalue in memory
+    o.memory = true;
+    return;
+  }
+  o.binop = true;
+}
+
+void CodeConstraint::end_expression() {
+  if (in_body()) open_.back().binop = open_.back().binop_prev = open_.back().memory = false;
 }
 
 void CodeConstraint::declare(const std::string& w) {
@@ -672,6 +767,7 @@ void CodeConstraint::end_loop_bodies() {
 }
 
 void CodeConstraint::finish_word() {
+  expect_while_ = false;
   if (body_end_pending_ && !word_field_) {
     if (word_ == "else")
       body_end_pending_ = false;
@@ -737,7 +833,11 @@ void CodeConstraint::finish_word() {
     if_stmt_at(open_.size()) = word_ == "if";  // `else if` is an if-statement again; a plain else ends the chain
   }
   if (word_ == "const" || word_ == "__constant" || word_ == "constant") const_seen_ = true;
-  if (word_ == "do") loop_body_pending_ = true;
+  if (word_ == "do") loop_body_pending_ = do_pending_ = true;
+  if (in_body() && open_.back().c == '{') {
+    if (word_ == "__local" || word_ == "local") stmt_local_ = true;
+    if (word_ == "__global" || word_ == "global" || word_ == "__constant" || word_ == "constant") stmt_global_ = true;
+  }
   if (t_->is_user_type(word_) && (tag_ || open_.empty())) defined_types_.insert(word_);
   if (!word_field_ && !in_aggregate && t_->is_kept_name(word_) && word_decl_ >= 1 && !visible_.count(word_))
     declare(word_);
@@ -821,7 +921,13 @@ void CodeConstraint::step(char c) {
     brace_for_ = brace && for_body_pending_;
     brace_loop_ = brace && loop_body_pending_;
     brace_switch_ = brace && switch_body_pending_;
-    for_body_pending_ = loop_body_pending_ = switch_body_pending_ = false;
+    brace_do_ = brace && do_pending_;
+    for_body_pending_ = loop_body_pending_ = switch_body_pending_ = do_pending_ = false;
+  }
+  // The right-hand side of an assignment starts: assigning memory stores.
+  if (!space(c) && c != '=' && assignment_token() && in_body()) {
+    if (open_.back().memory) effect_ = true;
+    end_expression();
   }
   if (ident_start(c)) {
     mode_ = Mode::kWord;
@@ -840,6 +946,8 @@ void CodeConstraint::step(char c) {
     field_next_ = false;
   } else if (!space(c)) {
     bool closed_aggregate = false;
+    expect_while_ = false;
+    note_operator(c);
     switch (c) {
       case '(': {
         // A function's parameter list: '(' at file level after its name.
@@ -871,6 +979,8 @@ void CodeConstraint::step(char c) {
             o.classify = generic_builtin(prev_);
             o.int_result = integer_result(prev_);
           }
+          if (effect_builtin(prev_) || std::isupper(static_cast<unsigned char>(prev_[0]))) effect_ = true;
+          o.float_atomic = prev_ == "atomic_xchg" || prev_ == "atom_xchg";
           o.header = prev_ == "for" ? 'f' : prev_ == "while" ? 'w' : prev_ == "switch" ? 's' : prev_ == "if" ? 'i' : 0;
           // `(float)get_global_id(0)`: the cast decides the class.
           o.cast = prev2_ == ")";
@@ -887,6 +997,7 @@ void CodeConstraint::step(char c) {
         break;
       }
       case ',':
+        end_expression();
         if (in_params_ && open_.size() == 1) param_space_ = param_pointer_ = false;
         if (!open_.empty() && (open_.back().ctx == Ctx::kImage || open_.back().ctx == Ctx::kAtomic))
           open_.back().ctx = Ctx::kAny;  // only the first argument is the image or the pointer
@@ -919,6 +1030,7 @@ void CodeConstraint::step(char c) {
         break;
       case '*':
         if (in_params_ && open_.size() == 1) param_pointer_ = true;
+        if (in_body() && open_.back().c == '{') stmt_local_ = false;  // `__local float* e = ...` points to __local
         break;
       case '?':
         if (!open_.empty()) ++open_.back().ternaries;
@@ -931,7 +1043,11 @@ void CodeConstraint::step(char c) {
           open_.back().ctx = Ctx::kAny;
         break;
       case ':':
-        if (!open_.empty() && open_.back().ternaries > 0) --open_.back().ternaries;
+        if (!open_.empty() && open_.back().ternaries > 0) {
+          --open_.back().ternaries;
+          if (in_body()) open_.back().binop = true;  // `c ? e : f = 1` assigns the conditional
+        } else
+          end_expression();  // a label
         break;
       case '[': {
         Open o{'[', false, false, 0};
@@ -950,6 +1066,12 @@ void CodeConstraint::step(char c) {
       }
       case '{': {
         Open o{'{', false, tag_ || (open_.empty() && prev_ != ")"), 0};
+        if (open_.empty() && !o.aggregate) {  // a function body
+          kernel_body_ = kernel_params_;
+          effect_ = false;
+        }
+        o.do_body = brace_do_;
+        brace_do_ = false;
         o.loop_body = brace_loop_;
         o.switch_body = brace_switch_;
         o.extra_scopes = brace_for_ ? 1 : 0;
@@ -971,6 +1093,7 @@ void CodeConstraint::step(char c) {
             cast_to_pointer_ = prev_ == "*";
           }
           if (c == ']') {
+            if (in_body()) open_.back().memory = true;
             last_elem_ = o.elem;
             last_elem_const_ = o.elem_const;
             last_elem_width_ = o.elem_width;
@@ -995,7 +1118,9 @@ void CodeConstraint::step(char c) {
         if (!open_.empty() && open_.back().c == '{') {
           closed_aggregate = open_.back().aggregate;
           const int extra = open_.back().extra_scopes;
+          expect_while_ = open_.back().do_body;
           open_.pop_back();
+          end_expression();
           close_scope();
           for (int k = 0; k < extra; ++k) close_scope();
           if (!closed_aggregate && !open_.empty()) end_statement(int(open_.size()));
@@ -1005,6 +1130,7 @@ void CodeConstraint::step(char c) {
         }
         break;
       case ';':
+        end_expression();
         if (!open_.empty() && open_.back().for_header) ++open_.back().semicolons;
         if (!open_.empty()) open_.back().ternaries = 0;
         if (open_.empty() || open_.back().c == '{') end_statement(int(open_.size()));
@@ -1025,6 +1151,7 @@ void CodeConstraint::step(char c) {
     field_next_ = c == '.' || (c == '>' && last_ == '-');
     tag_ = false;
     if (c == ',' || c == ';' || c == '{' || c == '}' || c == '(' || c == ')' || c == '=') const_seen_ = false;
+    if (c == ';' || c == '{' || c == '}') stmt_local_ = stmt_global_ = false;
     // Const names become read-only once their declaration (or parameter
     // list) ends.
     if ((c == ';' || c == '{') && !pending_const_.empty()) {

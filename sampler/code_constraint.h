@@ -123,6 +123,13 @@ class CodeConstraint {
     bool switch_body = false;
     int extra_scopes = 0;      // `for` header scopes that end with this '{'
     char header = 0;           // the '(' of: 'f'or, 'w'hile, 's'witch
+    bool do_body = false;      // a '{' of a `do` loop: `while` follows it
+    bool float_atomic = false; // an atomic call that takes a float pointer (`atomic_xchg`)
+    // The expression being written at this level (outside inner brackets):
+    // whether an operator (not `*p`, `++`, `->`) has made it no lvalue, as it
+    // was before the current operator, and whether it reaches memory (a
+    // subscript, `*p`, `p->x`): assigning it then stores.
+    bool binop = false, binop_prev = false, memory = false;
   };
 
   bool check(char c) const;
@@ -202,6 +209,19 @@ class CodeConstraint {
   bool stmt_const_ = false;    // ... declared const
   std::vector<std::string> pending_const_;  // const names declared, assignable until their statement ends
   bool prev_unary_ = false;    // prev_ is a unary operator
+  bool prev_joined_ = false;   // prev_ continues the operator right before it (`&&`, `==`, `+=`, `->`)
+  bool prev2_joined_ = false;  // prev2_ does
+  // Whether prev_ is an assignment operator's '=' (not `==`, `<=`, `!=`).
+  bool assignment_token() const;
+  // Operator bookkeeping of the expression at the current level (Open::binop).
+  void note_operator(char c);
+  void end_expression();  // a ',' ';' '}' or label ':' ends it
+  bool kernel_body_ = false;   // the open function body is a kernel's
+  bool effect_ = false;        // ... and it has an effect so far (a store, a call, a loop)
+  bool do_pending_ = false, brace_do_ = false;  // a `do` body comes next
+  bool expect_while_ = false;  // a `do` body just closed: `while` comes next
+  bool stmt_local_ = false;    // the statement in a body declares __local variables
+  bool stmt_global_ = false;   // ... __global or __constant ones (only pointers may be)
   bool prev2_unary_ = false;   // prev2_ is
   bool prev_cmp_ = false;      // prev_ is the '=' of `<=` or `>=`
   bool prev2_cmp_ = false;     // prev2_ is

@@ -49,7 +49,7 @@ std::vector<std::string> test_corpus() {
       "    if (b[g] < 0)\n      break;\n  }\n"
       "  switch (f) {\n    case 0:\n      e = 1.0f;\n      break;\n    default:\n      break;\n  }\n"
       "  while (f > 0)\n    f--;\n  atomic_inc(&b[d]);\n  if (d > 0)\n    e = 2.0f;\n  else\n    e = 3.0f;\n"
-      "  int h = sizeof(float) * (unsigned)c;\n  a[d] = e;\n}\n");
+      "  int h = sizeof(float) * (unsigned)c;\n  a[d] = e;\n  __local float i[4];\n  atomic_xchg(&a[d], e);\n}\n");
   return texts;
 }
 
@@ -64,14 +64,16 @@ CodeConstraint after(const std::string& text) {
   return c;
 }
 
-// Whether every character of `text` is accepted after `prefix`.
-bool accepts_all(const std::string& prefix, const std::string& text) {
+// Whether every character of `text` is accepted after `prefix` (a failure
+// shows where the text was refused).
+::testing::AssertionResult accepts_all(const std::string& prefix, const std::string& text) {
   CodeConstraint c = after(prefix);
-  for (char ch : text) {
-    if (!c.accepts(std::string(1, ch))) return false;
-    c.feed(std::string(1, ch));
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!c.accepts(std::string(1, text[i])))
+      return ::testing::AssertionFailure() << "refused at " << i << ": " << text.substr(0, i) << "|" << text.substr(i);
+    c.feed(std::string(1, text[i]));
   }
-  return true;
+  return ::testing::AssertionSuccess() << "all accepted";
 }
 
 TEST(GeneratedNames, IndexAndNameAreInverse) {
@@ -345,6 +347,72 @@ TEST(CodeConstraint, AtomicsTakeAPointerFirst) {
   EXPECT_FALSE(accepts_all(prefix, "atomic_inc(b);"));
   EXPECT_FALSE(accepts_all(prefix, "atomic_inc(a[0]);"));
   EXPECT_TRUE(accepts_all(prefix, "atomic_inc(a);\n  atomic_inc(&a[b]);\n  atomic_inc(&(a[b]));\n  atomic_inc(a + b);"));
+}
+
+TEST(CodeConstraint, AtomicsOnFloatsOnlyExchange) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "atomic_inc(&a[e]);"));
+  EXPECT_FALSE(accepts_all(prefix, "atomic_inc(a);"));
+  EXPECT_TRUE(accepts_all(prefix, "atomic_xchg(&a[e], 1.0f);"));
+}
+
+TEST(CodeConstraint, NotAndComplementArePrefixOperators) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "b[d * e + c ! e] = 0;"));
+  EXPECT_FALSE(accepts_all(prefix, "if (! != e)"));
+  EXPECT_FALSE(accepts_all(prefix, "b[e ~ d] = 0;"));
+  EXPECT_TRUE(accepts_all(prefix, "if (!e && e != d && ~e)\n    b[e] = 0;"));
+}
+
+TEST(CodeConstraint, SubscriptsFollowAnOperand) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "a[[]"));
+  EXPECT_FALSE(accepts_all(prefix, "e = ![e]"));
+  EXPECT_TRUE(accepts_all(prefix, "float f[4];\n  f[0] = (a + e)[0] + a[e];"));
+}
+
+TEST(CodeConstraint, OnlyAnLvalueIsAssigned) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "if (e >= get_local_id(0) &= e)"));
+  EXPECT_FALSE(accepts_all(prefix, "b[d * e + c = e] = 0;"));
+  EXPECT_FALSE(accepts_all(prefix, "-e = d;"));
+  EXPECT_FALSE(accepts_all(prefix, "e = d ? e : d = 1;"));
+  // `==` is no assignment; `*p`, `p[e]++`, `++` and a '?' operand are lvalues.
+  EXPECT_TRUE(accepts_all(prefix, "if (e + 1 == d)\n    e = d;\n  *a = 1.0f;\n  *b++ = 2.0f;\n  e += d * 2;\n"
+                                  "  e = d > 0 ? e += 1 : e;\n  a[e]++;\n  int f;\n  e = f = e;"));
+}
+
+TEST(CodeConstraint, AKernelWritesSomething) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  int f = e * 2;\n";
+  EXPECT_FALSE(accepts_all(prefix, "}")) << "no store, call or atomic: no output";
+  EXPECT_FALSE(accepts_all(prefix, "  if (e < d) {\n    f = d;\n  }\n}"));
+  EXPECT_FALSE(accepts_all(prefix, "  float g = a[e];\n}")) << "a load is no effect";
+  EXPECT_TRUE(accepts_all(prefix, "  if (e < d) {\n    a[e] = f;\n  }\n}"));
+  EXPECT_TRUE(accepts_all(prefix, "  *b = 0.0f;\n}"));
+  EXPECT_TRUE(accepts_all(prefix, "  printf(\"%d\", f);\n}"));
+  EXPECT_TRUE(accepts_all("__kernel void A(__global int* a, const int b) {\n  ", "atomic_inc(a);\n}"));
+  EXPECT_TRUE(accepts_all("void B(int a) {\n  int b = a;\n}\n", "")) << "only kernels";
+}
+
+TEST(CodeConstraint, DoBodiesAreFollowedByWhile) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_TRUE(accepts_all(prefix, "do {\n    e++;\n  } while (e < d);"));
+  EXPECT_FALSE(accepts_all(prefix, "do {\n    e++;\n  };"));
+  EXPECT_FALSE(accepts_all(prefix, "do {\n    e++;\n  } e"));
+}
+
+TEST(CodeConstraint, AddressSpacesOfBodyVariables) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "__local int f = e;")) << "a __local variable takes no initializer";
+  EXPECT_TRUE(accepts_all(prefix, "__local int f[4];\n  __local float* g = 0;"));
+  EXPECT_FALSE(accepts_all(prefix, "__global float f")) << "only pointers are __global";
+  EXPECT_TRUE(accepts_all(prefix, "__global float* f = a + e;"));
+}
+
+TEST(CodeConstraint, CallArgumentsAreNoTypes) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "e = mad24(float)"));
+  EXPECT_TRUE(accepts_all(prefix, "e = mad24((int)d, e, 1) + sizeof(float);"));
 }
 
 TEST(CodeConstraint, PointersAreNotComparedWithIntegers) {
