@@ -2,6 +2,7 @@
 // declarations, checked one character at a time.
 #include "sampler/code_constraint.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "corpus/preprocess/generated_names.h"
@@ -83,6 +84,7 @@ struct Word {
   bool in_typedef = false;    // in a typedef statement
   bool before_semicolon = false;
   char next = '\0';           // the next non-space character
+  bool member = false;        // declares a struct or union member (`int c00;`)
 };
 
 std::vector<Word> lex_words(std::string_view s) {
@@ -91,6 +93,8 @@ std::vector<Word> lex_words(std::string_view s) {
   bool field_next = false;
   bool tag = false;              // after struct/union/enum (and its name)
   std::vector<bool> aggregates;  // per open '{': a struct, union or enum body
+  std::vector<bool> enums;       // ... an enum body
+  bool enum_tag = false;
   int parens = 0;
   bool typedef_stmt = false;
   size_t i = 0;
@@ -122,11 +126,14 @@ std::vector<Word> lex_words(std::string_view s) {
       if (w.text == "typedef" && w.file_level) typedef_stmt = true;
       w.in_typedef = typedef_stmt;
       if (w.text == "struct" || w.text == "union" || w.text == "enum") tag = true;
+      if (w.text == "enum") enum_tag = true;
       size_t k = j;
       while (k < s.size() && space(s[k])) ++k;
       w.called = k < s.size() && s[k] == '(';
       w.before_semicolon = k < s.size() && s[k] == ';';
       w.next = k < s.size() ? s[k] : '\0';
+      w.member = w.in_aggregate && !enums.back() && std::string_view(";,[:").find(w.next) != std::string_view::npos &&
+                 (prev == "*" || prev == "," || (!prev.empty() && ident_start(prev[0])));
       prev2 = prev;
       prev = w.text;
       out.push_back(std::move(w));
@@ -136,9 +143,9 @@ std::vector<Word> lex_words(std::string_view s) {
       if (c == ';' && aggregates.empty() && parens == 0) typedef_stmt = false;
       if (c == '(') ++parens;
       if (c == ')' && parens > 0) --parens;
-      if (c == '{') aggregates.push_back(tag);
-      if (c == '}' && !aggregates.empty()) aggregates.pop_back();
-      tag = false;
+      if (c == '{') aggregates.push_back(tag), enums.push_back(tag && enum_tag);
+      if (c == '}' && !aggregates.empty()) aggregates.pop_back(), enums.pop_back();
+      tag = enum_tag = false;
       field_next = c == '.' || (c == '>' && i > 0 && s[i - 1] == '-');
       prev2 = prev;
       prev = std::string(1, c);
@@ -175,6 +182,39 @@ bool ConstraintTables::is_field_prefix(const std::string& w) const {
   return field_prefixes_.count(w) > 0 || swizzle(w, true);
 }
 
+void ConstraintTables::learn_arities(std::string_view s) {
+  struct Call {
+    std::string name;  // empty: brackets that are no builtin's call
+    int commas = 0;
+    bool empty = true;
+  };
+  std::vector<Call> open;
+  std::string word;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (ident_char(c) && (!word.empty() || ident_start(c))) {
+      word += c;
+      if (!open.empty()) open.back().empty = false;
+      continue;
+    }
+    if (!space(c) && c != ')' && c != ']' && c != '}' && !open.empty()) open.back().empty = false;
+    if (c == '"' || c == '\'') {  // strings and characters hold no calls
+      for (++i; i < s.size() && s[i] != c; ++i) i += s[i] == '\\';
+    } else if (c == '(' || c == '[' || c == '{') {
+      const bool call = c == '(' && !word.empty() && called_.count(word) && !is_generated_name(word) &&
+                        !statement_keyword(word) && word != "sizeof" && word != "printf";  // printf: variadic
+      open.push_back({call ? word : std::string()});
+    } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
+      const Call& k = open.back();
+      if (!k.name.empty()) arities_[k.name] |= uint64_t(1) << std::min(63, k.empty ? 0 : k.commas + 1);
+      open.pop_back();
+    } else if (c == ',' && !open.empty()) {
+      ++open.back().commas;
+    }
+    if (!space(c)) word.clear();
+  }
+}
+
 ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& texts) {
   ConstraintTables t;
   for (const char* k : kShortKeywords) t.add_fixed(k);
@@ -184,18 +224,26 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& t
   // generated name, and short lower-case words that are called (builtins:
   // a variable is never called in OpenCL C).
   for (const char* k : {"if", "for", "while", "switch", "return", "sizeof"}) t.called_.insert(k);
+  // Struct members are fields, unless a word is also used outside member
+  // declarations and '.'/'->' (`int c00;` in a struct is no variable).
+  std::unordered_set<std::string> used;
   for (const std::string& text : texts) {
     lexed.push_back(lex_words(text));
-    for (const Word& w : lexed.back()) {
+    for (const Word& w : lexed.back())
+      if (!w.field && !w.member) used.insert(w.text);
+  }
+  for (const auto& words : lexed) {
+    for (const Word& w : words) {
       if (w.called && !w.field) t.called_.insert(w.text);
       if (!w.called && !w.field) t.uncalled_.insert(w.text);
-      if (w.field) {
+      if (w.field || (w.member && !used.count(w.text))) {
         t.add_field(w.text);
       } else if (!(lower_shape(w.text) || upper_shape(w.text)) || (lower_shape(w.text) && w.called)) {
         t.add_fixed(w.text);
       }
     }
   }
+  for (const std::string& text : texts) t.learn_arities(text);
   // User-defined types: tags, and the name a file-level typedef ends with.
   for (const auto& words : lexed) {
     for (const Word& w : words) {
@@ -308,6 +356,10 @@ bool CodeConstraint::param_name_ok() const {
 
 bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, int decl) const {
   if (field) return complete ? t_->is_field(w) : t_->is_field_prefix(w);
+  // A cast's type takes no name (`(float2 g)`), only what the corpus
+  // continues a type with (`(unsigned int)`).
+  if (in_body() && open_.back().c == '(' && !open_.back().for_header && t_->is_declarator(prev_))
+    return t_->follows(prev_, w, complete);
   // A struct body declares fields (some never used) and names types.
   if (!open_.empty() && open_.back().aggregate) return true;
   if (decl == 2) {
@@ -397,6 +449,13 @@ void CodeConstraint::record(Cls cls) {
     if (o.c == '(' && o.classify) (cls == Cls::kInt ? o.has_int : o.has_float) = true;
     return;
   }
+}
+
+bool CodeConstraint::float_operand(const std::string& t) const {
+  if (t == "]") return last_elem_ == Cls::kFloat;
+  if (t == "0") return last_number_float_;
+  const Name* n = kind_of(t);
+  return n && (n->kind == Kind::kFloat || (n->kind == Kind::kVector && n->elem == Cls::kFloat));
 }
 
 bool CodeConstraint::operand_end(const std::string& t) const {
@@ -500,7 +559,10 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
     if (before == "return" && fn_void_ && c != ';') return false;
     // Only functions are called (no variable is: OpenCL C has no function
     // pointers).
-    if (c == '(') return (t_->is_called(before) && !kind_of(before)) || std::isupper(static_cast<unsigned char>(before[0]));
+    // Nor is the function being defined (no recursion).
+    if (c == '(')
+      return ((t_->is_called(before) && !kind_of(before)) || std::isupper(static_cast<unsigned char>(before[0]))) &&
+             !(in_body() && before == current_fn_);
     // A builtin is only called (a bare `fabs` is an overload set), with no
     // space before its '('.
     if (t_->is_call_only(before)) return false;
@@ -520,6 +582,7 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
       if (before != just_declared_ && !operand_ok(c, before, before_prev, before_unary)) return false;
     }
   }
+  if ((c == '%' || c == '^') && (before == "]" || before == "0") && float_operand(before)) return false;
   // A floating-point literal is no integer (`c[1.5f]`).
   if (before == "0" && current_ctx() == Ctx::kInteger && std::string_view("<>!?").find(c) == std::string_view::npos &&
       (pending != Cls::kNone ? pending == Cls::kFloat : last_number_float_))
@@ -555,10 +618,18 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
   if (std::isdigit(static_cast<unsigned char>(c))) return true;
   switch (c) {
     case ')':
-      // A `for` header has its two ';' before it closes; a '?' its ':'.
+      // A `for` header has its two ';' before it closes; a '?' its ':'; a
+      // builtin's call an argument count the corpus uses (`fabs(e, f)`).
+      if (top == '(' && open_.back().arities) {
+        const int n = std::min(63, before == "(" ? 0 : open_.back().commas + 1);
+        if (!((open_.back().arities >> n) & 1)) return false;
+      }
       return top == '(' && !(open_.back().for_header && open_.back().semicolons < 2) && open_.back().ternaries == 0;
     case ']': return top == '[' && open_.back().ternaries == 0;
-    case ',': return open_.empty() || open_.back().ternaries == 0;
+    case ',':
+      if (top == '(' && open_.back().arities && (open_.back().arities >> std::min(63, open_.back().commas + 2)) == 0)
+        return false;  // more arguments than the corpus gives this builtin
+      return open_.empty() || open_.back().ternaries == 0;
     case '}':
       // A kernel has an effect that survives dead-code elimination (a
       // store, a call that writes, a loop): else clang keeps fewer than the
@@ -606,11 +677,19 @@ bool CodeConstraint::check(char c) const {
       }
       if (!word_ok(word_, true, word_field_, word_decl_)) return false;
       // No space between a builtin and its '(' (statements keep theirs: `if (`).
-      if (space(c))
-        return (word_field_ || !t_->is_call_only(word_) || statement_keyword(word_) || word_ == "sizeof") &&
-               !(word_ == "return" && fn_void_);  // `return;`
       const Cls pending = word_field_ ? Cls::kNone : word_class();
       before_cmp_ = prev_cmp_;
+      if (space(c)) {
+        if (!(word_field_ || !t_->is_call_only(word_) || statement_keyword(word_) || word_ == "sizeof") ||
+            (word_ == "return" && fn_void_))  // `return;`
+          return false;
+        // After a declared name a space comes before an operator: one must be
+        // possible (`if (e < c ` with a pointer c is a dead end).
+        if (word_field_ || word_ == just_declared_ || !kind_of(word_) || cxx_operator_word(word_)) return true;
+        for (char op : std::string_view("+-*/%<>=!&|^?:"))
+          if (code_char_ok(op, word_, prev_, prev_unary_, pending)) return true;
+        return false;
+      }
       return code_char_ok(c, word_field_ ? kFieldWord : word_, prev_, prev_unary_, pending);
     }
     case Mode::kCode:
@@ -619,6 +698,11 @@ bool CodeConstraint::check(char c) const {
       // `c ! e`), and `!=` only follows an operand (not `(! != f)`).
       if (last_ == '!' && prev_ == "!" && prev_unary_ == (c == '=')) return false;
       if (in_body()) {
+        // No bitwise operator or shift takes a floating-point operand (`a[d] |
+        // b[d]`, `f << 1`); `||` and `&&` do.
+        if (prev_.size() == 1 && last_ == prev_[0] && !prev_joined_ && !prev_unary_ && float_operand(prev2_) &&
+            (((prev_ == "|" || prev_ == "&") && c != prev_[0]) || ((prev_ == "<" || prev_ == ">") && c == prev_[0])))
+          return false;
         // Only an lvalue is assigned: no operator before the assignment at
         // its level (`e >= f &= e`, `d * e + c = h`; `*p`, `e++` and `p->x`
         // are lvalues).
@@ -954,6 +1038,7 @@ void CodeConstraint::step(char c) {
         if (open_.empty() && !prev_.empty() && std::isupper(static_cast<unsigned char>(prev_[0])) &&
             t_->is_generated_name(prev_)) {
           in_params_ = true;
+          current_fn_ = prev_;
           kernel_params_ = saw_kernel_;
           param_space_ = param_pointer_ = false;
           saw_kernel_ = false;
@@ -981,6 +1066,7 @@ void CodeConstraint::step(char c) {
           }
           if (effect_builtin(prev_) || std::isupper(static_cast<unsigned char>(prev_[0]))) effect_ = true;
           o.float_atomic = prev_ == "atomic_xchg" || prev_ == "atom_xchg";
+          o.arities = t_->arities(prev_);
           o.header = prev_ == "for" ? 'f' : prev_ == "while" ? 'w' : prev_ == "switch" ? 's' : prev_ == "if" ? 'i' : 0;
           // `(float)get_global_id(0)`: the cast decides the class.
           o.cast = prev2_ == ")";
@@ -998,6 +1084,7 @@ void CodeConstraint::step(char c) {
       }
       case ',':
         end_expression();
+        if (!open_.empty()) ++open_.back().commas;
         if (in_params_ && open_.size() == 1) param_space_ = param_pointer_ = false;
         if (!open_.empty() && (open_.back().ctx == Ctx::kImage || open_.back().ctx == Ctx::kAtomic))
           open_.back().ctx = Ctx::kAny;  // only the first argument is the image or the pointer

@@ -57,6 +57,13 @@ class ConstraintTables {
   // fixed words a declaration may continue with.
   bool follows(const std::string& d, const std::string& w, bool complete) const;
 
+  // The argument counts the corpus calls builtin `w` with, as a bit mask
+  // (bit n: n arguments; bit 63: 63 or more); 0 if it never calls it.
+  uint64_t arities(const std::string& w) const {
+    auto it = arities_.find(w);
+    return it == arities_.end() ? 0 : it->second;
+  }
+
   size_t fixed_words() const { return fixed_.size(); }
   size_t field_words() const { return fields_.size(); }
   size_t declarator_words() const { return declarators_.size(); }
@@ -72,6 +79,8 @@ class ConstraintTables {
   std::unordered_set<std::string> pointer_declarators_;
   std::unordered_set<std::string> user_types_;
   std::unordered_set<std::string> kept_names_;
+  std::unordered_map<std::string, uint64_t> arities_;
+  void learn_arities(std::string_view text);
   struct Words {
     std::unordered_set<std::string> complete, prefixes;
   };
@@ -123,6 +132,8 @@ class CodeConstraint {
     bool switch_body = false;
     int extra_scopes = 0;      // `for` header scopes that end with this '{'
     char header = 0;           // the '(' of: 'f'or, 'w'hile, 's'witch
+    uint64_t arities = 0;      // a builtin's call: the argument counts the corpus uses (0: any)
+    int commas = 0;
     bool do_body = false;      // a '{' of a `do` loop: `while` follows it
     bool float_atomic = false; // an atomic call that takes a float pointer (`atomic_xchg`)
     // The expression being written at this level (outside inner brackets):
@@ -160,6 +171,9 @@ class CodeConstraint {
   // Records an operand's class in the call that classes its operands.
   void record(Cls cls);
   bool operand_end(const std::string& token) const;
+  // Whether token `t`, an operand just written, is floating-point (a float
+  // name, a float element, a floating-point literal).
+  bool float_operand(const std::string& t) const;
   bool type_word(const std::string& w) const;
   // Inside a function body (not a parameter list or a struct body).
   bool in_body() const { return !open_.empty() && !open_.back().aggregate && !in_params_; }
@@ -219,7 +233,8 @@ class CodeConstraint {
   bool kernel_body_ = false;   // the open function body is a kernel's
   bool effect_ = false;        // ... and it has an effect so far (a store, a call, a loop)
   bool do_pending_ = false, brace_do_ = false;  // a `do` body comes next
-  bool expect_while_ = false;  // a `do` body just closed: `while` comes next
+  bool expect_while_ = false;
+  std::string current_fn_;     // the function being defined (OpenCL C has no recursion)  // a `do` body just closed: `while` comes next
   bool stmt_local_ = false;    // the statement in a body declares __local variables
   bool stmt_global_ = false;   // ... __global or __constant ones (only pointers may be)
   bool prev2_unary_ = false;   // prev2_ is

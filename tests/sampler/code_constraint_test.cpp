@@ -415,6 +415,48 @@ TEST(CodeConstraint, CallArgumentsAreNoTypes) {
   EXPECT_TRUE(accepts_all(prefix, "e = mad24((int)d, e, 1) + sizeof(float);"));
 }
 
+TEST(CodeConstraint, NoSpaceAfterANameThatNoOperatorCanFollow) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "if (e < c ")) << "a pointer compared: only c[...] could go on";
+  EXPECT_TRUE(accepts_all(prefix, "if (e < c[e] && e < d) {"));
+}
+
+TEST(CodeConstraint, StructMembersAreNoVariables) {
+  EXPECT_TRUE(tables().is_field("vel"));
+  EXPECT_FALSE(tables().is_fixed("vel"));
+  const std::string prefix = "__kernel void A(__global Particle* a, const int b) {\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "float c = vel;"));
+}
+
+TEST(CodeConstraint, BuiltinsTakeTheArgumentCountsTheCorpusGivesThem) {
+  EXPECT_EQ(uint64_t(1) << 1, tables().arities("fabs"));
+  EXPECT_EQ(uint64_t(1) << 3, tables().arities("mad24"));
+  EXPECT_EQ(uint64_t(0), tables().arities("printf")) << "variadic";
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "c[e] = fabs(a[e], 1.0f);"));
+  EXPECT_FALSE(accepts_all(prefix, "e = mad24(e, d);"));
+  EXPECT_FALSE(accepts_all(prefix, "e = get_global_id();"));
+  EXPECT_TRUE(accepts_all(prefix, "e = mad24(e, d, 1);\n  c[e] = fabs(a[e]);\n  printf(\"%d %d %d\", e, e, d);"));
+}
+
+TEST(CodeConstraint, AFunctionDoesNotCallItself) {
+  EXPECT_FALSE(accepts_all(kSeed + "\n  ", "A(a, b, c, d);"));
+}
+
+TEST(CodeConstraint, BitwiseOperatorsTakeNoFloatingPointOperand) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "c[e] = a[e] | b[e];"));
+  EXPECT_FALSE(accepts_all(prefix, "c[e] = a[e] ^ b[e];"));
+  EXPECT_FALSE(accepts_all(prefix, "float f = a[e];\n  e = f << 1;"));
+  EXPECT_TRUE(accepts_all(prefix, "if (a[e] || b[e] && e) {\n    e = e | d & 1;\n  }"));
+}
+
+TEST(CodeConstraint, ACastTakesNoName) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "float f = (float e"));
+  EXPECT_TRUE(accepts_all(prefix, "float f = (float)e + (float)(d);"));
+}
+
 TEST(CodeConstraint, PointersAreNotComparedWithIntegers) {
   const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
   EXPECT_FALSE(accepts_all(prefix, "if (e < c) {"));
