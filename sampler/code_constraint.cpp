@@ -10,8 +10,6 @@
 
 namespace clgen::sampler {
 
-using preprocess::generated_index;
-using preprocess::generated_name;
 using opencl::cxx_operator_word;
 using opencl::float_builtin;
 using opencl::float_test_builtin;
@@ -27,6 +25,8 @@ using opencl::statement_keyword;
 using opencl::swizzle;
 using opencl::type_width;
 using opencl::vector_type;
+using preprocess::generated_index;
+using preprocess::generated_name;
 
 namespace {
 
@@ -60,8 +60,8 @@ constexpr int kMaxNumberLength = 48;
 const char* const kFieldWord = ".field";
 
 bool at_statement_start(const std::string& prev) {
-  return prev.empty() || prev == ";" || prev == "{" || prev == "}" || prev == ")" || prev == ":" ||
-         prev == "else" || prev == "do";
+  return prev.empty() || prev == ";" || prev == "{" || prev == "}" || prev == ")" || prev == ":" || prev == "else" ||
+         prev == "do";
 }
 
 // prev_ after the closing brace of a struct, union or enum body.
@@ -83,8 +83,8 @@ struct Word {
   bool file_level = false;    // outside every bracket (typedefs, prototypes)
   bool in_typedef = false;    // in a typedef statement
   bool before_semicolon = false;
-  char next = '\0';           // the next non-space character
-  bool member = false;        // declares a struct or union member (`int c00;`)
+  char next = '\0';     // the next non-space character
+  bool member = false;  // declares a struct or union member (`int c00;`)
 };
 
 std::vector<Word> lex_words(std::string_view s) {
@@ -121,8 +121,8 @@ std::vector<Word> lex_words(std::string_view s) {
     } else if (ident_start(c)) {
       size_t j = i;
       while (j < s.size() && ident_char(s[j])) ++j;
-      Word w{std::string(s.substr(i, j - i)), prev, prev2, field_next, false,
-             !aggregates.empty() && aggregates.back(), aggregates.empty() && parens == 0};
+      Word w{std::string(s.substr(i, j - i)),  prev, prev2, field_next, false, !aggregates.empty() && aggregates.back(),
+             aggregates.empty() && parens == 0};
       if (w.text == "typedef" && w.file_level) typedef_stmt = true;
       w.in_typedef = typedef_stmt;
       if (w.text == "struct" || w.text == "union" || w.text == "enum") tag = true;
@@ -175,9 +175,7 @@ bool ConstraintTables::follows(const std::string& d, const std::string& w, bool 
 bool ConstraintTables::is_generated_name(const std::string& w) const {
   return (lower_shape(w) || upper_shape(w)) && !is_fixed(w);
 }
-bool ConstraintTables::is_field(const std::string& w) const {
-  return fields_.count(w) > 0 || swizzle(w, false);
-}
+bool ConstraintTables::is_field(const std::string& w) const { return fields_.count(w) > 0 || swizzle(w, false); }
 bool ConstraintTables::is_field_prefix(const std::string& w) const {
   return field_prefixes_.count(w) > 0 || swizzle(w, true);
 }
@@ -269,18 +267,15 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& t
   // pointer's '*', followed by what ends a declarator).
   for (const auto& words : lexed) {
     for (const Word& w : words) {
-      if (w.field || w.in_aggregate || w.file_level || !t.is_fixed(w.text) || w.called ||
-          t.is_declarator(w.text) || std::string("=;,)[").find(w.next) == std::string::npos ||
-          w.next == '\0')
+      if (w.field || w.in_aggregate || w.file_level || !t.is_fixed(w.text) || w.called || t.is_declarator(w.text) ||
+          std::string("=;,)[").find(w.next) == std::string::npos || w.next == '\0')
         continue;
-      if (t.is_declarator(w.prev) || (w.prev == "*" && t.is_pointer_declarator(w.prev2)))
-        t.kept_names_.insert(w.text);
+      if (t.is_declarator(w.prev) || (w.prev == "*" && t.is_pointer_declarator(w.prev2))) t.kept_names_.insert(w.text);
     }
   }
   for (const auto& words : lexed) {
     for (const Word& w : words) {
-      if (w.field || w.in_aggregate || w.file_level || !t.is_fixed(w.text) || !t.is_declarator(w.prev))
-        continue;
+      if (w.field || w.in_aggregate || w.file_level || !t.is_fixed(w.text) || !t.is_declarator(w.prev)) continue;
       auto& after = t.after_declarator_[w.prev];
       if (!after.complete.insert(w.text).second) continue;
       for (size_t n = 1; n <= w.text.size(); ++n) after.prefixes.insert(w.text.substr(0, n));
@@ -324,9 +319,7 @@ const std::vector<std::string>& CodeConstraint::fresh_lower() const {
 }
 
 bool CodeConstraint::generated_ok(const std::string& w, bool complete, int decl) const {
-  auto matches = [&](const std::string& name) {
-    return complete ? name == w : name.compare(0, w.size(), w) == 0;
-  };
+  auto matches = [&](const std::string& name) { return complete ? name == w : name.compare(0, w.size(), w) == 0; };
   if (std::isupper(static_cast<unsigned char>(w[0]))) {
     // Functions: those seen, or a fresh one where a declaration can start
     // outside any block (a kernel body cannot declare functions).
@@ -349,7 +342,7 @@ bool CodeConstraint::generated_ok(const std::string& w, bool complete, int decl)
 
 bool CodeConstraint::param_name_ok() const {
   if (!in_params_ || open_.size() != 1) return true;
-  if (param_space_ && !param_pointer_) return false;  // `__global int a`
+  if (param_space_ && !param_pointer_) return false;                    // `__global int a`
   if (kernel_params_ && param_pointer_ && !param_space_) return false;  // kernel `float* a`
   return true;
 }
@@ -369,17 +362,17 @@ bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, in
   } else if (complete ? t_->is_fixed(w) : t_->is_fixed_prefix(w)) {
     if (!complete) return true;
     // No declaration in a condition (`if (int h == 0)`).
-    if (type_word(w) && !open_.empty() && (open_.back().header == 'i' || open_.back().header == 'w' ||
-                                           open_.back().header == 's'))
+    if (type_word(w) && !open_.empty() &&
+        (open_.back().header == 'i' || open_.back().header == 'w' || open_.back().header == 's'))
       return false;
     // A type name is no operand (`e + uint`).
-    if (type_word(w) && prev_.size() == 1 && std::string_view("=+-/%<>|&^?:!~[*").find(prev_[0]) != std::string_view::npos &&
+    if (type_word(w) && prev_.size() == 1 &&
+        std::string_view("=+-/%<>|&^?:!~[*").find(prev_[0]) != std::string_view::npos &&
         !(prev_ == "*" && decl_context() != 0))
       return false;
     // A call's argument is no type (`mad24(float2)`), but for `sizeof(float)`.
-    if (type_word(w) && (prev_ == "(" || prev_ == ",") && in_body() && open_.back().c == '(' &&
-        !open_.back().group && !open_.back().for_header && open_.back().header == 0 &&
-        !(prev_ == "(" && prev2_ == "sizeof"))
+    if (type_word(w) && (prev_ == "(" || prev_ == ",") && in_body() && open_.back().c == '(' && !open_.back().group &&
+        !open_.back().for_header && open_.back().header == 0 && !(prev_ == "(" && prev2_ == "sizeof"))
       return false;
     // Statement keywords only where a statement can start.
     if (statement_keyword(w)) {
@@ -422,12 +415,17 @@ CodeConstraint::Cls CodeConstraint::name_class(const std::string& w, bool cast, 
   if (!k || cast) return Cls::kUnknown;
   if (deref) return k->elem;
   switch (k->kind) {
-    case Kind::kScalar: return Cls::kInt;
-    case Kind::kFloat: return Cls::kFloat;
-    case Kind::kVector: return k->elem;
+    case Kind::kScalar:
+      return Cls::kInt;
+    case Kind::kFloat:
+      return Cls::kFloat;
+    case Kind::kVector:
+      return k->elem;
     case Kind::kPointer:
-    case Kind::kArray: return Cls::kPtr;
-    case Kind::kOther: break;
+    case Kind::kArray:
+      return Cls::kPtr;
+    case Kind::kOther:
+      break;
   }
   return Cls::kUnknown;
 }
@@ -493,7 +491,8 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
   // operand of `* / % ^ - &` (`d * a`, `d - a`).
   if (ptr && c != '[' && !(c == '-' && k->elem == Cls::kUnknown)) {
     if (before_prev == ")" && last_paren_group_ && !cast_to_pointer_) return false;
-    if (!before_unary && before_prev.size() == 1 && std::string_view("*/%^-&").find(before_prev[0]) != std::string_view::npos)
+    if (!before_unary && before_prev.size() == 1 &&
+        std::string_view("*/%^-&").find(before_prev[0]) != std::string_view::npos)
       return false;
     // No ordered comparison or shift with a pointer (clang only warns about
     // `e < c`, but no corpus kernel compares its index with a pointer).
@@ -502,13 +501,16 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
   }
   if (before_prev == ")") return true;  // other operands of casts: `c[(int)f]`
   // A condition is a scalar (`if (v)` with a vector v is an error).
-  if (k->kind == Kind::kVector && c != '.' && c != '[' && !open_.empty() && (open_.back().header == 'i' || open_.back().header == 'w'))
+  if (k->kind == Kind::kVector && c != '.' && c != '[' && !open_.empty() &&
+      (open_.back().header == 'i' || open_.back().header == 'w'))
     return false;
   switch (ctx) {
-    case Ctx::kImage: return k->image;
+    case Ctx::kImage:
+      return k->image;
     case Ctx::kAtomic:  // `atomic_inc(a)`, `&a[e]`, `a + e`, not `a[e]`
       return (ptr && c != '[' && !float_atomic) || (!before_unary && (before_prev == "+" || before_prev == "-"));
-    case Ctx::kAny: return true;
+    case Ctx::kAny:
+      return true;
     case Ctx::kInteger:
       // `c[f]`, `c[a[d]]` with float f and float* a, `c[a + d]`; a
       // comparison makes an integer of anything (`c[f > 0.5f ? 1 : 0]`).
@@ -522,8 +524,7 @@ bool CodeConstraint::operand_ok(char c, const std::string& name, const std::stri
     case Ctx::kFloatCall:
       // `e = a + 1`, `fabs(a)` with a pointer: only `a[..]` (and `p->x`
       // for a struct p); inside parentheses also `(a + d)[0]` and `(0 == a)`.
-      if (ptr)
-        return c == '[' || (c == '-' && k->elem == Cls::kUnknown) || (!open_.empty() && open_.back().group);
+      if (ptr) return c == '[' || (c == '-' && k->elem == Cls::kUnknown) || (!open_.empty() && open_.back().group);
       return true;
   }
   return true;
@@ -550,8 +551,8 @@ bool CodeConstraint::assignment_ok(char c, const std::string& before, const std:
   return true;
 }
 
-bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::string& before_prev,
-                                  bool before_unary, Cls pending) const {
+bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::string& before_prev, bool before_unary,
+                                  Cls pending) const {
   char top = open_.empty() ? 0 : open_.back().c;
   // After a word (a field's token is kFieldWord, which is not one).
   if (!before.empty() && ident_start(before[0])) {
@@ -625,7 +626,8 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
         if (!((open_.back().arities >> n) & 1)) return false;
       }
       return top == '(' && !(open_.back().for_header && open_.back().semicolons < 2) && open_.back().ternaries == 0;
-    case ']': return top == '[' && open_.back().ternaries == 0;
+    case ']':
+      return top == '[' && open_.back().ternaries == 0;
     case ',':
       if (top == '(' && open_.back().arities && (open_.back().arities >> std::min(63, open_.back().commas + 2)) == 0)
         return false;  // more arguments than the corpus gives this builtin
@@ -636,35 +638,41 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
       // filter's 3 instructions.
       if (open_.size() == 1 && top == '{' && !open_.back().aggregate && kernel_body_ && !effect_) return false;
       return top == '{';
-    case '[': return !in_body() || operand_end(before);  // `a[[]`, `![h]`
-    case '~': return !in_body() || !operand_end(before);  // a prefix operator only
+    case '[':
+      return !in_body() || operand_end(before);  // `a[[]`, `![h]`
+    case '~':
+      return !in_body() || !operand_end(before);  // a prefix operator only
     case ';':
       if (!open_.empty() && open_.back().ternaries > 0) return false;
-      return top == 0 || top == '{' ||
-             (top == '(' && open_.back().for_header && open_.back().semicolons < 2);
+      return top == 0 || top == '{' || (top == '(' && open_.back().for_header && open_.back().semicolons < 2);
     case '/':
-    case '*': return last_ != '/';  // no comments in normalized code
-    case '#': return last_ == '\n' || last_ == 0;  // #pragma lines
+    case '*':
+      return last_ != '/';  // no comments in normalized code
+    case '#':
+      return last_ == '\n' || last_ == 0;  // #pragma lines
     case '\\':
     case '`':
     case '@':
-    case '$': return false;
-    default: return true;
+    case '$':
+      return false;
+    default:
+      return true;
   }
 }
 
 bool CodeConstraint::check(char c) const {
   switch (mode_) {
     case Mode::kString:
-    case Mode::kChar: return c != '\n';  // a literal ends on its line
-    case Mode::kDirective: return true;
+    case Mode::kChar:
+      return c != '\n';  // a literal ends on its line
+    case Mode::kDirective:
+      return true;
     case Mode::kNumber:
       // Literals of at most 48 characters (the corpus has 44-digit constants).
       // An 'f' suffix needs a '.' or an exponent (`1f` is no literal).
       if ((c == 'f' || c == 'F') && !number_hex_ && !number_dot_ && !number_exp_) return false;
       if (ident_char(c)) return number_length_ < kMaxNumberLength;
-      if (c == '.')
-        return !number_dot_ && number_length_ < kMaxNumberLength && current_ctx() != Ctx::kInteger;
+      if (c == '.') return !number_dot_ && number_length_ < kMaxNumberLength && current_ctx() != Ctx::kInteger;
       return space(c) || code_char_ok(c, "0", prev_, prev_unary_, number_class());
     case Mode::kWord: {
       if (expect_while_) {
@@ -728,9 +736,10 @@ bool CodeConstraint::check(char c) const {
       // after the space that follows a complete operator not another binary
       // operator (`d = =`). `e++;` and the `*` of a pointer type (`(float*)`)
       // are no such operators.
-      if (in_body() && prev_.size() == 1 && std::string_view("=+-*/%<>&|^!~?:").find(prev_[0]) != std::string_view::npos &&
-          !((prev_ == "+" || prev_ == "-") && prev2_ == prev_) && !(prev_ == "*" && (type_word(prev2_) || prev2_ == "*")) &&
-          !(prev_ == ":" && last_ != ' ')) {
+      if (in_body() && prev_.size() == 1 &&
+          std::string_view("=+-*/%<>&|^!~?:").find(prev_[0]) != std::string_view::npos &&
+          !((prev_ == "+" || prev_ == "-") && prev2_ == prev_) &&
+          !(prev_ == "*" && (type_word(prev2_) || prev2_ == "*")) && !(prev_ == ":" && last_ != ' ')) {
         if (std::string_view(";,)]}").find(c) != std::string_view::npos) return false;
         if (last_ == ' ' && std::string_view("=/%<>|^?:").find(c) != std::string_view::npos) return false;
       }
@@ -765,8 +774,8 @@ void CodeConstraint::push_token(const std::string& token) {
   else_just_set_ = false;
   if (token != just_declared_) just_declared_.clear();
   // `*`, `&`, `-`, ... are unary where no operand ends before them.
-  bool unary = token.size() == 1 && std::string_view("*&-+!~").find(token[0]) != std::string_view::npos &&
-               !operand_end(prev_);
+  bool unary =
+      token.size() == 1 && std::string_view("*&-+!~").find(token[0]) != std::string_view::npos && !operand_end(prev_);
   const bool joined = token.size() == 1 && prev_.size() == 1 && last_ == prev_[0] &&
                       kOperatorChars.find(last_) != std::string_view::npos &&
                       kOperatorChars.find(token[0]) != std::string_view::npos;
@@ -803,8 +812,10 @@ void CodeConstraint::note_operator(char c) {
     // `->` and `++`, `--` leave an lvalue; `a[e]++` stores.
     if ((c == '>' && last_ == '-') || ((c == '+' || c == '-') && last_ == c)) {
       o.binop = o.binop_prev;
-      if (c == '>') o.memory = true;
-      else if (o.memory) effect_ = true;
+      if (c == '>')
+        o.memory = true;
+      else if (o.memory)
+        effect_ = true;
     }
     return;  // `&&`, `<<`, ...: the same operator
   }
@@ -879,18 +890,17 @@ void CodeConstraint::finish_word() {
         // A declaration statement (not a parameter list, whose ',' is
         // followed by a type).
         if ((t_->is_declarator(prev_) || prev_ == "*" || prev_ == kAggregateType) &&
-            (open_.empty() || open_.back().c == '{' ||
-             (open_.back().for_header && open_.back().semicolons == 0))) {
+            (open_.empty() || open_.back().c == '{' || (open_.back().for_header && open_.back().semicolons == 0))) {
           stmt_type_ = type;
           stmt_const_ = is_const;
           stmt_decl_depth_ = int(open_.size());
         }
         Name n;
-        n.kind = prev_ == "*"            ? Kind::kPointer
-                 : float_type(type)      ? Kind::kFloat
-                 : scalar_type(type)     ? Kind::kScalar
-                 : vector_type(type)     ? Kind::kVector
-                                         : Kind::kOther;
+        n.kind = prev_ == "*"        ? Kind::kPointer
+                 : float_type(type)  ? Kind::kFloat
+                 : scalar_type(type) ? Kind::kScalar
+                 : vector_type(type) ? Kind::kVector
+                                     : Kind::kOther;
         size_t digit = type.find_first_of("0123456789");
         std::string base = vector_type(type) ? type.substr(0, digit) : type;
         n.elem = float_type(base) ? Cls::kFloat : scalar_type(base) ? Cls::kInt : Cls::kUnknown;
@@ -927,8 +937,8 @@ void CodeConstraint::finish_word() {
     declare(word_);
   if (open_.empty() && (word_ == "__kernel" || word_ == "kernel")) saw_kernel_ = true;
   if (in_params_ && open_.size() == 1 &&
-      (word_ == "__global" || word_ == "global" || word_ == "__local" || word_ == "local" ||
-       word_ == "__constant" || word_ == "constant"))
+      (word_ == "__global" || word_ == "global" || word_ == "__local" || word_ == "local" || word_ == "__constant" ||
+       word_ == "constant"))
     param_space_ = true;
   if (word_ == "struct" || word_ == "union" || word_ == "enum") tag_ = true;
   push_token(word_field_ ? kFieldWord : word_);
@@ -992,7 +1002,8 @@ void CodeConstraint::step(char c) {
       }
       finish_word();
       break;
-    case Mode::kCode: break;
+    case Mode::kCode:
+      break;
   }
   // A pending end of a braceless loop body: any token but `else` ends it
   // (words decide in finish_word).
@@ -1194,9 +1205,11 @@ void CodeConstraint::step(char c) {
           } else if (!o.group && !o.header) {
             record(o.cast           ? Cls::kUnknown
                    : o.float_result ? Cls::kFloat
-                   : o.int_result ? Cls::kInt
-                   : o.classify   ? (o.has_float ? Cls::kFloat : o.has_int ? Cls::kInt : Cls::kUnknown)
-                                  : Cls::kUnknown);
+                   : o.int_result   ? Cls::kInt
+                   : o.classify     ? (o.has_float ? Cls::kFloat
+                                       : o.has_int ? Cls::kInt
+                                                   : Cls::kUnknown)
+                                    : Cls::kUnknown);
           }
         }
         if (open_.empty()) in_params_ = false;
@@ -1230,10 +1243,17 @@ void CodeConstraint::step(char c) {
             single_loop_depth_ == int(open_.size()))
           body_end_pending_ = true;
         break;
-      case '"': mode_ = Mode::kString; break;
-      case '#': mode_ = Mode::kDirective; break;
-      case '\'': mode_ = Mode::kChar; break;
-      default: break;
+      case '"':
+        mode_ = Mode::kString;
+        break;
+      case '#':
+        mode_ = Mode::kDirective;
+        break;
+      case '\'':
+        mode_ = Mode::kChar;
+        break;
+      default:
+        break;
     }
     field_next_ = c == '.' || (c == '>' && last_ == '-');
     tag_ = false;

@@ -116,26 +116,26 @@ class CodeConstraint {
     bool for_header;  // the '(' after `for`: up to two ';' inside
     bool aggregate;   // a struct, union or enum body (or a file-level '{' not after ')')
     int semicolons;
-    int ternaries = 0;         // '?' still waiting for their ':'
+    int ternaries = 0;  // '?' still waiting for their ':'
     Ctx ctx = Ctx::kAny;
-    bool group = false;        // a '(' that is no call: it passes operands to the one below
-    bool classify = false;     // a call whose operands are classed (has_int, has_float)
-    bool float_result = false; // ... that returns a floating-point value
-    bool int_result = false;   // a call that returns an integer
-    bool cast = false;         // a call right after a cast: the cast's type is the result
+    bool group = false;         // a '(' that is no call: it passes operands to the one below
+    bool classify = false;      // a call whose operands are classed (has_int, has_float)
+    bool float_result = false;  // ... that returns a floating-point value
+    bool int_result = false;    // a call that returns an integer
+    bool cast = false;          // a call right after a cast: the cast's type is the result
     bool has_int = false, has_float = false;
-    Cls elem = Cls::kUnknown;  // a subscript's element class
-    bool elem_const = false;   // ... and whether the element is const
-    int elem_width = 0;        // ... and its vector width
-    bool after_assign = false; // a '(' right after '=' (a cast of the whole value)
-    bool loop_body = false;    // a '{' of a loop (break, continue) or switch (break, case)
+    Cls elem = Cls::kUnknown;   // a subscript's element class
+    bool elem_const = false;    // ... and whether the element is const
+    int elem_width = 0;         // ... and its vector width
+    bool after_assign = false;  // a '(' right after '=' (a cast of the whole value)
+    bool loop_body = false;     // a '{' of a loop (break, continue) or switch (break, case)
     bool switch_body = false;
-    int extra_scopes = 0;      // `for` header scopes that end with this '{'
-    char header = 0;           // the '(' of: 'f'or, 'w'hile, 's'witch
-    uint64_t arities = 0;      // a builtin's call: the argument counts the corpus uses (0: any)
+    int extra_scopes = 0;  // `for` header scopes that end with this '{'
+    char header = 0;       // the '(' of: 'f'or, 'w'hile, 's'witch
+    uint64_t arities = 0;  // a builtin's call: the argument counts the corpus uses (0: any)
     int commas = 0;
-    bool do_body = false;      // a '{' of a `do` loop: `while` follows it
-    bool float_atomic = false; // an atomic call that takes a float pointer (`atomic_xchg`)
+    bool do_body = false;       // a '{' of a `do` loop: `while` follows it
+    bool float_atomic = false;  // an atomic call that takes a float pointer (`atomic_xchg`)
     // The expression being written at this level (outside inner brackets):
     // whether an operator (not `*p`, `++`, `->`) has made it no lvalue, as it
     // was before the current operator, and whether it reaches memory (a
@@ -181,7 +181,7 @@ class CodeConstraint {
   void finish_word();
   void declare(const std::string& w);
   void close_scope();
-  void end_loop_bodies();  // braceless loop bodies at the current depth (and deeper) end
+  void end_loop_bodies();                       // braceless loop bodies at the current depth (and deeper) end
   void close_braceless_scopes(int from_depth);  // the `for` scopes of braceless bodies at from_depth and deeper
   void end_assignments_deeper_than(size_t depth);
   // The fresh names a declaration may take next (the rewriter skips names
@@ -191,26 +191,26 @@ class CodeConstraint {
   const ConstraintTables* t_;
   Mode mode_ = Mode::kCode;
   bool escaped_ = false;
-  char last_ = 0;            // previous character
-  char last2_ = 0;           // the one before it
-  int column_ = 0;           // characters since the last newline
-  bool indenting_ = true;    // only spaces since the last newline
-  std::string word_;         // the identifier being written
+  char last_ = 0;                // previous character
+  char last2_ = 0;               // the one before it
+  int column_ = 0;               // characters since the last newline
+  bool indenting_ = true;        // only spaces since the last newline
+  std::string word_;             // the identifier being written
   mutable std::string scratch_;  // word_ plus one character, for checks
-  int number_length_ = 0;    // characters of the numeric literal being written
-  bool number_dot_ = false;  // it has a '.'
-  bool word_field_ = false;  // it follows '.' or '->'
-  int word_decl_ = 0;        // 0: a use; 1: a declaration or a use; 2: a declaration
-  bool field_next_ = false;  // the last significant character was '.' or '->'
-  bool tag_ = false;         // after `struct`, `union` or `enum` (and its name)
-  std::string prev_;         // the last significant token (word or punctuation)
-  std::string prev2_;        // the one before it
+  int number_length_ = 0;        // characters of the numeric literal being written
+  bool number_dot_ = false;      // it has a '.'
+  bool word_field_ = false;      // it follows '.' or '->'
+  int word_decl_ = 0;            // 0: a use; 1: a declaration or a use; 2: a declaration
+  bool field_next_ = false;      // the last significant character was '.' or '->'
+  bool tag_ = false;             // after `struct`, `union` or `enum` (and its name)
+  std::string prev_;             // the last significant token (word or punctuation)
+  std::string prev2_;            // the one before it
   // What a declared generated name is, from its declaration: `[`, `.` and
   // `->` may follow only names that can take them.
   enum class Kind { kScalar, kFloat, kVector, kPointer, kArray, kOther };  // kFloat: float/double/half scalars
   struct Name {
     Kind kind;
-    Cls elem;               // scalars: their class; vectors, pointers, arrays: their elements'
+    Cls elem;                 // scalars: their class; vectors, pointers, arrays: their elements'
     bool constant = false;    // a const scalar or vector: never assigned after its declaration
     bool const_elem = false;  // a pointer or array to const (or __constant) elements
     int width = 0;            // vector width of the value (or element): 1 for scalars, 0 unknown
@@ -218,33 +218,34 @@ class CodeConstraint {
   };
   std::map<std::string, Name> kinds_;
   const Name* kind_of(const std::string& name) const;  // nullptr unless declared and in scope
-  std::string just_declared_;  // the name the last word declared ('[' makes it an array)
-  std::string stmt_type_;      // the type of the current declaration statement
-  bool stmt_const_ = false;    // ... declared const
-  std::vector<std::string> pending_const_;  // const names declared, assignable until their statement ends
-  bool prev_unary_ = false;    // prev_ is a unary operator
+  std::string just_declared_;                          // the name the last word declared ('[' makes it an array)
+  std::string stmt_type_;                              // the type of the current declaration statement
+  bool stmt_const_ = false;                            // ... declared const
+  std::vector<std::string> pending_const_;             // const names declared, assignable until their statement ends
+  bool prev_unary_ = false;                            // prev_ is a unary operator
   bool prev_joined_ = false;   // prev_ continues the operator right before it (`&&`, `==`, `+=`, `->`)
   bool prev2_joined_ = false;  // prev2_ does
   // Whether prev_ is an assignment operator's '=' (not `==`, `<=`, `!=`).
   bool assignment_token() const;
   // Operator bookkeeping of the expression at the current level (Open::binop).
   void note_operator(char c);
-  void end_expression();  // a ',' ';' '}' or label ':' ends it
-  bool kernel_body_ = false;   // the open function body is a kernel's
-  bool effect_ = false;        // ... and it has an effect so far (a store, a call, a loop)
+  void end_expression();                        // a ',' ';' '}' or label ':' ends it
+  bool kernel_body_ = false;                    // the open function body is a kernel's
+  bool effect_ = false;                         // ... and it has an effect so far (a store, a call, a loop)
   bool do_pending_ = false, brace_do_ = false;  // a `do` body comes next
   bool expect_while_ = false;
-  std::string current_fn_;     // the function being defined (OpenCL C has no recursion)  // a `do` body just closed: `while` comes next
-  bool stmt_local_ = false;    // the statement in a body declares __local variables
-  bool stmt_global_ = false;   // ... __global or __constant ones (only pointers may be)
-  bool prev2_unary_ = false;   // prev2_ is
-  bool prev_cmp_ = false;      // prev_ is the '=' of `<=` or `>=`
-  bool prev2_cmp_ = false;     // prev2_ is
+  std::string current_fn_;    // the function being defined (OpenCL C has no recursion)  // a `do` body just closed:
+                              // `while` comes next
+  bool stmt_local_ = false;   // the statement in a body declares __local variables
+  bool stmt_global_ = false;  // ... __global or __constant ones (only pointers may be)
+  bool prev2_unary_ = false;  // prev2_ is
+  bool prev_cmp_ = false;     // prev_ is the '=' of `<=` or `>=`
+  bool prev2_cmp_ = false;    // prev2_ is
   mutable bool before_cmp_ = false;  // the token before the name being checked is such a '='
 
   bool number_float_ = false;  // the number being written is floating-point
   bool number_hex_ = false;
-  bool number_exp_ = false;  // ... has an exponent
+  bool number_exp_ = false;         // ... has an exponent
   bool last_number_float_ = false;  // the last number written was
   Cls last_elem_ = Cls::kUnknown;   // the element class of the last closed subscript
   bool last_elem_const_ = false;    // ... and whether it is const
@@ -260,13 +261,13 @@ class CodeConstraint {
   int assign_depth_ = -1;
   Ctx saved_ctx_ = Ctx::kAny;  // the one a '=' replaced (restored when it becomes '==')
   int saved_depth_ = -1;
-  bool fn_void_ = false;       // the function being defined returns void
-  bool for_body_pending_ = false;      // a `for` header just closed: its body comes next
+  bool fn_void_ = false;                 // the function being defined returns void
+  bool for_body_pending_ = false;        // a `for` header just closed: its body comes next
   std::vector<int> single_stmt_scopes_;  // depths of `for` bodies without braces (their scope ends at ';')
-  bool loop_body_pending_ = false;     // a loop header (or `do`) closed: '{' opens a loop body
+  bool loop_body_pending_ = false;       // a loop header (or `do`) closed: '{' opens a loop body
   bool switch_body_pending_ = false;
-  int single_loop_depth_ = -1;         // a loop body without braces, at this depth
-  bool body_end_pending_ = false;      // such a body's statement ended; an `else` would continue it
+  int single_loop_depth_ = -1;     // a loop body without braces, at this depth
+  bool body_end_pending_ = false;  // such a body's statement ended; an `else` would continue it
   // `else` only right after an if-statement's body: the depth where one just
   // ended (-1: none), which statements at each depth are if-statements, and
   // whether the last token set it.
@@ -276,14 +277,14 @@ class CodeConstraint {
   void end_statement(int depth);
   std::vector<bool>::reference if_stmt_at(size_t depth);
   bool brace_for_ = false, brace_loop_ = false, brace_switch_ = false;  // the next '{' is such a body
-  int stmt_decl_depth_ = -1;   // its bracket depth (-1: not a declaration)
+  int stmt_decl_depth_ = -1;                                            // its bracket depth (-1: not a declaration)
   std::vector<Open> open_;
   std::vector<std::vector<std::string>> scopes_{{}};  // declared names per open '{' (0: file)
-  std::map<std::string, int> visible_;                 // declared names in scope
-  long max_lower_ = -1;                                // highest generated variable index seen
-  mutable long fresh_for_ = -2;                        // max_lower_ that fresh_ was computed for
+  std::map<std::string, int> visible_;                // declared names in scope
+  long max_lower_ = -1;                               // highest generated variable index seen
+  mutable long fresh_for_ = -2;                       // max_lower_ that fresh_ was computed for
   mutable std::vector<std::string> fresh_;
-  std::unordered_set<std::string> defined_types_;      // struct/typedef names this text defines
+  std::unordered_set<std::string> defined_types_;  // struct/typedef names this text defines
   // The parameter list of a function being declared: its depth, whether the
   // function is a kernel, and whether the current parameter has an address
   // space (it must then be a pointer; a kernel's pointers must have one).
@@ -292,7 +293,7 @@ class CodeConstraint {
   bool param_space_ = false;
   bool param_pointer_ = false;  // the current parameter has a '*'
   bool saw_kernel_ = false;
-  std::unordered_set<std::string> upper_;              // function names seen
+  std::unordered_set<std::string> upper_;  // function names seen
 };
 
 }  // namespace clgen::sampler
