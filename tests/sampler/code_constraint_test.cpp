@@ -382,15 +382,17 @@ TEST(CodeConstraint, OnlyAnLvalueIsAssigned) {
                                   "  e = d > 0 ? e += 1 : e;\n  a[e]++;\n  int f;\n  e = f = e;"));
 }
 
-TEST(CodeConstraint, AKernelWritesSomething) {
+TEST(CodeConstraint, AKernelKeepsEnoughInstructions) {
   const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  int f = e * 2;\n";
-  EXPECT_FALSE(accepts_all(prefix, "}")) << "no store, call or atomic: no output";
+  EXPECT_FALSE(accepts_all(prefix, "}")) << "no store, call or atomic: dead code";
   EXPECT_FALSE(accepts_all(prefix, "  if (e < d) {\n    f = d;\n  }\n}"));
   EXPECT_FALSE(accepts_all(prefix, "  float g = a[e];\n}")) << "a load is no effect";
   EXPECT_TRUE(accepts_all(prefix, "  if (e < d) {\n    a[e] = f;\n  }\n}"));
   EXPECT_TRUE(accepts_all(prefix, "  *b = 0.0f;\n}"));
   EXPECT_TRUE(accepts_all(prefix, "  printf(\"%d\", f);\n}"));
   EXPECT_TRUE(accepts_all("__kernel void A(__global int* a, const int b) {\n  ", "atomic_inc(a);\n}"));
+  EXPECT_TRUE(accepts_all(prefix, "  if (e < d) {\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n}"))
+      << "a barrier and the branch around it stay";
   EXPECT_TRUE(accepts_all("void B(int a) {\n  int b = a;\n}\n", "")) << "only kernels";
 }
 
@@ -455,6 +457,22 @@ TEST(CodeConstraint, ACastTakesNoName) {
   const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
   EXPECT_FALSE(accepts_all(prefix, "float f = (float e"));
   EXPECT_TRUE(accepts_all(prefix, "float f = (float)e + (float)(d);"));
+}
+
+TEST(CodeConstraint, APointersValueStartsWithAPointer) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "__global float* f = a[e];"));
+  EXPECT_FALSE(accepts_all(prefix, "__global float* f = get_global_id(0);"));
+  EXPECT_FALSE(accepts_all(prefix, "a = e;"));
+  EXPECT_FALSE(accepts_all(prefix, "a = -1;"));
+  EXPECT_TRUE(accepts_all(prefix, "__global float* f = a + e;\n  __global float* g = &b[e];\n  f = g;\n  g = 0;\n"
+                                  "  a = (__global float*)c;\n  a += e;\n  *f = e;\n  if (f == 0)\n    f = b;"));
+}
+
+TEST(CodeConstraint, AColonNeedsAQuestionMarkOrALabel) {
+  const std::string prefix = kSeed + "\n  int e = get_global_id(0);\n  ";
+  EXPECT_FALSE(accepts_all(prefix, "c[e] = e - 5 : d;"));
+  EXPECT_TRUE(accepts_all(prefix, "c[e] = e > 5 ? e : d;\n  switch (e) {\n    case 1:\n      break;\n    default:\n      break;\n  }"));
 }
 
 TEST(CodeConstraint, PointersAreNotComparedWithIntegers) {
