@@ -34,7 +34,7 @@ namespace {
 constexpr std::string_view kOperatorChars = "=+-*/%<>&|^!~";
 
 // Builtins whose calls write memory (stores, atomics, copies).
-bool writing_builtin(const std::string &w) {
+bool writing_builtin(const std::string& w) {
   for (std::string_view p : {"atomic_", "atom_", "vstore", "write_image", "async_work_group"})
     if (w.compare(0, p.size(), p) == 0) return true;
   return false;
@@ -57,19 +57,19 @@ constexpr int kMaxNumberLength = 48;
 
 // prev_ after a field name (`.x`): a token that is no word, so no rule about
 // names, calls or declarations applies to what follows it.
-const char *const kFieldWord = ".field";
+const char* const kFieldWord = ".field";
 
-bool at_statement_start(const std::string &prev) {
+bool at_statement_start(const std::string& prev) {
   return prev.empty() || prev == ";" || prev == "{" || prev == "}" || prev == ")" || prev == ":" || prev == "else" ||
          prev == "do";
 }
 
 // prev_ after the closing brace of a struct, union or enum body.
-const char *const kAggregateType = "}type";
+const char* const kAggregateType = "}type";
 
 // Short keywords of OpenCL C shaped like generated names; every other short
 // fixed word (min, dot, ...) is learned from the corpus, where it is called.
-const char *const kShortKeywords[] = {"do", "if", "for", "int"};
+const char* const kShortKeywords[] = {"do", "if", "for", "int"};
 
 // A minimal lexer over normalized text: words with the significant token
 // before them and whether they follow '.' or '->'.
@@ -157,26 +157,26 @@ std::vector<Word> lex_words(std::string_view s) {
 
 }  // namespace
 
-void ConstraintTables::add_fixed(const std::string &w) {
+void ConstraintTables::add_fixed(const std::string& w) {
   if (!fixed_.insert(w).second) return;
   for (size_t n = 1; n <= w.size(); ++n) fixed_prefixes_.insert(w.substr(0, n));
 }
 
-void ConstraintTables::add_field(const std::string &w) {
+void ConstraintTables::add_field(const std::string& w) {
   if (!fields_.insert(w).second) return;
   for (size_t n = 1; n <= w.size(); ++n) field_prefixes_.insert(w.substr(0, n));
 }
 
-bool ConstraintTables::follows(const std::string &d, const std::string &w, bool complete) const {
+bool ConstraintTables::follows(const std::string& d, const std::string& w, bool complete) const {
   auto it = after_declarator_.find(d);
   return it != after_declarator_.end() && (complete ? it->second.complete : it->second.prefixes).count(w) > 0;
 }
 
-bool ConstraintTables::is_generated_name(const std::string &w) const {
+bool ConstraintTables::is_generated_name(const std::string& w) const {
   return (lower_shape(w) || upper_shape(w)) && !is_fixed(w);
 }
-bool ConstraintTables::is_field(const std::string &w) const { return fields_.count(w) > 0 || swizzle(w, false); }
-bool ConstraintTables::is_field_prefix(const std::string &w) const {
+bool ConstraintTables::is_field(const std::string& w) const { return fields_.count(w) > 0 || swizzle(w, false); }
+bool ConstraintTables::is_field_prefix(const std::string& w) const {
   return field_prefixes_.count(w) > 0 || swizzle(w, true);
 }
 
@@ -203,7 +203,7 @@ void ConstraintTables::learn_arities(std::string_view s) {
                         !statement_keyword(word) && word != "sizeof" && word != "printf";  // printf: variadic
       open.push_back({call ? word : std::string()});
     } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
-      const Call &k = open.back();
+      const Call& k = open.back();
       if (!k.name.empty()) arities_[k.name] |= uint64_t(1) << std::min(63, k.empty ? 0 : k.commas + 1);
       open.pop_back();
     } else if (c == ',' && !open.empty()) {
@@ -213,25 +213,25 @@ void ConstraintTables::learn_arities(std::string_view s) {
   }
 }
 
-ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string> &texts) {
+ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& texts) {
   ConstraintTables t;
-  for (const char *k : kShortKeywords) t.add_fixed(k);
+  for (const char* k : kShortKeywords) t.add_fixed(k);
   std::vector<std::vector<Word>> lexed;
   lexed.reserve(texts.size());
   // Fixed words: every word outside '.'/'->' that is not shaped like a
   // generated name, and short lower-case words that are called (builtins:
   // a variable is never called in OpenCL C).
-  for (const char *k : {"if", "for", "while", "switch", "return", "sizeof"}) t.called_.insert(k);
+  for (const char* k : {"if", "for", "while", "switch", "return", "sizeof"}) t.called_.insert(k);
   // Struct members are fields, unless a word is also used outside member
   // declarations and '.'/'->' (`int c00;` in a struct is no variable).
   std::unordered_set<std::string> used;
-  for (const std::string &text : texts) {
+  for (const std::string& text : texts) {
     lexed.push_back(lex_words(text));
-    for (const Word &w : lexed.back())
+    for (const Word& w : lexed.back())
       if (!w.field && !w.member) used.insert(w.text);
   }
-  for (const auto &words : lexed) {
-    for (const Word &w : words) {
+  for (const auto& words : lexed) {
+    for (const Word& w : words) {
       if (w.called && !w.field) t.called_.insert(w.text);
       if (!w.called && !w.field) t.uncalled_.insert(w.text);
       if (w.field || (w.member && !used.count(w.text))) {
@@ -241,10 +241,10 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string> &t
       }
     }
   }
-  for (const std::string &text : texts) t.learn_arities(text);
+  for (const std::string& text : texts) t.learn_arities(text);
   // User-defined types: tags, and the name a file-level typedef ends with.
-  for (const auto &words : lexed) {
-    for (const Word &w : words) {
+  for (const auto& words : lexed) {
+    for (const Word& w : words) {
       if (t.is_generated_name(w.text) || w.field) continue;
       if (w.prev == "struct" || w.prev == "union" || w.prev == "enum" ||
           (w.in_typedef && w.file_level && w.before_semicolon))
@@ -253,9 +253,9 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string> &t
   }
   // Declarators: the words right before a generated name's first
   // appearance, which in code that compiles is its declaration.
-  for (const auto &words : lexed) {
+  for (const auto& words : lexed) {
     std::unordered_set<std::string> seen;
-    for (const Word &w : words) {
+    for (const Word& w : words) {
       if (w.field || !t.is_generated_name(w.text) || !seen.insert(w.text).second) continue;
       if (!w.prev.empty() && ident_start(w.prev[0]) && t.is_fixed(w.prev)) t.declarators_.insert(w.prev);
       // `T* e`: T declares pointers.
@@ -265,18 +265,18 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string> &t
   }
   // Kept names: fixed words declared as variables (after a type or a
   // pointer's '*', followed by what ends a declarator).
-  for (const auto &words : lexed) {
-    for (const Word &w : words) {
+  for (const auto& words : lexed) {
+    for (const Word& w : words) {
       if (w.field || w.in_aggregate || w.file_level || !t.is_fixed(w.text) || w.called || t.is_declarator(w.text) ||
           std::string("=;,)[").find(w.next) == std::string::npos || w.next == '\0')
         continue;
       if (t.is_declarator(w.prev) || (w.prev == "*" && t.is_pointer_declarator(w.prev2))) t.kept_names_.insert(w.text);
     }
   }
-  for (const auto &words : lexed) {
-    for (const Word &w : words) {
+  for (const auto& words : lexed) {
+    for (const Word& w : words) {
       if (w.field || w.in_aggregate || w.file_level || !t.is_fixed(w.text) || !t.is_declarator(w.prev)) continue;
-      auto &after = t.after_declarator_[w.prev];
+      auto& after = t.after_declarator_[w.prev];
       if (!after.complete.insert(w.text).second) continue;
       for (size_t n = 1; n <= w.text.size(); ++n) after.prefixes.insert(w.text.substr(0, n));
     }
@@ -303,10 +303,10 @@ int CodeConstraint::decl_context() const {
   return 0;
 }
 
-const std::vector<std::string> &CodeConstraint::fresh_lower() const {
+const std::vector<std::string>& CodeConstraint::fresh_lower() const {
   if (fresh_for_ == max_lower_) return fresh_;
   fresh_for_ = max_lower_;
-  std::vector<std::string> &out = fresh_;
+  std::vector<std::string>& out = fresh_;
   out.clear();
   for (long i = max_lower_ + 1; out.size() < 8; ++i) {
     std::string n = generated_name(size_t(i), false);
@@ -318,19 +318,19 @@ const std::vector<std::string> &CodeConstraint::fresh_lower() const {
   return out;
 }
 
-bool CodeConstraint::generated_ok(const std::string &w, bool complete, int decl) const {
-  auto matches = [&](const std::string &name) { return complete ? name == w : name.compare(0, w.size(), w) == 0; };
+bool CodeConstraint::generated_ok(const std::string& w, bool complete, int decl) const {
+  auto matches = [&](const std::string& name) { return complete ? name == w : name.compare(0, w.size(), w) == 0; };
   if (std::isupper(static_cast<unsigned char>(w[0]))) {
     // Functions: those seen, or a fresh one where a declaration can start
     // outside any block (a kernel body cannot declare functions).
-    for (const std::string &n : upper_)
+    for (const std::string& n : upper_)
       if (matches(n)) return true;
     return decl >= 1 && open_.empty() && matches(generated_name(upper_.size(), true));
   }
   // In a body only pointers are __global or __constant (`__global float e`).
   const bool space_ok = !(stmt_global_ && in_body() && prev_ != "*" && prev2_ != "*");
   if (decl >= 1 && param_name_ok() && space_ok) {
-    for (const std::string &n : fresh_lower())
+    for (const std::string& n : fresh_lower())
       if (matches(n)) return true;
   }
   if (decl <= 1) {
@@ -347,7 +347,7 @@ bool CodeConstraint::param_name_ok() const {
   return true;
 }
 
-bool CodeConstraint::word_ok(const std::string &w, bool complete, bool field, int decl) const {
+bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, int decl) const {
   if (field) return complete ? t_->is_field(w) : t_->is_field_prefix(w);
   // A cast's type takes no name (`(float2 g)`), only what the corpus
   // continues a type with (`(unsigned int)`).
@@ -380,7 +380,7 @@ bool CodeConstraint::word_ok(const std::string &w, bool complete, bool field, in
       // break and continue only in a loop (break also in a switch), case
       // and default only in a switch.
       bool loop = single_loop_depth_ >= 0, sw = false;
-      for (const Open &o : open_) loop = loop || o.loop_body, sw = sw || o.switch_body;
+      for (const Open& o : open_) loop = loop || o.loop_body, sw = sw || o.switch_body;
       if (w == "break") return loop || sw;
       if (w == "continue") return loop;
       if (w == "case" || w == "default") return sw;
@@ -399,7 +399,7 @@ bool CodeConstraint::word_ok(const std::string &w, bool complete, bool field, in
   return generated_ok(w, complete, decl);
 }
 
-const CodeConstraint::Name *CodeConstraint::kind_of(const std::string &name) const {
+const CodeConstraint::Name* CodeConstraint::kind_of(const std::string& name) const {
   auto k = kinds_.find(name);
   return k != kinds_.end() && visible_.count(name) ? &k->second : nullptr;
 }
@@ -410,22 +410,17 @@ CodeConstraint::Ctx CodeConstraint::current_ctx() const {
   return Ctx::kAny;
 }
 
-CodeConstraint::Cls CodeConstraint::name_class(const std::string &w, bool cast, bool deref) const {
-  const Name *k = kind_of(w);
+CodeConstraint::Cls CodeConstraint::name_class(const std::string& w, bool cast, bool deref) const {
+  const Name* k = kind_of(w);
   if (!k || cast) return Cls::kUnknown;
   if (deref) return k->elem;
   switch (k->kind) {
-    case Kind::kScalar:
-      return Cls::kInt;
-    case Kind::kFloat:
-      return Cls::kFloat;
-    case Kind::kVector:
-      return k->elem;
+    case Kind::kScalar: return Cls::kInt;
+    case Kind::kFloat: return Cls::kFloat;
+    case Kind::kVector: return k->elem;
     case Kind::kPointer:
-    case Kind::kArray:
-      return Cls::kPtr;
-    case Kind::kOther:
-      break;
+    case Kind::kArray: return Cls::kPtr;
+    case Kind::kOther: break;
   }
   return Cls::kUnknown;
 }
@@ -442,37 +437,37 @@ CodeConstraint::Cls CodeConstraint::number_class() const { return number_float_ 
 void CodeConstraint::record(Cls cls) {
   if (cls == Cls::kNone || cls == Cls::kPtr) return;
   for (size_t i = open_.size(); i-- > 0;) {
-    Open &o = open_[i];
+    Open& o = open_[i];
     if (o.c == '(' && o.group) continue;
     if (o.c == '(' && o.classify) (cls == Cls::kInt ? o.has_int : o.has_float) = true;
     return;
   }
 }
 
-bool CodeConstraint::float_operand(const std::string &t) const {
+bool CodeConstraint::float_operand(const std::string& t) const {
   if (t == "]") return last_elem_ == Cls::kFloat;
   if (t == "0") return last_number_float_;
-  const Name *n = kind_of(t);
+  const Name* n = kind_of(t);
   return n && (n->kind == Kind::kFloat || (n->kind == Kind::kVector && n->elem == Cls::kFloat));
 }
 
-bool CodeConstraint::operand_end(const std::string &t) const {
+bool CodeConstraint::operand_end(const std::string& t) const {
   if (t.empty()) return false;
   if (t == ")") return !last_paren_header_ && !last_paren_type_;  // `if (d) *a = 0;`, `(int)*a`
   if (t == "0" || t == "\"" || t == "]" || t == kFieldWord) return true;
   return ident_start(t[0]) && !type_word(t) && !statement_keyword(t) && !qualifier_word(t) && t != "sizeof";
 }
 
-bool CodeConstraint::type_word(const std::string &w) const {
+bool CodeConstraint::type_word(const std::string& w) const {
   if (w == "unsigned" || w == "signed") return true;
   if (w.empty() || !ident_start(w[0]) || qualifier_word(w)) return false;
   return t_->is_declarator(w) || t_->is_pointer_declarator(w) || t_->is_user_type(w) || scalar_type(w) ||
          vector_type(w) || w == "void" || (w.size() > 2 && w.compare(w.size() - 2, 2, "_t") == 0);
 }
 
-bool CodeConstraint::operand_ok(char c, const std::string &name, const std::string &before_prev,
+bool CodeConstraint::operand_ok(char c, const std::string& name, const std::string& before_prev,
                                 bool before_unary) const {
-  const Name *k = kind_of(name);
+  const Name* k = kind_of(name);
   if (!k) return true;
   const Ctx ctx = current_ctx();
   // Atomics take int pointers (`atomic_add(&a[e], 1)` with a float* a is
@@ -505,13 +500,11 @@ bool CodeConstraint::operand_ok(char c, const std::string &name, const std::stri
       (open_.back().header == 'i' || open_.back().header == 'w'))
     return false;
   switch (ctx) {
-    case Ctx::kImage:
-      return k->image;
+    case Ctx::kImage: return k->image;
     case Ctx::kAtomic:  // `atomic_inc(a)`, `&a[e]`, `a + e`, not `a[e]`
       return (ptr && c != '[' && !float_atomic) || (!before_unary && (before_prev == "+" || before_prev == "-"));
     case Ctx::kAny:
-    case Ctx::kPointer:
-      return true;
+    case Ctx::kPointer: return true;
     case Ctx::kInteger:
       // `c[f]`, `c[a[d]]` with float f and float* a, `c[a + d]`; a
       // comparison makes an integer of anything (`c[f > 0.5f ? 1 : 0]`).
@@ -531,11 +524,11 @@ bool CodeConstraint::operand_ok(char c, const std::string &name, const std::stri
   return true;
 }
 
-bool CodeConstraint::assignment_ok(char c, const std::string &before, const std::string &before_prev) const {
+bool CodeConstraint::assignment_ok(char c, const std::string& before, const std::string& before_prev) const {
   // No assignment to a const variable, or through a pointer to const
   // (`d = 1`, `d += 1`, `d++`, `a[0] = 1`).
   if (before == "=" && c != '=') {
-    if (const Name *n = kind_of(before_prev))
+    if (const Name* n = kind_of(before_prev))
       if (n->constant) return false;
     if (before_prev == "]" && last_elem_const_) return false;
     // Only lvalues are assigned: not `get_global_id(0) = ...` or `1 = ...`.
@@ -543,7 +536,7 @@ bool CodeConstraint::assignment_ok(char c, const std::string &before, const std:
       return false;
   }
   if (before.size() == 1 && last_ == before[0]) {
-    const Name *n = kind_of(before_prev);
+    const Name* n = kind_of(before_prev);
     bool constant = (n && n->constant) || (before_prev == "]" && last_elem_const_);
     if (constant && ((c == '=' && std::string_view("+-*/%&|^").find(before[0]) != std::string_view::npos) ||
                      ((c == '+' || c == '-') && c == before[0])))
@@ -552,7 +545,7 @@ bool CodeConstraint::assignment_ok(char c, const std::string &before, const std:
   return true;
 }
 
-bool CodeConstraint::code_char_ok(char c, const std::string &before, const std::string &before_prev, bool before_unary,
+bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::string& before_prev, bool before_unary,
                                   Cls pending) const {
   char top = open_.empty() ? 0 : open_.back().c;
   // After a word (a field's token is kFieldWord, which is not one).
@@ -562,7 +555,7 @@ bool CodeConstraint::code_char_ok(char c, const std::string &before, const std::
     // A pointer's value starts with a pointer (not `float* g = a[e]`,
     // `= get_global_id(0)`).
     if (current_ctx() == Ctx::kPointer && before != "sizeof") {
-      const Name *n = kind_of(before);
+      const Name* n = kind_of(before);
       if (!n || (n->kind != Kind::kPointer && n->kind != Kind::kArray) ||
           (c == '[' && n->kind == Kind::kPointer && n->elem != Cls::kUnknown) || c == '.')
         return false;
@@ -576,7 +569,7 @@ bool CodeConstraint::code_char_ok(char c, const std::string &before, const std::
     // A builtin is only called (a bare `fabs` is an overload set), with no
     // space before its '('.
     if (t_->is_call_only(before)) return false;
-    if (const Name *n = kind_of(before)) {
+    if (const Name* n = kind_of(before)) {
       const Kind k = n->kind;
       if (c == '[') {
         if (before != just_declared_ && (k == Kind::kScalar || k == Kind::kFloat)) return false;
@@ -602,7 +595,7 @@ bool CodeConstraint::code_char_ok(char c, const std::string &before, const std::
     return false;  // `p = 1`, `p = -e` (`p = 0` is null)
   // A __local variable takes no initializer (a pointer to __local may).
   if (c == '=' && stmt_local_ && top == '{' && in_body()) {
-    const Name *n = kind_of(before);
+    const Name* n = kind_of(before);
     if (before == "]" || (n && n->kind != Kind::kPointer)) return false;
   }
   // No field of a scalar element (`a[e].x` with a float* a).
@@ -620,7 +613,7 @@ bool CodeConstraint::code_char_ok(char c, const std::string &before, const std::
     if (i && !f) return false;
   }
   if (c == '>' && last_ == '-' && before == "-") {
-    if (const Name *n = kind_of(prev2_))  // the name before "->"
+    if (const Name* n = kind_of(prev2_))  // the name before "->"
       return n->kind == Kind::kPointer || n->kind == Kind::kOther;
   }
   // A type is followed by a name, '*', or the ')' of a cast.
@@ -637,8 +630,7 @@ bool CodeConstraint::code_char_ok(char c, const std::string &before, const std::
         if (!((open_.back().arities >> n) & 1)) return false;
       }
       return top == '(' && !(open_.back().for_header && open_.back().semicolons < 2) && open_.back().ternaries == 0;
-    case ']':
-      return top == '[' && open_.back().ternaries == 0;
+    case ']': return top == '[' && open_.back().ternaries == 0;
     case ':':
       // Only a '?' or a label (`case 1:`) takes a ':' (not `c[h] = i - 5 : j`).
       return !in_body() || (!open_.empty() && open_.back().ternaries > 0) || case_label_ || before == "default";
@@ -652,35 +644,27 @@ bool CodeConstraint::code_char_ok(char c, const std::string &before, const std::
       // filter's 3 instructions.
       if (open_.size() == 1 && top == '{' && !open_.back().aggregate && kernel_body_ && effect_ < 2) return false;
       return top == '{';
-    case '[':
-      return !in_body() || operand_end(before);  // `a[[]`, `![h]`
-    case '~':
-      return !in_body() || !operand_end(before);  // a prefix operator only
+    case '[': return !in_body() || operand_end(before);   // `a[[]`, `![h]`
+    case '~': return !in_body() || !operand_end(before);  // a prefix operator only
     case ';':
       if (!open_.empty() && open_.back().ternaries > 0) return false;
       return top == 0 || top == '{' || (top == '(' && open_.back().for_header && open_.back().semicolons < 2);
     case '/':
-    case '*':
-      return last_ != '/';  // no comments in normalized code
-    case '#':
-      return last_ == '\n' || last_ == 0;  // #pragma lines
+    case '*': return last_ != '/';                 // no comments in normalized code
+    case '#': return last_ == '\n' || last_ == 0;  // #pragma lines
     case '\\':
     case '`':
     case '@':
-    case '$':
-      return false;
-    default:
-      return true;
+    case '$': return false;
+    default: return true;
   }
 }
 
 bool CodeConstraint::check(char c) const {
   switch (mode_) {
     case Mode::kString:
-    case Mode::kChar:
-      return c != '\n';  // a literal ends on its line
-    case Mode::kDirective:
-      return true;
+    case Mode::kChar: return c != '\n';  // a literal ends on its line
+    case Mode::kDirective: return true;
     case Mode::kNumber:
       // Literals of at most 48 characters (the corpus has 44-digit constants).
       // An 'f' suffix needs a '.' or an exponent (`1f` is no literal).
@@ -728,7 +712,7 @@ bool CodeConstraint::check(char c) const {
         // Only an lvalue is assigned: no operator before the assignment at
         // its level (`e >= f &= e`, `d * e + c = h`; `*p`, `e++` and `p->x`
         // are lvalues).
-        const Open &o = open_.back();
+        const Open& o = open_.back();
         if (c == '=' && prev_.size() == 1 && last_ == prev_[0] && !prev_joined_ &&
             std::string_view("+-*/%&|^").find(last_) != std::string_view::npos && o.binop_prev)
           return false;
@@ -783,7 +767,7 @@ void CodeConstraint::end_statement(int depth) {
   else_just_set_ = true;
 }
 
-void CodeConstraint::push_token(const std::string &token) {
+void CodeConstraint::push_token(const std::string& token) {
   if (!else_just_set_ && token != "else") else_ok_depth_ = -1;
   else_just_set_ = false;
   if (token != just_declared_) just_declared_.clear();
@@ -814,7 +798,7 @@ void CodeConstraint::note_operator(char c) {
   // A pointer's value has its first operand once a '(' or '&' starts it.
   if ((c == '(' || c == '&') && assign_ctx_ == Ctx::kPointer && assign_depth_ == int(open_.size()))
     assign_ctx_ = Ctx::kAny;
-  Open &o = open_.back();
+  Open& o = open_.back();
   const bool joined = prev_.size() == 1 && last_ == prev_[0] && kOperatorChars.find(last_) != std::string_view::npos;
   if (c == '=') {
     if (joined && last_ == '=') o.binop = true;  // `==`
@@ -848,14 +832,14 @@ void CodeConstraint::end_expression() {
   if (in_body()) open_.back().binop = open_.back().binop_prev = open_.back().memory = false;
 }
 
-void CodeConstraint::declare(const std::string &w) {
+void CodeConstraint::declare(const std::string& w) {
   scopes_.back().push_back(w);
   ++visible_[w];
 }
 
 void CodeConstraint::close_scope() {
   if (scopes_.size() <= 1) return;
-  for (const std::string &n : scopes_.back())
+  for (const std::string& n : scopes_.back())
     if (--visible_[n] == 0) visible_.erase(n);
   scopes_.pop_back();
 }
@@ -1024,8 +1008,7 @@ void CodeConstraint::step(char c) {
       }
       finish_word();
       break;
-    case Mode::kCode:
-      break;
+    case Mode::kCode: break;
   }
   // A pending end of a braceless loop body: any token but `else` ends it
   // (words decide in finish_word).
@@ -1136,11 +1119,11 @@ void CodeConstraint::step(char c) {
           // An assignment (or `+=`, ...): an arithmetic variable takes no
           // bare pointer.
           static const std::string_view kCompound = "+-*/%&|^";
-          const std::string &lhs =
+          const std::string& lhs =
               prev_.size() == 1 && kCompound.find(prev_[0]) != std::string_view::npos ? prev2_ : prev_;
           Ctx ctx = Ctx::kAny;
           assign_width_ = 0;
-          if (const Name *n = kind_of(lhs)) {
+          if (const Name* n = kind_of(lhs)) {
             if (n->kind == Kind::kScalar || n->kind == Kind::kFloat || n->kind == Kind::kVector) {
               ctx = Ctx::kNumeric;
               assign_width_ = n->width;
@@ -1182,10 +1165,10 @@ void CodeConstraint::step(char c) {
         Open o{'[', false, false, 0};
         o.ctx = Ctx::kInteger;
         if (!just_declared_.empty() && prev_ == just_declared_) {
-          Name &n = kinds_[just_declared_];
+          Name& n = kinds_[just_declared_];
           n.kind = Kind::kArray;
-          for (const std::string &p : pending_const_) n.const_elem = n.const_elem || p == just_declared_;
-        } else if (const Name *n = kind_of(prev_)) {
+          for (const std::string& p : pending_const_) n.const_elem = n.const_elem || p == just_declared_;
+        } else if (const Name* n = kind_of(prev_)) {
           o.elem = n->elem;
           o.elem_const = n->const_elem;
           o.elem_width = n->width;
@@ -1274,17 +1257,10 @@ void CodeConstraint::step(char c) {
             single_loop_depth_ == int(open_.size()))
           body_end_pending_ = true;
         break;
-      case '"':
-        mode_ = Mode::kString;
-        break;
-      case '#':
-        mode_ = Mode::kDirective;
-        break;
-      case '\'':
-        mode_ = Mode::kChar;
-        break;
-      default:
-        break;
+      case '"': mode_ = Mode::kString; break;
+      case '#': mode_ = Mode::kDirective; break;
+      case '\'': mode_ = Mode::kChar; break;
+      default: break;
     }
     field_next_ = c == '.' || (c == '>' && last_ == '-');
     tag_ = false;
@@ -1293,7 +1269,7 @@ void CodeConstraint::step(char c) {
     // Const names become read-only once their declaration (or parameter
     // list) ends.
     if ((c == ';' || c == '{') && !pending_const_.empty()) {
-      for (const std::string &n : pending_const_)
+      for (const std::string& n : pending_const_)
         if (auto it = kinds_.find(n); it != kinds_.end() && it->second.kind != Kind::kArray) it->second.constant = true;
       pending_const_.clear();
     }

@@ -28,38 +28,38 @@ namespace clgen::sampler {
 class ConstraintTables {
  public:
   // Learns from normalized kernels (the rewriter's output).
-  static ConstraintTables from_corpus(const std::vector<std::string> &normalized_texts);
+  static ConstraintTables from_corpus(const std::vector<std::string>& normalized_texts);
 
   // A generated name: lower-case letters, 1-3 of them (variables), or
   // upper-case letters, 1-2 of them (functions), that is not a fixed word.
-  bool is_generated_name(const std::string &w) const;
-  bool is_fixed(const std::string &w) const { return fixed_.count(w) > 0; }
-  bool is_fixed_prefix(const std::string &w) const { return fixed_prefixes_.count(w) > 0; }
-  bool is_field(const std::string &w) const;
-  bool is_field_prefix(const std::string &w) const;
+  bool is_generated_name(const std::string& w) const;
+  bool is_fixed(const std::string& w) const { return fixed_.count(w) > 0; }
+  bool is_fixed_prefix(const std::string& w) const { return fixed_prefixes_.count(w) > 0; }
+  bool is_field(const std::string& w) const;
+  bool is_field_prefix(const std::string& w) const;
   // Words after which only a fresh name can follow (types: `int e`).
-  bool is_declarator(const std::string &w) const { return declarators_.count(w) > 0; }
-  bool is_pointer_declarator(const std::string &w) const { return pointer_declarators_.count(w) > 0; }
+  bool is_declarator(const std::string& w) const { return declarators_.count(w) > 0; }
+  bool is_pointer_declarator(const std::string& w) const { return pointer_declarators_.count(w) > 0; }
   // Names the corpus defines as types (struct, union, enum tags and
   // typedefs): usable only after the text itself defines them.
-  bool is_user_type(const std::string &w) const { return user_types_.count(w) > 0; }
+  bool is_user_type(const std::string& w) const { return user_types_.count(w) > 0; }
   // Variables the rewriter keeps their names (samplers, ...): like generated
   // names, usable only once the text declares them.
-  bool is_kept_name(const std::string &w) const { return kept_names_.count(w) > 0; }
+  bool is_kept_name(const std::string& w) const { return kept_names_.count(w) > 0; }
   // Words the corpus follows with '(' (builtins, keywords, function-like
   // names): no other word can be.
-  bool is_called(const std::string &w) const { return called_.count(w) > 0; }
+  bool is_called(const std::string& w) const { return called_.count(w) > 0; }
   // Called words the corpus never writes without '(' (builtins: a bare
   // `fabs` cannot compile).
-  bool is_call_only(const std::string &w) const { return called_.count(w) > 0 && !uncalled_.count(w); }
+  bool is_call_only(const std::string& w) const { return called_.count(w) > 0 && !uncalled_.count(w); }
   // Fixed words the corpus writes right after declarator `d` outside struct
   // bodies (`unsigned int`, `const float`, `sampler_t sampler`): the only
   // fixed words a declaration may continue with.
-  bool follows(const std::string &d, const std::string &w, bool complete) const;
+  bool follows(const std::string& d, const std::string& w, bool complete) const;
 
   // The argument counts the corpus calls builtin `w` with, as a bit mask
   // (bit n: n arguments; bit 63: 63 or more); 0 if it never calls it.
-  uint64_t arities(const std::string &w) const {
+  uint64_t arities(const std::string& w) const {
     auto it = arities_.find(w);
     return it == arities_.end() ? 0 : it->second;
   }
@@ -69,8 +69,8 @@ class ConstraintTables {
   size_t declarator_words() const { return declarators_.size(); }
 
  private:
-  void add_fixed(const std::string &w);
-  void add_field(const std::string &w);
+  void add_fixed(const std::string& w);
+  void add_field(const std::string& w);
   std::unordered_set<std::string> fixed_, fixed_prefixes_;
   std::unordered_set<std::string> fields_, field_prefixes_;
   std::unordered_set<std::string> declarators_;
@@ -90,7 +90,7 @@ class ConstraintTables {
 // The constraint state of one stream of text.
 class CodeConstraint {
  public:
-  explicit CodeConstraint(const ConstraintTables *tables) : t_(tables) {}
+  explicit CodeConstraint(const ConstraintTables* tables) : t_(tables) {}
 
   // Whether appending `piece` keeps the text a possible prefix.
   bool accepts(std::string_view piece) const;
@@ -150,8 +150,8 @@ class CodeConstraint {
   void apply(char c);
   void step(char c);  // apply() without the layout bookkeeping
   // Word rules, in the context fixed when the word started.
-  bool word_ok(const std::string &w, bool complete, bool field, int decl) const;
-  bool generated_ok(const std::string &w, bool complete, int decl) const;
+  bool word_ok(const std::string& w, bool complete, bool field, int decl) const;
+  bool generated_ok(const std::string& w, bool complete, int decl) const;
   // Whether a parameter's name may come here (address space and pointer rules).
   bool param_name_ok() const;
   int decl_context() const;
@@ -159,30 +159,30 @@ class CodeConstraint {
   // `before_prev`: the token before that one.
   // `before_unary`: before_prev is a unary operator. `pending`: the class of
   // the operand c ends (a word or number not yet finished), else kNone.
-  bool code_char_ok(char c, const std::string &before, const std::string &before_prev, bool before_unary,
+  bool code_char_ok(char c, const std::string& before, const std::string& before_prev, bool before_unary,
                     Cls pending) const;
   // What may follow an assignment operator (const names, lvalues); c starts
   // the right-hand side.
-  bool assignment_ok(char c, const std::string &before, const std::string &before_prev) const;
+  bool assignment_ok(char c, const std::string& before, const std::string& before_prev) const;
   // Expression rules for a name used as an operand, at the character after it.
-  bool operand_ok(char c, const std::string &name, const std::string &before_prev, bool before_unary) const;
+  bool operand_ok(char c, const std::string& name, const std::string& before_prev, bool before_unary) const;
   Ctx current_ctx() const;
   // The class of name `w` used as an operand (after a cast: unknown).
-  Cls name_class(const std::string &w, bool cast, bool deref) const;
+  Cls name_class(const std::string& w, bool cast, bool deref) const;
   Cls number_class() const;
   Cls word_class() const;  // the class of word_ as an operand (kNone: none yet)
   // Records an operand's class in the call that classes its operands.
   void record(Cls cls);
-  bool operand_end(const std::string &token) const;
+  bool operand_end(const std::string& token) const;
   // Whether token `t`, an operand just written, is floating-point (a float
   // name, a float element, a floating-point literal).
-  bool float_operand(const std::string &t) const;
-  bool type_word(const std::string &w) const;
+  bool float_operand(const std::string& t) const;
+  bool type_word(const std::string& w) const;
   // Inside a function body (not a parameter list or a struct body).
   bool in_body() const { return !open_.empty() && !open_.back().aggregate && !in_params_; }
-  void push_token(const std::string &token);
+  void push_token(const std::string& token);
   void finish_word();
-  void declare(const std::string &w);
+  void declare(const std::string& w);
   void close_scope();
   void end_loop_bodies();                       // braceless loop bodies at the current depth (and
                                                 // deeper) end
@@ -191,9 +191,9 @@ class CodeConstraint {
   void end_assignments_deeper_than(size_t depth);
   // The fresh names a declaration may take next (the rewriter skips names
   // that a file also uses as fixed words or fields).
-  const std::vector<std::string> &fresh_lower() const;
+  const std::vector<std::string>& fresh_lower() const;
 
-  const ConstraintTables *t_;
+  const ConstraintTables* t_;
   Mode mode_ = Mode::kCode;
   bool escaped_ = false;
   char last_ = 0;                // previous character
@@ -223,7 +223,7 @@ class CodeConstraint {
     bool image = false;       // an image (image2d_t, ...)
   };
   std::map<std::string, Name> kinds_;
-  const Name *kind_of(const std::string &name) const;  // nullptr unless declared and in scope
+  const Name* kind_of(const std::string& name) const;  // nullptr unless declared and in scope
   std::string just_declared_;                          // the name the last word declared ('[' makes it an array)
   std::string stmt_type_;                              // the type of the current declaration statement
   bool stmt_const_ = false;                            // ... declared const
