@@ -25,6 +25,7 @@ using opencl::statement_keyword;
 using opencl::swizzle;
 using opencl::type_width;
 using opencl::vector_type;
+using opencl::writing_builtin;
 using preprocess::generated_index;
 using preprocess::generated_name;
 
@@ -32,13 +33,6 @@ namespace {
 
 // Operator characters: consecutive ones form one operator (`&&`, `<<=`).
 constexpr std::string_view kOperatorChars = "=+-*/%<>&|^!~";
-
-// Builtins whose calls write memory (stores, atomics, copies).
-bool writing_builtin(const std::string& w) {
-  for (std::string_view p : {"atomic_", "atom_", "vstore", "write_image", "async_work_group"})
-    if (w.compare(0, p.size(), p) == 0) return true;
-  return false;
-}
 
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -85,6 +79,7 @@ struct Word {
   bool before_semicolon = false;
   char next = '\0';     // the next non-space character
   bool member = false;  // declares a struct or union member (`int c00;`)
+  int args = -1;        // called: the call's argument count
 };
 
 std::vector<Word> lex_words(std::string_view s) {
@@ -97,9 +92,17 @@ std::vector<Word> lex_words(std::string_view s) {
   bool enum_tag = false;
   int parens = 0;
   bool typedef_stmt = false;
+  struct Bracket {
+    long call = -1;  // the called word it follows (index in out)
+    int commas = 0;
+    bool empty = true;
+  };
+  std::vector<Bracket> brackets;
   size_t i = 0;
   while (i < s.size()) {
     char c = s[i];
+    const bool closing = c == ')' || c == ']' || c == '}';
+    if (!space(c) && !closing && !brackets.empty()) brackets.back().empty = false;
     if (space(c)) {
       ++i;
     } else if (c == '"' || c == '\'') {
@@ -146,6 +149,16 @@ std::vector<Word> lex_words(std::string_view s) {
       if (c == '{') aggregates.push_back(tag), enums.push_back(tag && enum_tag);
       if (c == '}' && !aggregates.empty()) aggregates.pop_back(), enums.pop_back();
       tag = enum_tag = false;
+      if (c == '(' || c == '[' || c == '{') {
+        const bool call = c == '(' && !out.empty() && out.back().called && prev == out.back().text;
+        brackets.push_back({call ? long(out.size()) - 1 : -1});
+      } else if (closing && !brackets.empty()) {
+        const Bracket& b = brackets.back();
+        if (b.call >= 0) out[size_t(b.call)].args = b.empty ? 0 : b.commas + 1;
+        brackets.pop_back();
+      } else if (c == ',' && !brackets.empty()) {
+        ++brackets.back().commas;
+      }
       field_next = c == '.' || (c == '>' && i > 0 && s[i - 1] == '-');
       prev2 = prev;
       prev = std::string(1, c);
@@ -180,39 +193,6 @@ bool ConstraintTables::is_field_prefix(const std::string& w) const {
   return field_prefixes_.count(w) > 0 || swizzle(w, true);
 }
 
-void ConstraintTables::learn_arities(std::string_view s) {
-  struct Call {
-    std::string name;  // empty: brackets that are no builtin's call
-    int commas = 0;
-    bool empty = true;
-  };
-  std::vector<Call> open;
-  std::string word;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (ident_char(c) && (!word.empty() || ident_start(c))) {
-      word += c;
-      if (!open.empty()) open.back().empty = false;
-      continue;
-    }
-    if (!space(c) && c != ')' && c != ']' && c != '}' && !open.empty()) open.back().empty = false;
-    if (c == '"' || c == '\'') {  // strings and characters hold no calls
-      for (++i; i < s.size() && s[i] != c; ++i) i += s[i] == '\\';
-    } else if (c == '(' || c == '[' || c == '{') {
-      const bool call = c == '(' && !word.empty() && called_.count(word) && !is_generated_name(word) &&
-                        !statement_keyword(word) && word != "sizeof" && word != "printf";  // printf: variadic
-      open.push_back({call ? word : std::string()});
-    } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
-      const Call& k = open.back();
-      if (!k.name.empty()) arities_[k.name] |= uint64_t(1) << std::min(63, k.empty ? 0 : k.commas + 1);
-      open.pop_back();
-    } else if (c == ',' && !open.empty()) {
-      ++open.back().commas;
-    }
-    if (!space(c)) word.clear();
-  }
-}
-
 ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& texts) {
   ConstraintTables t;
   for (const char* k : kShortKeywords) t.add_fixed(k);
@@ -241,7 +221,12 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& t
       }
     }
   }
-  for (const std::string& text : texts) t.learn_arities(text);
+  // Builtins' argument counts (printf is variadic).
+  for (const auto& words : lexed)
+    for (const Word& w : words)
+      if (w.args >= 0 && !w.field && t.called_.count(w.text) && !t.is_generated_name(w.text) &&
+          !statement_keyword(w.text) && w.text != "sizeof" && w.text != "printf")
+        t.arities_[w.text] |= uint64_t(1) << std::min(63, w.args);
   // User-defined types: tags, and the name a file-level typedef ends with.
   for (const auto& words : lexed) {
     for (const Word& w : words) {
@@ -447,8 +432,7 @@ void CodeConstraint::record(Cls cls) {
 bool CodeConstraint::float_operand(const std::string& t) const {
   if (t == "]") return last_elem_ == Cls::kFloat;
   if (t == "0") return last_number_float_;
-  const Name* n = kind_of(t);
-  return n && (n->kind == Kind::kFloat || (n->kind == Kind::kVector && n->elem == Cls::kFloat));
+  return name_class(t, false, false) == Cls::kFloat;
 }
 
 bool CodeConstraint::operand_end(const std::string& t) const {
@@ -774,9 +758,7 @@ void CodeConstraint::push_token(const std::string& token) {
   // `*`, `&`, `-`, ... are unary where no operand ends before them.
   bool unary =
       token.size() == 1 && std::string_view("*&-+!~").find(token[0]) != std::string_view::npos && !operand_end(prev_);
-  const bool joined = token.size() == 1 && prev_.size() == 1 && last_ == prev_[0] &&
-                      kOperatorChars.find(last_) != std::string_view::npos &&
-                      kOperatorChars.find(token[0]) != std::string_view::npos;
+  const bool joined = token.size() == 1 && continues_operator(token[0]);
   prev2_joined_ = prev_joined_;
   prev_joined_ = joined;
   prev2_unary_ = prev_unary_;
@@ -785,6 +767,11 @@ void CodeConstraint::push_token(const std::string& token) {
   prev_cmp_ = token == "=" && (prev_ == "<" || prev_ == ">") && (last_ == '<' || last_ == '>');
   prev2_ = std::move(prev_);
   prev_ = token;
+}
+
+bool CodeConstraint::continues_operator(char c) const {
+  auto op = [](char x) { return kOperatorChars.find(x) != std::string_view::npos; };
+  return prev_.size() == 1 && last_ == prev_[0] && op(last_) && op(c);
 }
 
 bool CodeConstraint::assignment_token() const {
@@ -799,7 +786,7 @@ void CodeConstraint::note_operator(char c) {
   if ((c == '(' || c == '&') && assign_ctx_ == Ctx::kPointer && assign_depth_ == int(open_.size()))
     assign_ctx_ = Ctx::kAny;
   Open& o = open_.back();
-  const bool joined = prev_.size() == 1 && last_ == prev_[0] && kOperatorChars.find(last_) != std::string_view::npos;
+  const bool joined = continues_operator(c);
   if (c == '=') {
     if (joined && last_ == '=') o.binop = true;  // `==`
     return;

@@ -80,7 +80,6 @@ class ConstraintTables {
   std::unordered_set<std::string> user_types_;
   std::unordered_set<std::string> kept_names_;
   std::unordered_map<std::string, uint64_t> arities_;
-  void learn_arities(std::string_view text);
   struct Words {
     std::unordered_set<std::string> complete, prefixes;
   };
@@ -233,6 +232,9 @@ class CodeConstraint {
   bool prev_joined_ = false;                           // prev_ continues the operator right before it
                                                        // (`&&`, `==`, `+=`, `->`)
   bool prev2_joined_ = false;                          // prev2_ does
+  // Whether operator character c, written now, continues the operator
+  // written right before it (`&&`, `==`, `->`).
+  bool continues_operator(char c) const;
   // Whether prev_ is an assignment operator's '=' (not `==`, `<=`, `!=`).
   bool assignment_token() const;
   // Operator bookkeeping of the expression at the current level (Open::binop).

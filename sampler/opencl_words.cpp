@@ -103,4 +103,10 @@ bool qualifier_word(const std::string& w) {
   return in_set(k, w);
 }
 
+bool writing_builtin(const std::string& w) {
+  for (std::string_view p : {"atomic_", "atom_", "vstore", "write_image", "async_work_group"})
+    if (w.compare(0, p.size(), p) == 0) return true;
+  return false;
+}
+
 }  // namespace clgen::sampler::opencl

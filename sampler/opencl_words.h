@@ -44,5 +44,8 @@ bool integer_result(const std::string& w);
 bool generic_builtin(const std::string& w);
 // get_image_*, read_image*, write_image*: an image is their first argument.
 bool image_builtin(const std::string& w);
+// Builtins whose calls write memory: atomics, vstore*, write_image*, async
+// copies.
+bool writing_builtin(const std::string& w);
 
 }  // namespace clgen::sampler::opencl
