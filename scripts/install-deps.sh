@@ -17,7 +17,7 @@ packages=(
   # OpenCL: ICD loader, headers, PoCL's CPU device, clinfo for diagnostics
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   # Corpus mining and storage
-  libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libssl-dev
+  libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libssl-dev libarchive-dev
   # Small libraries
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   # Predictive models (decision trees, forests, SVM, ... from OpenCV's ml module)
