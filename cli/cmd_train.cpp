@@ -6,6 +6,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command.h"
 #include "model/config.h"
@@ -66,12 +67,19 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   if (opts.device != "cpu" && opts.device != "cuda" && opts.device != "auto")
     return usage_error("--device must be cpu, cuda or auto");
   ASSIGN_OR_RETURN(Workspace ws, Workspace::open(global.workspace));
-  std::vector<std::string> texts;
+  model::TrainingTexts set;
   {
     ASSIGN_OR_RETURN(Database db, ws.open_database());
-    ASSIGN_OR_RETURN(texts, model::read_training_texts(db, config.training.max_file_chars));
+    ASSIGN_OR_RETURN(set, model::read_training_set(db, config.training));
   }
+  for (const auto& [repo, n] : set.capped)
+    spdlog::info("training.max_kernels_per_repository: {} kernels of {} left out", n, repo);
+  if (set.held_out > 0)
+    std::printf("validation: %zu kernels of %zu held-out repositories: %s\n", set.held_out,
+                set.held_out_repositories.size(), fmt::format("{}", fmt::join(set.held_out_repositories, ", ")).c_str());
+  const std::vector<std::string>& texts = set.texts;
   model::TrainOptions train;
+  train.held_out = set.held_out;
   train.device = opts.device;
   train.epochs = opts.epochs;
   train.config_text = config_text;

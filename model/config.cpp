@@ -20,7 +20,8 @@ Expected<ModelConfig> from_config(const Config& c) {
       "training.optimizer", "training.learning_rate", "training.momentum",
       "training.lr_schedule", "training.halve_every", "training.decay_percent",
       "training.gradient_clip", "training.seed", "training.validation_fraction",
-      "training.max_tokens", "training.max_file_chars", "preview.samples", "preview.max_tokens",
+      "training.max_tokens", "training.max_file_chars", "training.max_kernels_per_repository",
+      "training.validation_split", "preview.samples", "preview.max_tokens",
       "preview.temperature"}));
   ModelConfig m;
   auto bad = [&](const std::string& key, const std::string& what) {
@@ -77,6 +78,13 @@ Expected<ModelConfig> from_config(const Config& c) {
   if (t.max_tokens < 0) return bad("training.max_tokens", "expected >= 0 (0 = all)");
   ASSIGN_OR_RETURN(t.max_file_chars, c.get_int("training.max_file_chars", t.max_file_chars));
   if (t.max_file_chars < 0) return bad("training.max_file_chars", "expected >= 0 (0 = all)");
+  ASSIGN_OR_RETURN(t.max_kernels_per_repository,
+                   c.get_int("training.max_kernels_per_repository", t.max_kernels_per_repository));
+  if (t.max_kernels_per_repository < 0)
+    return bad("training.max_kernels_per_repository", "expected >= 0 (0 = no cap)");
+  ASSIGN_OR_RETURN(t.validation_split, c.get_string("training.validation_split", t.validation_split));
+  if (t.validation_split != "kernel" && t.validation_split != "repository")
+    return bad("training.validation_split", "expected \"kernel\" or \"repository\"");
 
   auto& p = m.preview;
   ASSIGN_OR_RETURN(int64_t samples, c.get_int("preview.samples", p.samples));
@@ -119,7 +127,9 @@ std::string canonical_config(const ModelConfig& m) {
       t.lr_schedule, t.halve_every, t.decay_percent, t.gradient_clip, t.seed,
       t.validation_fraction, t.max_tokens) +
          // Appended only when set, so ids of models without it stay the same.
-         (t.max_file_chars > 0 ? fmt::format(";max_file_chars={}", t.max_file_chars) : "");
+         (t.max_file_chars > 0 ? fmt::format(";max_file_chars={}", t.max_file_chars) : "") +
+         (t.max_kernels_per_repository > 0 ? fmt::format(";max_per_repo={}", t.max_kernels_per_repository) : "") +
+         (t.validation_split != "kernel" ? ";split=" + t.validation_split : "");
 }
 
 std::string corpus_hash(const std::vector<std::string>& texts) {

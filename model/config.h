@@ -41,6 +41,15 @@ struct TrainingConfig {
   // models learn short, self-contained kernels — what the sampler asks for —
   // better without the long generated files of test suites.
   int64_t max_file_chars = 5000;
+  // Balance: at most this many kernels from one repository (the ones with the
+  // lowest hash of their normalized text, so the pick does not depend on import
+  // order); 0 = no cap. See docs/MODEL.md for the choice on the GitHub corpus.
+  int64_t max_kernels_per_repository = 0;
+  // "kernel": validation_fraction of the kernels, picked at random, validate.
+  // "repository": whole repositories are held out until their kernels reach
+  // validation_fraction of the corpus, so the validation loss measures kernels
+  // of projects the model never saw (and the held-out repositories stay unseen).
+  std::string validation_split = "kernel";
 };
 
 struct PreviewConfig {

@@ -130,13 +130,15 @@ TokenFile::~TokenFile() {
 
 Expected<EncodedCorpus> encode_corpus(const std::vector<std::string>& texts,
                                       const Vocabulary& vocabulary, uint64_t seed,
-                                      double validation_fraction, const std::string& cache_root) {
+                                      double validation_fraction, const std::string& cache_root,
+                                      size_t held_out) {
   if (texts.empty()) return invalid_argument("cannot encode an empty corpus");
   EncodedCorpus ec;
   Sha256 h;
   for (const auto& t : texts) h.update(sha256_hex(t));
   h.update(fmt::format("|vocab={}|seed={}|valid={}", vocabulary.fingerprint(), seed,
                        validation_fraction));
+  if (held_out > 0) h.update(fmt::format("|held_out={}", held_out));
   ec.key = h.hex_digest().substr(0, 16);
   fs::path dir = fs::path(cache_root) / ec.key;
   ec.train_path = (dir / "train.tokens").string();
@@ -164,11 +166,21 @@ Expected<EncodedCorpus> encode_corpus(const std::vector<std::string>& texts,
 
   fs::create_directories(dir, err);
   if (err) return io_error("creating " + dir.string() + ": " + err.message());
-  std::vector<size_t> order = shuffled_order(texts.size(), seed);
+  std::vector<size_t> order;
   size_t n_valid = 0;
-  if (validation_fraction > 0 && texts.size() >= 2)
-    n_valid = std::min(texts.size() - 1,
-                       std::max<size_t>(1, size_t(std::lround(validation_fraction * double(texts.size())))));
+  if (held_out > 0) {
+    // A fixed split (whole repositories held out): each part shuffled on its own.
+    if (held_out >= texts.size()) return invalid_argument("every text of the corpus is held out");
+    n_valid = held_out;
+    size_t n = texts.size() - n_valid;
+    for (size_t i : shuffled_order(n, seed)) order.push_back(i);
+    for (size_t i : shuffled_order(n_valid, seed)) order.push_back(n + i);
+  } else {
+    order = shuffled_order(texts.size(), seed);
+    if (validation_fraction > 0 && texts.size() >= 2)
+      n_valid = std::min(texts.size() - 1,
+                         std::max<size_t>(1, size_t(std::lround(validation_fraction * double(texts.size())))));
+  }
   size_t n_train = texts.size() - n_valid;
 
   TokenWriter train, valid;

@@ -50,7 +50,8 @@ struct EncodedCorpus {
 // or more kernels) go to validation. Every kernel is followed by a separator.
 Expected<EncodedCorpus> encode_corpus(const std::vector<std::string>& texts,
                                       const Vocabulary& vocabulary, uint64_t seed,
-                                      double validation_fraction, const std::string& cache_root);
+                                      double validation_fraction, const std::string& cache_root,
+                                      size_t held_out = 0);
 
 // The shuffled order of `n` items for `seed`: a Fisher-Yates shuffle over
 // splitmix64, identical on every platform and standard library.

@@ -1,11 +1,14 @@
 // SQL for the model's tables and the training-corpus query.
 #include "model/store.h"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "corpus/preprocess/newest_version.h"
+#include "support/sha256.h"
 
 namespace clgen::model {
 
@@ -49,31 +52,109 @@ CREATE TABLE IF NOT EXISTS checkpoints(
 )sql");
 }
 
-Expected<std::vector<std::string>> read_training_texts(Database& db, int64_t max_chars) {
+namespace {
+
+// The repository of a preprocessed content: its first origin's owner/name, or
+// the source key for sources without an owner (directories, packages).
+constexpr const char* kRepositorySql =
+    "COALESCE((SELECT CASE WHEN COALESCE(r.owner, '') != '' THEN r.owner || '/' || r.name ELSE r.source END "
+    "FROM content_origins o JOIN repositories r ON r.id = o.repository_id "
+    "WHERE o.sha256 = p.content_sha256 ORDER BY r.id, o.path LIMIT 1), '')";
+
+}  // namespace
+
+Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t max_chars) {
   constexpr const char* kHint = "run `clgen corpus preprocess` first";
   ASSIGN_OR_RETURN(bool has_table, db.has_table("preprocessed"));
   if (!has_table)
     return not_found(fmt::format("no preprocessed corpus in {} (table 'preprocessed' is missing): {}",
                                  db.path(), kHint));
+  ASSIGN_OR_RETURN(bool has_origins, db.has_table("content_origins"));
+  ASSIGN_OR_RETURN(bool has_repositories, db.has_table("repositories"));
+  const std::string repository = has_origins && has_repositories ? kRepositorySql : "''";
   ASSIGN_OR_RETURN(auto q, db.prepare(
-      std::string("SELECT normalized_text FROM preprocessed "
-                  "WHERE status='ok' AND normalized_text IS NOT NULL AND normalized_text != '' "
-                  "AND preprocessor_version = ") +
-      preprocess::kNewestVersionSql + " GROUP BY normalized_sha256 ORDER BY normalized_sha256"));
-  std::vector<std::string> texts;
+      "SELECT p.normalized_sha256, p.normalized_text, MIN(" + repository + ") FROM preprocessed p "
+      "WHERE p.status='ok' AND p.normalized_text IS NOT NULL AND p.normalized_text != '' "
+      "AND p.preprocessor_version = " + std::string(preprocess::kNewestVersionSql) +
+      " GROUP BY p.normalized_sha256 ORDER BY p.normalized_sha256"));
+  std::vector<CorpusKernel> kernels;
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.step());
     if (!row) break;
-    std::string text = q.column_text(0);
-    if (max_chars <= 0 || int64_t(text.size()) <= max_chars) texts.push_back(std::move(text));
+    CorpusKernel k{q.column_text(0), q.column_text(1), q.column_text(2)};
+    if (max_chars <= 0 || int64_t(k.text.size()) <= max_chars) kernels.push_back(std::move(k));
   }
-  if (texts.empty() && max_chars > 0)
+  if (kernels.empty() && max_chars > 0)
     return not_found(fmt::format("no preprocessed kernel file in {} is within training.max_file_chars = {}",
                                  db.path(), max_chars));
-  if (texts.empty())
+  if (kernels.empty())
     return not_found(fmt::format("the preprocessed corpus in {} has no kernels with status 'ok': {}",
                                  db.path(), kHint));
+  return kernels;
+}
+
+Expected<std::vector<std::string>> read_training_texts(Database& db, int64_t max_chars) {
+  ASSIGN_OR_RETURN(auto kernels, read_corpus_kernels(db, max_chars));
+  std::vector<std::string> texts;
+  texts.reserve(kernels.size());
+  for (auto& k : kernels) texts.push_back(std::move(k.text));
   return texts;
+}
+
+std::vector<std::string> TrainingTexts::training_only() const {
+  return {texts.begin(), texts.end() - std::ptrdiff_t(held_out)};
+}
+
+TrainingTexts select_training_texts(const std::vector<CorpusKernel>& kernels, const TrainingConfig& t) {
+  TrainingTexts out;
+  // Kernels arrive sorted by sha256, so the first ones of a repository are its lowest hashes.
+  std::map<std::string, size_t> kept_per_repository;
+  std::vector<bool> kept(kernels.size(), false);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    size_t& n = kept_per_repository[kernels[i].repository];
+    if (t.max_kernels_per_repository > 0 && int64_t(n) >= t.max_kernels_per_repository) {
+      ++out.capped[kernels[i].repository];
+      continue;
+    }
+    ++n;
+    kept[i] = true;
+  }
+  std::set<std::string> held;
+  if (t.validation_split == "repository" && t.validation_fraction > 0 && kept_per_repository.size() > 1) {
+    size_t total = 0;
+    for (const auto& [repo, n] : kept_per_repository) total += n;
+    const double budget = t.validation_fraction * double(total);
+    std::vector<std::pair<std::string, std::string>> order;  // (hash, repository)
+    for (const auto& [repo, n] : kept_per_repository)
+      order.emplace_back(sha256_hex(fmt::format("{}:{}", t.seed, repo)), repo);
+    std::sort(order.begin(), order.end());
+    size_t taken = 0;
+    for (const auto& [hash, repo] : order) {
+      if (held.size() + 1 >= kept_per_repository.size()) break;
+      size_t n = kept_per_repository[repo];
+      if (double(taken + n) > budget) continue;
+      held.insert(repo);
+      taken += n;
+    }
+  }
+  // Training texts in hash order, then the held-out ones in hash order.
+  for (size_t i = 0; i < kernels.size(); ++i)
+    if (kept[i] && !held.count(kernels[i].repository)) out.texts.push_back(kernels[i].text);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (!kept[i] || !held.count(kernels[i].repository)) continue;
+    out.texts.push_back(kernels[i].text);
+    ++out.held_out;
+  }
+  out.held_out_repositories.assign(held.begin(), held.end());
+  return out;
+}
+
+Expected<TrainingTexts> read_training_set(Database& db, const TrainingConfig& t) {
+  ASSIGN_OR_RETURN(auto kernels, read_corpus_kernels(db, t.max_file_chars));
+  TrainingTexts out = select_training_texts(kernels, t);
+  if (out.texts.size() == out.held_out)
+    return invalid_argument("every kernel of the corpus is held out for validation");
+  return out;
 }
 
 Expected<int64_t> begin_training_run(Database& db, const std::string& model_id,

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "model/config.h"
 #include "support/sqlite.h"
 #include "support/status.h"
 
@@ -22,6 +24,44 @@ Status ensure_model_schema(Database& db);
 // Only the newest preprocessor version's results count (the version of the
 // last row stored). `max_chars` > 0 keeps only texts of at most that many bytes.
 Expected<std::vector<std::string>> read_training_texts(Database& db, int64_t max_chars = 0);
+
+// One normalized kernel of the corpus and the repository it came from (owner/name,
+// else the source key such as "package:pocl-tests"; "" when the corpus tables
+// are absent).
+struct CorpusKernel {
+  std::string sha256;  // of text
+  std::string text;
+  std::string repository;
+};
+
+// The kernels read_training_texts returns, with their repositories.
+Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t max_chars = 0);
+
+// The texts a model trains and validates on.
+struct TrainingTexts {
+  std::vector<std::string> texts;  // the training texts, then the held-out ones
+  // validation_split = "repository": the last `held_out` texts validate, and
+  // they come from `held_out_repositories` only. 0 with the "kernel" split
+  // (the trainer then holds out validation_fraction of the texts at random).
+  size_t held_out = 0;
+  std::vector<std::string> held_out_repositories;
+  std::map<std::string, int64_t> capped;  // repository -> kernels left out by the per-repository cap
+  // The texts the model learns from (all but the held-out ones).
+  std::vector<std::string> training_only() const;
+};
+
+// Applies the config's corpus selection to `kernels` (sorted by sha256 as
+// read_corpus_kernels returns them):
+//  * max_kernels_per_repository keeps each repository's kernels of lowest sha256;
+//  * validation_split = "repository" visits repositories in the order of
+//    sha256(seed + ":" + repository) and holds each out while the held-out
+//    kernels stay below validation_fraction of all kernels; a repository
+//    larger than that share alone is never held out, and at least one
+//    repository is kept for training.
+TrainingTexts select_training_texts(const std::vector<CorpusKernel>& kernels, const TrainingConfig& t);
+
+// read_corpus_kernels(db, t.max_file_chars) followed by select_training_texts.
+Expected<TrainingTexts> read_training_set(Database& db, const TrainingConfig& t);
 
 struct EpochRecord {
   int epoch = 0;  // 1-based

@@ -176,7 +176,8 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
   result.vocab_size = vocab->size();
   ASSIGN_OR_RETURN(std::string encoded_root, ws.subdir("encoded"));
   ASSIGN_OR_RETURN(EncodedCorpus corpus, encode_corpus(texts, *vocab, tc.seed,
-                                                       tc.validation_fraction, encoded_root));
+                                                       tc.validation_fraction, encoded_root,
+                                                       options.held_out));
   ASSIGN_OR_RETURN(TokenFile train_file, TokenFile::open(corpus.train_path));
   ASSIGN_OR_RETURN(TokenFile valid_file, TokenFile::open(corpus.valid_path));
   result.train_tokens = corpus.train_tokens;

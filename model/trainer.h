@@ -23,6 +23,9 @@ struct TrainOptions {
   // Called after every optimizer step with the 0-based epoch and batch (tests
   // use it to request an interrupt at a chosen point).
   std::function<void(int epoch, int batch)> after_batch;
+  // The last `held_out` texts are the validation set (TrainingTexts::held_out,
+  // whole repositories); 0 = validation_fraction of the texts at random.
+  size_t held_out = 0;
 };
 
 struct TrainResult {

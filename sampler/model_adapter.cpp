@@ -86,8 +86,8 @@ Expected<std::string> model_id_for_config(const std::string& workspace_root,
   ASSIGN_OR_RETURN(auto config, model::load_model_config(config_path));
   ASSIGN_OR_RETURN(auto ws, Workspace::open(workspace_root));
   ASSIGN_OR_RETURN(auto db, ws.open_database());
-  ASSIGN_OR_RETURN(auto texts, model::read_training_texts(db, config.training.max_file_chars));
-  return model::model_id(config, model::corpus_hash(texts));
+  ASSIGN_OR_RETURN(auto set, model::read_training_set(db, config.training));
+  return model::model_id(config, model::corpus_hash(set.texts));
 }
 
 }  // namespace clgen::sampler

@@ -1,6 +1,10 @@
 // The training-corpus query and the model's tables.
 #include "model/store.h"
 
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace clgen::model {
@@ -75,6 +79,76 @@ TEST(ReadTrainingTexts, UsesOnlyTheNewestPreprocessorVersion) {
   auto texts = read_training_texts(*db);
   ASSERT_TRUE(texts.ok()) << texts.status().message();
   EXPECT_EQ(*texts, (std::vector<std::string>{"__kernel void A"}));
+}
+
+// Kernels "<repo><i>" with sha256 fields that sort as listed.
+std::vector<CorpusKernel> kernels_of(const std::vector<std::pair<std::string, int>>& repos) {
+  std::vector<CorpusKernel> out;
+  int serial = 0;
+  for (const auto& [repo, n] : repos)
+    for (int i = 0; i < n; ++i, ++serial)
+      out.push_back({fmt::format("{:04d}", serial), fmt::format("{}{}", repo, i), repo});
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.sha256 < b.sha256; });
+  return out;
+}
+
+TEST(SelectTrainingTexts, CapKeepsTheLowestHashesOfEachRepository) {
+  TrainingConfig t;
+  t.max_kernels_per_repository = 2;
+  auto set = select_training_texts(kernels_of({{"big", 5}, {"small", 1}}), t);
+  // big0..big4 have hashes 0000..0004, so the cap keeps big0 and big1.
+  EXPECT_EQ(set.texts, (std::vector<std::string>{"big0", "big1", "small0"}));
+  EXPECT_EQ(set.capped.at("big"), 3);
+  EXPECT_EQ(set.capped.count("small"), 0u);
+  EXPECT_EQ(set.held_out, 0u);
+}
+
+TEST(SelectTrainingTexts, RepositorySplitHoldsOutWholeRepositoriesWithinTheShare) {
+  TrainingConfig t;
+  t.validation_split = "repository";
+  t.validation_fraction = 0.3;
+  // 10 kernels; the budget is 3, so "huge" (6) can never be held out and
+  // at most two of a (2), b (1), c (1) fit.
+  auto set = select_training_texts(kernels_of({{"huge", 6}, {"a", 2}, {"b", 1}, {"c", 1}}), t);
+  ASSERT_GT(set.held_out, 0u);
+  EXPECT_LE(set.held_out, 3u);
+  EXPECT_EQ(set.texts.size(), 10u);
+  std::set<std::string> held(set.held_out_repositories.begin(), set.held_out_repositories.end());
+  EXPECT_EQ(held.count("huge"), 0u);
+  // The held-out texts are the last ones and come only from held-out repositories;
+  // no training text does.
+  for (size_t i = 0; i < set.texts.size(); ++i) {
+    std::string repo = set.texts[i].substr(0, set.texts[i].size() - 1);
+    EXPECT_EQ(held.count(repo) == 1, i >= set.texts.size() - set.held_out) << set.texts[i];
+  }
+  EXPECT_EQ(set.training_only().size(), 10u - set.held_out);
+}
+
+TEST(SelectTrainingTexts, RepositorySplitKeepsOneRepositoryForTraining) {
+  TrainingConfig t;
+  t.validation_split = "repository";
+  t.validation_fraction = 0.9;
+  auto set = select_training_texts(kernels_of({{"a", 1}, {"b", 1}}), t);
+  EXPECT_EQ(set.held_out_repositories.size(), 1u);
+  EXPECT_EQ(set.held_out, 1u);
+}
+
+TEST(ReadCorpusKernels, NamesTheRepositoryOfEachKernel) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(create_preprocessed(*db).ok());
+  ASSERT_TRUE(db->exec(
+      "CREATE TABLE repositories(id INTEGER PRIMARY KEY, source TEXT, owner TEXT, name TEXT);"
+      "CREATE TABLE content_origins(sha256 TEXT, repository_id INTEGER, commit_sha TEXT, path TEXT);"
+      "INSERT INTO repositories VALUES(1,'snapshot:o/n','o','n'),(2,'package:p',NULL,NULL);"
+      "INSERT INTO content_origins VALUES('c1',1,'x','a.cl'),('c2',2,'','b.cl');"
+      "INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel A','h1',5);"
+      "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel B','h2',5);").ok());
+  auto kernels = read_corpus_kernels(*db);
+  ASSERT_TRUE(kernels.ok()) << kernels.status().message();
+  ASSERT_EQ(kernels->size(), 2u);
+  EXPECT_EQ((*kernels)[0].repository, "o/n");
+  EXPECT_EQ((*kernels)[1].repository, "package:p");
 }
 
 TEST(ModelSchema, IsIdempotentAndRecordsEpochs) {
