@@ -8,6 +8,12 @@ namespace clgen::corpus {
 
 Expected<std::string> assemble_text(Database& db, const std::string& sha256, const InlineOptions& options) {
   RETURN_IF_ERROR(ensure_corpus_schema(db));  // a store made before origins had roles
+  return Assembler(db, options).assemble(sha256);
+}
+
+Expected<std::string> Assembler::assemble(const std::string& sha256) {
+  Database& db = db_;
+  const InlineOptions& options = options_;
   ASSIGN_OR_RETURN(Statement q, db.prepare(
       "SELECT o.repository_id, o.commit_sha, o.path, c.text FROM content_origins o JOIN content_files c "
       "USING (sha256) WHERE o.sha256 = ?1 AND o.role = 'kernel' ORDER BY o.repository_id, o.path LIMIT 1"));
@@ -16,7 +22,10 @@ Expected<std::string> assemble_text(Database& db, const std::string& sha256, con
   if (!row) return not_found("assembling " + sha256 + ": no kernel origin in the store");
   int64_t repository_id = q.column_int(0);
   std::string commit = q.column_text(1), path = q.column_text(2), text = q.column_text(3);
-  ASSIGN_OR_RETURN(auto tree, open_stored_tree(db, repository_id, commit));
+  std::unique_ptr<SourceTree>& tree = trees_[{repository_id, commit}];
+  if (!tree) {
+    ASSIGN_OR_RETURN(tree, open_stored_tree(db, repository_id, commit));
+  }
   auto r = inline_includes(*tree, path, text, options);
   if (!r.ok()) return r.status().with_context("assembling " + sha256 + " (" + path + ")");
   if (r->too_large)

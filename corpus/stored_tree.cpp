@@ -28,11 +28,18 @@ class StoredTree : public SourceTree {
     if (it == files_.end()) return not_found(path + ": not stored for " + name_);
     if (it->second.size > max_bytes)
       return invalid_argument(path + ": " + std::to_string(it->second.size) + " bytes, over the limit");
+    auto cached = texts_.find(it->second.sha256);
+    if (cached != texts_.end()) return cached->second;
     ASSIGN_OR_RETURN(Statement q, db_.prepare("SELECT text FROM content_files WHERE sha256 = ?1"));
     RETURN_IF_ERROR(q.bind(1, std::string_view(it->second.sha256)));
     ASSIGN_OR_RETURN(bool row, q.step());
     if (!row) return not_found(path + ": content " + it->second.sha256 + " missing from content_files");
-    return q.column_text(0);
+    std::string text = q.column_text(0);
+    if (cached_bytes_ + text.size() <= kCacheBudget) {
+      cached_bytes_ += text.size();
+      texts_[it->second.sha256] = text;
+    }
+    return text;
   }
 
   bool is_file(const std::string& path) override { return find(path) != files_.end(); }
@@ -45,9 +52,13 @@ class StoredTree : public SourceTree {
     return norm ? files_.find(*norm) : files_.end();
   }
 
+  // Texts read, kept for later reads (includes are read by many kernels).
+  static constexpr uint64_t kCacheBudget = 64ull << 20;
   Database& db_;
   std::map<std::string, StoredEntry> files_;
   std::string name_;
+  std::map<std::string, std::string> texts_;  // sha256 -> text
+  uint64_t cached_bytes_ = 0;
 };
 
 }  // namespace

@@ -14,7 +14,8 @@ namespace clgen::corpus {
 
 // The origins of repository `repository_id` at `commit`, by path (a path
 // stored with several contents, as a re-walked directory may, reads the
-// newest). The tree reads texts from `db`, which must outlive it.
+// newest). The tree reads texts from `db`, which must outlive it, and keeps
+// up to 64 MiB of them for later reads.
 Expected<std::unique_ptr<SourceTree>> open_stored_tree(Database& db, int64_t repository_id,
                                                        const std::string& commit);
 

@@ -75,6 +75,10 @@ TEST(RawIncludeStorage, AnIncludeSharedByTwoKernelsIsStoredOnceAndAssemblesAsThe
   EXPECT_EQ(*assembled_a, inner + "#define N 4\nkernel void A(global int* x) { x[0] = N; }\n");
   EXPECT_EQ(*assemble_text(*db, sha256_hex(b)), inlined(tmp / "src", "b.cl"));
   EXPECT_EQ(assemble_text(*db, sha256_hex(common)).status().code(), ErrorCode::kNotFound);  // not a kernel
+  // An Assembler reuses the stored tree and its texts: same results.
+  Assembler assembler(*db);
+  EXPECT_EQ(*assembler.assemble(sha256_hex(a)), *assembled_a);
+  EXPECT_EQ(*assembler.assemble(sha256_hex(b)), inlined(tmp / "src", "b.cl"));
 }
 
 TEST(RawIncludeStorage, AFileIncludedByOneKernelAndSelectedItselfIsAKernel) {
