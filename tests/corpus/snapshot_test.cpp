@@ -168,6 +168,22 @@ TEST(ArchiveImport, AnArchiveUnpackingToMoreThanTheLimitIsRefused) {
   EXPECT_NE(r.err.find("big.tar.xz"), std::string::npos) << r.err;
 }
 
+TEST(ArchiveImport, FilesOverTheSizeLimitAndLinksAreSkippedUnread) {
+  TempDir tmp;
+  write_text(tmp / "target.cl", "kernel void LINKED() {}\n");
+  write_archive(tmp / "a.tar.xz", "tar.xz",
+                {{"o+n/small.cl", "kernel void s() {}\n"}, {"o+n/big.cl", "kernel void b() {}\n" + std::string(3000, ' ')}},
+                {{"o+n/link.cl", tmp / "target.cl"}, {"o+n/rel.cl", "small.cl"}});
+  std::string ws = tmp / "ws";
+  CommandResult r = run_clgen({"--workspace", ws, "corpus", "add", tmp / "a.tar.xz", "--max-file-size", "1K"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json s = stats_json(ws);
+  EXPECT_EQ(s["files"], 1) << s.dump();  // small.cl
+  // big.cl is over --max-file-size; links are not followed, even inside the archive.
+  EXPECT_EQ(s["skipped"], nlohmann::json({{"too_large", 1}, {"unreadable", 2}}));
+  EXPECT_EQ(count(ws + "/clgen.db", "SELECT COUNT(*) FROM content_files WHERE text LIKE '%LINKED%'"), 0);
+}
+
 TEST(SnapshotImport, MalformedManifestLineFailsNamingFileLineAndColumn) {
   TempDir tmp;
   write_tree(tmp / "dir", kSnapshot);

@@ -66,7 +66,8 @@ std::string make_git_repo(const std::string& dir, const std::map<std::string, st
 }
 
 void write_archive(const std::string& path, const std::string& format,
-                   const std::vector<std::pair<std::string, std::string>>& entries) {
+                   const std::vector<std::pair<std::string, std::string>>& entries,
+                   const std::vector<std::pair<std::string, std::string>>& symlinks) {
   archive* a = archive_write_new();
   if (format == "zip") {
     archive_write_set_format_zip(a);
@@ -84,6 +85,15 @@ void write_archive(const std::string& path, const std::string& format,
     archive_entry_set_size(e, static_cast<la_int64_t>(content.size()));
     ASSERT_EQ(archive_write_header(a, e), ARCHIVE_OK) << name << ": " << archive_error_string(a);
     ASSERT_EQ(archive_write_data(a, content.data(), content.size()), static_cast<la_ssize_t>(content.size()));
+    archive_entry_free(e);
+  }
+  for (const auto& [name, target] : symlinks) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, name.c_str());
+    archive_entry_set_filetype(e, AE_IFLNK);
+    archive_entry_set_perm(e, 0777);
+    archive_entry_set_symlink(e, target.c_str());
+    ASSERT_EQ(archive_write_header(a, e), ARCHIVE_OK) << name << ": " << archive_error_string(a);
     archive_entry_free(e);
   }
   ASSERT_EQ(archive_write_close(a), ARCHIVE_OK) << archive_error_string(a);

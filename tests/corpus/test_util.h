@@ -39,9 +39,10 @@ std::string make_git_repo(const std::string& dir, const std::map<std::string, st
 
 // Writes an archive at `path` with libarchive's writer: `format` is "tar.xz",
 // "tar.gz" or "zip"; entries are (name as stored, content) in order, names
-// written as given (even absolute or with "..").
+// written as given (even absolute or with ".."); then `symlinks` (name, target).
 void write_archive(const std::string& path, const std::string& format,
-                   const std::vector<std::pair<std::string, std::string>>& entries);
+                   const std::vector<std::pair<std::string, std::string>>& entries,
+                   const std::vector<std::pair<std::string, std::string>>& symlinks = {});
 
 // Starts argv in the background, stdout/stderr to `log`; returns its pid.
 pid_t spawn(const std::vector<std::string>& argv, const std::string& log);
