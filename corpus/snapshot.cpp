@@ -24,9 +24,25 @@ Expected<std::map<std::string, ManifestRow>> manifest_rows(const std::string& ma
   return read_manifest(manifest);
 }
 
+// Records the refused archive entries named `prefix`... as skipped rows of
+// `source` (their path without the prefix), so `corpus stats` shows them.
+Status record_refused(Database& db, const SourceInfo& source, const std::string& commit,
+                      const std::vector<TreeEntry>* refused, const std::string& prefix) {
+  if (!refused) return ok_status();
+  std::vector<SkippedFile> rows;
+  for (const auto& e : *refused)
+    if (e.path.compare(0, prefix.size(), prefix) == 0)
+      rows.push_back({e.path.substr(prefix.size()), e.problem, e.detail});
+  if (rows.empty()) return ok_status();
+  ASSIGN_OR_RETURN(int64_t id, upsert_source(db, source));
+  return store_batch(db, id, commit, {}, rows).status();
+}
+
 // Imports each folder (all named OWNER+NAME) as a snapshot repository.
+// `refused`: an archive's refused entries (nullptr for directories).
 Expected<ImportSummary> import_folders(Database& db, const std::vector<std::string>& folders, const TreeOpener& open,
-                                       const std::string& manifest, const ImportOptions& options) {
+                                       const std::string& manifest, const ImportOptions& options,
+                                       const std::vector<TreeEntry>* refused) {
   ASSIGN_OR_RETURN(auto rows, manifest_rows(manifest));
   ImportOptions opts = options;
   opts.globs.insert(opts.globs.end(), kSnapshotGlobs.begin(), kSnapshotGlobs.end());
@@ -52,6 +68,7 @@ Expected<ImportSummary> import_folders(Database& db, const std::vector<std::stri
     ASSIGN_OR_RETURN(auto tree, open(folder));
     auto s = import_tree(db, *tree, source, commit, opts);
     if (!s.ok()) return s.status().with_context("importing " + full);
+    RETURN_IF_ERROR_CTX(record_refused(db, source, commit, refused, folder + "/"), "importing " + full);
     total.add(*s);
   }
   return total;
@@ -82,7 +99,7 @@ Expected<ImportSummary> import_archive(Database& db, const std::string& path, co
     auto open = [&](const std::string& folder) -> Expected<std::unique_ptr<SourceTree>> {
       return open_archive_tree(contents, folder);
     };
-    auto s = import_folders(db, folders, open, manifest, options);
+    auto s = import_folders(db, folders, open, manifest, options, &contents->refused);
     if (!s.ok()) return s.status().with_context("adding " + path);
     summary = std::move(*s);
   } else {
@@ -96,6 +113,7 @@ Expected<ImportSummary> import_archive(Database& db, const std::string& path, co
     auto tree = open_archive_tree(contents);
     auto s = import_tree(db, *tree, source, "", options);
     if (!s.ok()) return s.status().with_context("adding " + path);
+    RETURN_IF_ERROR_CTX(record_refused(db, source, "", &contents->refused, ""), "adding " + path);
     summary = std::move(*s);
   }
   summary.skipped[kPathOutsideRoot] += static_cast<int64_t>(contents->refused.size());
@@ -115,7 +133,7 @@ Expected<ImportSummary> import_snapshot_directory(Database& db, const std::strin
   if (ec) return io_error("listing " + dir + ": " + ec.message());
   std::sort(folders.begin(), folders.end());
   auto open = [&](const std::string& folder) { return open_directory_tree(dir + "/" + folder); };
-  auto s = import_folders(db, folders, open, manifest, options);
+  auto s = import_folders(db, folders, open, manifest, options, nullptr);
   if (!s.ok()) return s.status().with_context("adding " + dir);
   return s;
 }

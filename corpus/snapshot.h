@@ -20,8 +20,10 @@ std::optional<std::pair<std::string, std::string>> snapshot_repository(const std
 // total limit options.max_archive_bytes). When every top-level entry is an
 // OWNER+NAME folder it is a snapshot (`manifest` "" = none: commits and
 // licenses stay empty); otherwise it is one source "archive:PATH" and the
-// manifest is ignored. Entries with absolute or escaping paths are counted
-// as skipped (path_outside_root), logged, and never stored.
+// manifest is ignored. Entries with absolute or escaping paths are never
+// read or stored: they are logged, counted as skipped (path_outside_root) in
+// the summary, and recorded in `skipped` under the source they name (an
+// entry "O+N/../x" under snapshot:O/N; any, in a one-source archive).
 Expected<ImportSummary> import_archive(Database& db, const std::string& path, const ImportOptions& options,
                                        const std::string& manifest);
 

@@ -138,6 +138,8 @@ TEST(ArchiveImport, EntriesOutsideTheRootAreRefusedAndNothingOutsideIsRead) {
     EXPECT_NE(r.out.find("1 refused"), std::string::npos) << r.out;     // the include of ../../escape.cl
     std::string db = ws + "/clgen.db";
     EXPECT_EQ(count(db, "SELECT COUNT(*) FROM content_origins"), 1) << format;
+    // Only o+n/../../up.cl names a repository folder: it is recorded under snapshot:o/n.
+    EXPECT_EQ(stats_json(ws)["skipped"], nlohmann::json({{"path_outside_root", 1}})) << format;
     EXPECT_EQ(count(db, "SELECT COUNT(*) FROM content_files WHERE text LIKE '%ESCAPED%' OR text LIKE '%ABSOLUTE%' "
                         "OR text LIKE '%UP()%' OR text LIKE '%OUTSIDE%'"), 0) << format;
     EXPECT_FALSE(fs::exists(absolute)) << "an entry was written to disk";
@@ -156,6 +158,10 @@ TEST(ArchiveImport, AnArchiveInAnotherLayoutIsOneSource) {
   EXPECT_EQ(s["by_source"][0]["kind"], "archive");
   EXPECT_EQ(s["by_source"][0]["source"], "archive:" + fs::canonical(tmp / "plain.tar.gz").string());
   EXPECT_EQ(s["files"], 1);
+  // Refused entries of a one-source archive are recorded under it.
+  write_archive(tmp / "bad.tar.gz", "tar.gz", {{"a.cl", "kernel void a() {}\n"}, {"../b.cl", "kernel void b() {}\n"}});
+  ASSERT_EQ(run_clgen({"--workspace", ws, "corpus", "add", tmp / "bad.tar.gz"}).exit_code, 0);
+  EXPECT_EQ(stats_json(ws)["skipped"], nlohmann::json({{"path_outside_root", 1}}));
 }
 
 TEST(ArchiveImport, AnArchiveUnpackingToMoreThanTheLimitIsRefused) {
