@@ -1,4 +1,4 @@
-// Tree import: selection, classification, inlining and batched storage.
+// Tree import: selection, classification, include discovery and batched raw storage.
 #include "corpus/importer.h"
 
 #include <fnmatch.h>
