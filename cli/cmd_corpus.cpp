@@ -23,6 +23,7 @@ namespace {
 struct ImportFlags {
   std::vector<std::string> globs;  // added to *.cl and *.ocl
   uint64_t max_file_size = 1 << 20;
+  uint64_t max_archive_size = 1ull << 30;
   size_t batch_size = 200;
   bool reimport = false;
 
@@ -30,6 +31,7 @@ struct ImportFlags {
     corpus::ImportOptions o;
     o.globs.insert(o.globs.end(), globs.begin(), globs.end());
     o.max_file_size = max_file_size;
+    o.max_archive_bytes = max_archive_size;
     o.batch_size = batch_size;
     o.reimport = reimport;
     o.inline_options.max_include_bytes = max_file_size;
@@ -40,6 +42,10 @@ struct ImportFlags {
 void add_import_flags(CLI::App* cmd, ImportFlags& f) {
   cmd->add_option("--glob", f.globs, "Also import files matching this pattern (e.g. '*.h'); repeatable");
   cmd->add_option("--max-file-size", f.max_file_size, "Skip files larger than this (bytes; K/M suffixes)")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  cmd->add_option("--max-archive-size", f.max_archive_size,
+                  "Refuse an archive whose files add up to more than this (bytes; K/M/G suffixes)")
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
   cmd->add_option("--batch-size", f.batch_size, "Files stored per transaction")
@@ -53,6 +59,7 @@ struct AddOptions {
   std::vector<std::string> paths;
   bool installed = false;
   std::vector<std::string> packages;  // --package: known packages by name
+  std::string manifest;               // --manifest: a snapshot's MANIFEST.tsv
   ImportFlags import;
 };
 
@@ -103,12 +110,13 @@ void print_summary(const std::string& what, const corpus::ImportSummary& s) {
     skipped += n;
     reasons += (reasons.empty() ? "" : ", ") + reason + " " + std::to_string(n);
   }
-  std::printf("%s: %lld files stored (%lld new, %s; read %s), %lld skipped%s%s%s\n", what.c_str(),
-              static_cast<long long>(s.accepted), static_cast<long long>(s.new_contents),
+  std::printf("%s: %lld files + %lld included files stored (%lld new, %s; read %s), %lld skipped%s%s%s\n",
+              what.c_str(), static_cast<long long>(s.accepted), static_cast<long long>(s.includes_stored),
+              static_cast<long long>(s.new_contents),
               human_bytes(s.bytes_stored).c_str(), human_bytes(s.bytes_read).c_str(), static_cast<long long>(skipped),
               reasons.empty() ? "" : " (", reasons.c_str(), reasons.empty() ? "" : ")");
   if (s.includes_inlined + s.includes_unresolved + s.includes_refused + s.include_cycles > 0)
-    std::printf("  includes: %lld inlined, %lld unresolved, %lld refused (outside the root), %lld cycles\n",
+    std::printf("  includes: %lld resolved, %lld unresolved, %lld refused (outside the root), %lld cycles\n",
                 static_cast<long long>(s.includes_inlined), static_cast<long long>(s.includes_unresolved),
                 static_cast<long long>(s.includes_refused), static_cast<long long>(s.include_cycles));
 }
@@ -147,7 +155,7 @@ Status run_add(const GlobalOptions& global, const AddOptions& opts) {
     }
   }
   for (const auto& path : opts.paths) {
-    ASSIGN_OR_RETURN(corpus::ImportSummary s, corpus::import_path(db, path, options));
+    ASSIGN_OR_RETURN(corpus::ImportSummary s, corpus::import_path(db, path, options, opts.manifest));
     print_summary(path, s);
     total.add(s);
   }
@@ -180,27 +188,49 @@ Status run_mine(const GlobalOptions& global, const MineOptions& opts) {
   return ok_status();
 }
 
+nlohmann::json group_json(const std::map<std::string, corpus::GroupStats>& groups) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [key, g] : groups)
+    j[key] = {{"repositories", g.repositories}, {"files", g.files}, {"bytes", g.bytes}};
+  return j;
+}
+
+void print_groups(const char* title, const std::map<std::string, corpus::GroupStats>& groups) {
+  std::printf("\nby %s:\n  %12s %8s %11s  %s\n", title, "repositories", "files", "bytes", title);
+  for (const auto& [key, g] : groups)
+    std::printf("  %12lld %8lld %11s  %s\n", static_cast<long long>(g.repositories), static_cast<long long>(g.files),
+                human_bytes(g.bytes).c_str(), key.empty() ? "(unknown)" : key.c_str());
+}
+
 Status run_stats(const GlobalOptions& global, const StatsOptions& opts) {
   ASSIGN_OR_RETURN(Database db, open_corpus_db(global));
   ASSIGN_OR_RETURN(corpus::CorpusStats s, corpus::corpus_stats(db));
   if (opts.json) {
     nlohmann::json j = {{"sources", s.sources}, {"files", s.files}, {"bytes", s.bytes},
-                        {"origins", s.origins}, {"skipped", s.skipped_by_reason},
-                        {"preprocessed", s.preprocessed}, {"by_source", nlohmann::json::array()}};
+                        {"origins", s.origins}, {"kernel_files", s.kernel_files},
+                        {"include_files", s.include_files}, {"skipped", s.skipped_by_reason},
+                        {"preprocessed", s.preprocessed}, {"by_source", nlohmann::json::array()},
+                        {"by_domain", group_json(s.by_domain)}, {"by_license", group_json(s.by_license)}};
     for (const auto& src : s.by_source)
       j["by_source"].push_back({{"kind", src.kind}, {"source", src.key}, {"commit", src.commit},
-                                {"files", src.files}, {"bytes", src.bytes}, {"skipped", src.skipped},
-                                {"complete", src.complete}});
+                                {"owner", src.owner}, {"name", src.name}, {"license", src.license},
+                                {"domain", src.domain}, {"files", src.files}, {"bytes", src.bytes},
+                                {"skipped", src.skipped}, {"complete", src.complete}});
     std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return ok_status();
   }
-  std::printf("corpus: %lld files, %s, %lld sources, %lld origins\n", static_cast<long long>(s.files),
-              human_bytes(s.bytes).c_str(), static_cast<long long>(s.sources),
-              static_cast<long long>(s.origins));
-  std::printf("\nby source:\n  %-10s %8s %11s %8s  %s\n", "kind", "files", "bytes", "skipped", "source");
+  std::printf("corpus: %lld files (%lld kernel, %lld include-only), %s, %lld sources, %lld origins\n",
+              static_cast<long long>(s.files), static_cast<long long>(s.kernel_files),
+              static_cast<long long>(s.include_files), human_bytes(s.bytes).c_str(),
+              static_cast<long long>(s.sources), static_cast<long long>(s.origins));
+  std::printf("\nby source:\n  %-10s %8s %11s %8s  %-24s %-32s %s\n", "kind", "files", "bytes", "skipped", "license",
+              "domain", "source");
   for (const auto& src : s.by_source)
-    std::printf("  %-10s %8lld %11s %8lld  %s\n", src.kind.c_str(), static_cast<long long>(src.files),
-                human_bytes(src.bytes).c_str(), static_cast<long long>(src.skipped), src.key.c_str());
+    std::printf("  %-10s %8lld %11s %8lld  %-24s %-32s %s\n", src.kind.c_str(), static_cast<long long>(src.files),
+                human_bytes(src.bytes).c_str(), static_cast<long long>(src.skipped), src.license.c_str(),
+                src.domain.c_str(), src.key.c_str());
+  print_groups("domain", s.by_domain);
+  print_groups("license", s.by_license);
   std::printf("\nskipped by reason:\n");
   if (s.skipped_by_reason.empty()) std::printf("  (none)\n");
   for (const auto& [reason, n] : s.skipped_by_reason)
@@ -228,8 +258,12 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& acti
 
   auto add = std::make_shared<AddOptions>();
   CLI::App* add_cmd = group->add_subcommand(
-      "add", "Import OpenCL files from directories, git repositories (at HEAD) or single files");
-  add_cmd->add_option("PATH", add->paths, "Directory, git repository or file");
+      "add", "Import OpenCL files from directories, git repositories (at HEAD), archives, snapshots or single files");
+  add_cmd->add_option("PATH", add->paths,
+                      "Directory, git repository, archive (.tar.xz .tar.gz .tgz .tar .zip) or file");
+  add_cmd->add_option("--manifest", add->manifest,
+                      "A snapshot's MANIFEST.tsv (commit, license, domain per OWNER/NAME); with a directory, "
+                      "reads its OWNER+NAME folders as repositories");
   add_cmd->add_flag("--installed", add->installed,
                     "Import the default corpus of kernels installed by Debian packages");
   add_cmd->add_option("--package", add->packages,
@@ -261,7 +295,7 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& acti
   mine_cmd->final_callback([mine, &global, &action] { action = [mine, &global] { return run_mine(global, *mine); }; });
 
   auto stats = std::make_shared<StatsOptions>();
-  CLI::App* stats_cmd = group->add_subcommand("stats", "Corpus counts by source and skip reason");
+  CLI::App* stats_cmd = group->add_subcommand("stats", "Corpus counts by source, domain, license and skip reason");
   stats_cmd->add_flag("--json", stats->json, "Print JSON");
   stats_cmd->final_callback([stats, &global, &action] { action = [stats, &global] { return run_stats(global, *stats); }; });
 

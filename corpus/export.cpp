@@ -20,12 +20,12 @@ Expected<ExportSummary> export_corpus(Database& db, const std::string& dir) {
   if (ec) return io_error("creating " + dir + ": " + ec.message());
   ExportSummary summary;
   nlohmann::json manifest = nlohmann::json::array();
-  std::string csv = "sha256,size,language,source_kind,source,commit,path\n";
+  std::string csv = "sha256,size,language,source_kind,source,commit,path,role\n";
 
   ASSIGN_OR_RETURN(Statement files, db.prepare(
       "SELECT sha256, text, size, language FROM content_files ORDER BY sha256"));
   ASSIGN_OR_RETURN(Statement origins, db.prepare(
-      "SELECT r.kind, r.source, o.commit_sha, o.path FROM content_origins o "
+      "SELECT r.kind, r.source, o.commit_sha, o.path, o.role FROM content_origins o "
       "JOIN repositories r ON r.id = o.repository_id WHERE o.sha256 = ?1 "
       "ORDER BY r.source, o.path"));
   for (;;) {
@@ -47,10 +47,12 @@ Expected<ExportSummary> export_corpus(Database& db, const std::string& dir) {
       entry["origins"].push_back({{"source_kind", origins.column_text(0)},
                                   {"source", origins.column_text(1)},
                                   {"commit", origins.column_text(2)},
-                                  {"path", origins.column_text(3)}});
+                                  {"path", origins.column_text(3)},
+                                  {"role", origins.column_text(4)}});
       csv += sha + "," + std::to_string(size) + "," + csv_field(language) + "," +
              csv_field(origins.column_text(0)) + "," + csv_field(origins.column_text(1)) + "," +
-             csv_field(origins.column_text(2)) + "," + csv_field(origins.column_text(3)) + "\n";
+             csv_field(origins.column_text(2)) + "," + csv_field(origins.column_text(3)) + "," +
+             csv_field(origins.column_text(4)) + "\n";
       ++summary.origins;
     }
     manifest.push_back(std::move(entry));

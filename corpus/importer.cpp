@@ -1,13 +1,18 @@
-// Tree import: selection, classification, inlining and batched storage.
+// Tree import: selection, classification, include discovery and batched raw storage.
 #include "corpus/importer.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <memory>
+#include <set>
 
+#include "corpus/archive_tree.h"
 #include "corpus/content_check.h"
+#include "corpus/snapshot.h"
 #include "corpus/string_literals.h"
 #include "support/interrupt.h"
 #include "support/log.h"
@@ -21,6 +26,7 @@ namespace fs = std::filesystem;
 void ImportSummary::add(const ImportSummary& o) {
   candidates += o.candidates;
   accepted += o.accepted;
+  includes_stored += o.includes_stored;
   new_contents += o.new_contents;
   bytes_read += o.bytes_read;
   bytes_stored += o.bytes_stored;
@@ -30,6 +36,16 @@ void ImportSummary::add(const ImportSummary& o) {
   include_cycles += o.include_cycles;
   for (const auto& [k, v] : o.skipped) skipped[k] += v;
   unchanged_sources += o.unchanged_sources;
+}
+
+const std::vector<std::string> kSnapshotGlobs = {"*.[cC][lL]", "*.[oO][cC][lL]", "*.[cC][lL][hH]",
+                                                 "*.[oO][pP][eE][nN][cC][lL]"};
+
+bool mentions_kernel(const std::string& text) {
+  static const std::string word = "kernel";
+  auto it = std::search(text.begin(), text.end(), word.begin(), word.end(),
+                        [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  return it != text.end();
 }
 
 bool matches_globs(const std::string& path, const std::vector<std::string>& globs) {
@@ -171,17 +187,31 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
       if (matches_globs(e.path, options.globs)) chosen.push_back(std::move(e));
   }
   summary.candidates = static_cast<int64_t>(chosen.size());
+  std::set<std::string> chosen_paths, stored_includes;
+  for (const auto& e : chosen) chosen_paths.insert(e.path);
 
   Progress progress("import " + (source.name.empty() ? source.key : source.name), chosen.size(),
                     nullptr, options.progress ? -1 : 0);
   BatchWriter writer(db, source_id, commit, std::max<size_t>(1, options.batch_size), summary);
   IncludeCache includes(tree, 256ull << 20);
-  auto accept = [&](const std::string& path, std::string text, int64_t raw_bytes) -> Status {
-    ++summary.accepted;
+  auto accept = [&](const std::string& path, std::string text, int64_t raw_bytes, const char* role) -> Status {
     summary.bytes_read += raw_bytes;
     summary.bytes_stored += static_cast<int64_t>(text.size());
     std::string sha = sha256_hex(text);
-    return writer.add_file({std::move(sha), std::move(text), path, language_of(path)});
+    return writer.add_file({std::move(sha), std::move(text), path, language_of(path), role});
+  };
+  // Files reached through #include, each stored once per source (a selected
+  // file is stored in its own right instead).
+  auto store_includes = [&](const std::vector<std::string>& paths) -> Status {
+    for (const auto& p : paths) {
+      if (chosen_paths.count(p) || !stored_includes.insert(p).second) continue;
+      auto text = includes.read(p, options.inline_options.max_include_bytes);
+      if (!text.ok()) return text.status().with_context("reading included " + p + " again");
+      ++summary.includes_stored;
+      int64_t n = static_cast<int64_t>(text->size());
+      RETURN_IF_ERROR(accept(p, std::move(*text), n, origin_role::kInclude));
+    }
+    return ok_status();
   };
 
   for (const TreeEntry& e : chosen) {
@@ -223,7 +253,8 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
           RETURN_IF_ERROR(writer.add_skip(path, p2, "decoded string literal"));
           continue;
         }
-        RETURN_IF_ERROR(accept(path, std::move(s.text), raw_bytes));
+        ++summary.accepted;
+        RETURN_IF_ERROR(accept(path, std::move(s.text), raw_bytes, origin_role::kKernel));
         raw_bytes = 0;
       }
       continue;
@@ -239,7 +270,11 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
                                           " bytes after inlining"));
       continue;
     }
-    RETURN_IF_ERROR(accept(e.path, std::move(inl.text), static_cast<int64_t>(raw->size())));
+    ++summary.accepted;
+    const char* role = mentions_kernel(*raw) ? origin_role::kKernel : origin_role::kInclude;
+    int64_t n = static_cast<int64_t>(raw->size());
+    RETURN_IF_ERROR(accept(e.path, std::move(*raw), n, role));
+    RETURN_IF_ERROR(store_includes(inl.included_paths));
   }
   RETURN_IF_ERROR(writer.flush());
   progress.finish();
@@ -247,11 +282,16 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
   return summary;
 }
 
-Expected<ImportSummary> import_path(Database& db, const std::string& path, const ImportOptions& options) {
+Expected<ImportSummary> import_path(Database& db, const std::string& path, const ImportOptions& options,
+                                    const std::string& manifest) {
   std::error_code ec;
   fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) return not_found("adding " + path + ": no such file or directory");
   std::string real = real_or_absolute(path);
+  if (fs::is_regular_file(st) && is_archive_path(real)) return import_archive(db, real, options, manifest);
+  if (fs::is_directory(st) && !manifest.empty()) return import_snapshot_directory(db, real, options, manifest);
+  if (!manifest.empty())
+    return usage_error("adding " + path + ": --manifest applies to archives and snapshot directories only");
   SourceInfo source;
   source.name = fs::path(real).filename().string();
   if (fs::is_directory(st) && is_git_repository(real)) {

@@ -171,7 +171,7 @@ class Inliner {
       return ok_status();
     }
     ++out_->inlined;
-    included_.insert(found);
+    if (included_.insert(found).second) out_->included_paths.push_back(found);
     stack_.insert(found);
     Status st = process(found, *body, nesting + 1, depth);
     stack_.erase(found);

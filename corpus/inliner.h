@@ -1,6 +1,7 @@
 // Include inlining: replaces `#include` directives of a source file with the
 // files they name, found inside the same SourceTree (and never outside it),
-// so each stored kernel is self-contained.
+// so a kernel is self-contained. The importer uses it to find the files a
+// kernel includes (stored raw, once each); assemble_text re-inlines them.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,9 @@ struct InlineResult {
   int refused = 0;     // directives kept: absolute paths or `..` escaping the root (never read)
   bool too_large = false;  // the output would exceed max_output_bytes (text is then incomplete)
   std::vector<std::string> unresolved_names;  // what the unresolved directives named
+  // Tree paths of the files inlined, each once, in the order first inlined
+  // (what an import stores beside the file so its includes can be re-inlined).
+  std::vector<std::string> included_paths;
 };
 
 // Inlines the includes of `text`, which is the file at `path` in `tree`.

@@ -23,22 +23,40 @@ Status bind_optional(Statement& s, int i, const std::string& v) {
 Status bind_optional(Statement& s, int i, const std::optional<int64_t>& v) {
   return v ? s.bind(i, *v) : s.bind_null(i);
 }
+
+// True when `table` has `column` (both names come from this file, not from input).
+Expected<bool> has_column(Database& db, const std::string& table, const std::string& column) {
+  ASSIGN_OR_RETURN(Statement q, db.prepare("SELECT 1 FROM pragma_table_info('" + table + "') WHERE name = ?1"));
+  RETURN_IF_ERROR(q.bind(1, std::string_view(column)));
+  return q.step();
+}
+
+// Adds a column that older databases lack.
+Status add_column_if_missing(Database& db, const std::string& table, const std::string& column,
+                             const std::string& definition) {
+  ASSIGN_OR_RETURN(bool present, has_column(db, table, column));
+  if (present) return ok_status();
+  Status st = db.exec("ALTER TABLE " + table + " ADD COLUMN " + column + " " + definition);
+  if (!st.ok()) return st.with_context("adding column " + table + "." + column);
+  return ok_status();
+}
 }  // namespace
 
 Status ensure_corpus_schema(Database& db) {
-  return db.exec(R"sql(
+  RETURN_IF_ERROR(db.exec(R"sql(
 CREATE TABLE IF NOT EXISTS repositories (
   id INTEGER PRIMARY KEY,
-  source TEXT NOT NULL UNIQUE,      -- clone URL, dir:/path, file:/path or package:NAME
-  kind TEXT NOT NULL,               -- github | git | directory | file | package
+  source TEXT NOT NULL UNIQUE,      -- clone URL, dir:/path, file:/path, package:NAME, snapshot:O/N, archive:/path
+  kind TEXT NOT NULL,               -- github | git | directory | file | package | snapshot | archive
   clone_url TEXT, owner TEXT, name TEXT, default_branch TEXT,
   commit_sha TEXT,                  -- commit of the last complete import ('' if none applies)
   stars INTEGER, forks INTEGER, license TEXT,
-  fetched_at TEXT                   -- when the last complete import finished (UTC)
+  fetched_at TEXT,                  -- when the last complete import finished (UTC)
+  domain TEXT                       -- application domain (snapshot manifests)
 );
 CREATE TABLE IF NOT EXISTS content_files (
   sha256 TEXT PRIMARY KEY,          -- of text
-  text TEXT NOT NULL,               -- after include inlining
+  text TEXT NOT NULL,               -- the file as found (includes are stored as their own contents)
   size INTEGER NOT NULL,            -- bytes of text
   language TEXT NOT NULL,
   first_seen TEXT NOT NULL
@@ -48,6 +66,7 @@ CREATE TABLE IF NOT EXISTS content_origins (
   repository_id INTEGER NOT NULL REFERENCES repositories(id),
   commit_sha TEXT NOT NULL,         -- '' for sources without commits
   path TEXT NOT NULL,
+  role TEXT NOT NULL DEFAULT 'kernel',  -- kernel | include (only reached through #include)
   PRIMARY KEY (sha256, repository_id, commit_sha, path)
 );
 CREATE INDEX IF NOT EXISTS content_origins_repository ON content_origins(repository_id);
@@ -59,15 +78,19 @@ CREATE TABLE IF NOT EXISTS skipped (
   detail TEXT,
   PRIMARY KEY (repository_id, commit_sha, path)
 );
-)sql");
+)sql"));
+  // Databases made before snapshots and raw include storage.
+  RETURN_IF_ERROR(add_column_if_missing(db, "repositories", "domain", "TEXT"));
+  RETURN_IF_ERROR(add_column_if_missing(db, "content_origins", "role", "TEXT NOT NULL DEFAULT 'kernel'"));
+  return db.exec("CREATE INDEX IF NOT EXISTS content_origins_role ON content_origins(role, sha256)");
 }
 
 Expected<int64_t> upsert_source(Database& db, const SourceInfo& s) {
   ASSIGN_OR_RETURN(Statement st, db.prepare(R"sql(
-INSERT INTO repositories (source, kind, clone_url, owner, name, default_branch, stars, forks, license)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+INSERT INTO repositories (source, kind, clone_url, owner, name, default_branch, stars, forks, license, domain)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
 ON CONFLICT(source) DO UPDATE SET kind = ?2, clone_url = ?3, owner = ?4, name = ?5,
-  default_branch = ?6, stars = ?7, forks = ?8, license = ?9)sql"));
+  default_branch = ?6, stars = ?7, forks = ?8, license = ?9, domain = ?10)sql"));
   RETURN_IF_ERROR(st.bind(1, std::string_view(s.key)));
   RETURN_IF_ERROR(st.bind(2, std::string_view(s.kind)));
   RETURN_IF_ERROR(bind_optional(st, 3, s.clone_url));
@@ -77,6 +100,7 @@ ON CONFLICT(source) DO UPDATE SET kind = ?2, clone_url = ?3, owner = ?4, name = 
   RETURN_IF_ERROR(bind_optional(st, 7, s.stars));
   RETURN_IF_ERROR(bind_optional(st, 8, s.forks));
   RETURN_IF_ERROR(bind_optional(st, 9, s.license));
+  RETURN_IF_ERROR(bind_optional(st, 10, s.domain));
   RETURN_IF_ERROR(st.run());
   ASSIGN_OR_RETURN(Statement q, db.prepare("SELECT id FROM repositories WHERE source = ?1"));
   RETURN_IF_ERROR(q.bind(1, std::string_view(s.key)));
@@ -111,8 +135,9 @@ Expected<BatchResult> store_batch(Database& db, int64_t source_id, const std::st
       "INSERT OR IGNORE INTO content_files (sha256, text, size, language, first_seen) "
       "VALUES (?1, ?2, ?3, ?4, ?5)"));
   ASSIGN_OR_RETURN(Statement origin, db.prepare(
-      "INSERT OR IGNORE INTO content_origins (sha256, repository_id, commit_sha, path) "
-      "VALUES (?1, ?2, ?3, ?4)"));
+      "INSERT INTO content_origins (sha256, repository_id, commit_sha, path, role) VALUES (?1, ?2, ?3, ?4, ?5) "
+      "ON CONFLICT (sha256, repository_id, commit_sha, path) DO UPDATE SET role = excluded.role "
+      "WHERE excluded.role = 'kernel' AND role <> 'kernel'"));
   ASSIGN_OR_RETURN(Statement unskip, db.prepare(
       "DELETE FROM skipped WHERE repository_id = ?1 AND commit_sha = ?2 AND path = ?3"));
   ASSIGN_OR_RETURN(Statement skip, db.prepare(
@@ -133,6 +158,7 @@ Expected<BatchResult> store_batch(Database& db, int64_t source_id, const std::st
     RETURN_IF_ERROR(origin.bind(2, source_id));
     RETURN_IF_ERROR(origin.bind(3, std::string_view(commit)));
     RETURN_IF_ERROR(origin.bind(4, std::string_view(f.path)));
+    RETURN_IF_ERROR(origin.bind(5, std::string_view(f.role)));
     RETURN_IF_ERROR(origin.run());
     result.new_origins += db.changes();
     unskip.reset();
@@ -154,17 +180,47 @@ Expected<BatchResult> store_batch(Database& db, int64_t source_id, const std::st
   return result;
 }
 
+namespace {
+// Repositories, distinct contents and bytes per value of `column` (a
+// repositories column named by this file); NULL counts as "".
+Expected<std::map<std::string, GroupStats>> group_stats(Database& db, const std::string& column) {
+  std::map<std::string, GroupStats> out;
+  ASSIGN_OR_RETURN(Statement repos, db.prepare("SELECT COALESCE(" + column + ", ''), COUNT(*) FROM repositories "
+                                               "GROUP BY 1"));
+  for (;;) {
+    ASSIGN_OR_RETURN(bool more, repos.step());
+    if (!more) break;
+    out[repos.column_text(0)].repositories = repos.column_int(1);
+  }
+  ASSIGN_OR_RETURN(Statement files, db.prepare(
+      "SELECT g, COUNT(*), COALESCE(SUM(c.size), 0) FROM (SELECT DISTINCT COALESCE(r." + column +
+      ", '') AS g, o.sha256 FROM content_origins o JOIN repositories r ON r.id = o.repository_id) "
+      "JOIN content_files c USING (sha256) GROUP BY g"));
+  for (;;) {
+    ASSIGN_OR_RETURN(bool more, files.step());
+    if (!more) break;
+    GroupStats& g = out[files.column_text(0)];
+    g.files = files.column_int(1);
+    g.bytes = files.column_int(2);
+  }
+  return out;
+}
+}  // namespace
+
 Expected<CorpusStats> corpus_stats(Database& db) {
   CorpusStats stats;
   ASSIGN_OR_RETURN(Statement totals, db.prepare(
       "SELECT (SELECT COUNT(*) FROM repositories), COUNT(*), COALESCE(SUM(size), 0), "
-      "(SELECT COUNT(*) FROM content_origins) FROM content_files"));
+      "(SELECT COUNT(*) FROM content_origins), "
+      "(SELECT COUNT(DISTINCT sha256) FROM content_origins WHERE role = 'kernel') FROM content_files"));
   ASSIGN_OR_RETURN(bool row, totals.step());
   if (row) {
     stats.sources = totals.column_int(0);
     stats.files = totals.column_int(1);
     stats.bytes = totals.column_int(2);
     stats.origins = totals.column_int(3);
+    stats.kernel_files = totals.column_int(4);
+    stats.include_files = stats.files - stats.kernel_files;
   }
   ASSIGN_OR_RETURN(Statement by_source, db.prepare(R"sql(
 SELECT r.kind, r.source, COALESCE(r.commit_sha, ''),
@@ -172,7 +228,8 @@ SELECT r.kind, r.source, COALESCE(r.commit_sha, ''),
   (SELECT COALESCE(SUM(c.size), 0) FROM content_files c WHERE c.sha256 IN
      (SELECT o.sha256 FROM content_origins o WHERE o.repository_id = r.id)),
   (SELECT COUNT(*) FROM skipped s WHERE s.repository_id = r.id),
-  r.fetched_at IS NOT NULL
+  r.fetched_at IS NOT NULL,
+  COALESCE(r.owner, ''), COALESCE(r.name, ''), COALESCE(r.license, ''), COALESCE(r.domain, '')
 FROM repositories r ORDER BY r.kind, r.source)sql"));
   for (;;) {
     ASSIGN_OR_RETURN(bool more, by_source.step());
@@ -185,8 +242,14 @@ FROM repositories r ORDER BY r.kind, r.source)sql"));
     s.bytes = by_source.column_int(4);
     s.skipped = by_source.column_int(5);
     s.complete = by_source.column_int(6) != 0;
+    s.owner = by_source.column_text(7);
+    s.name = by_source.column_text(8);
+    s.license = by_source.column_text(9);
+    s.domain = by_source.column_text(10);
     stats.by_source.push_back(std::move(s));
   }
+  ASSIGN_OR_RETURN(stats.by_domain, group_stats(db, "domain"));
+  ASSIGN_OR_RETURN(stats.by_license, group_stats(db, "license"));
   ASSIGN_OR_RETURN(Statement reasons,
                    db.prepare("SELECT reason, COUNT(*) FROM skipped GROUP BY reason ORDER BY reason"));
   for (;;) {

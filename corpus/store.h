@@ -21,11 +21,13 @@ Status ensure_corpus_schema(Database& db);
 
 // A source of files: a GitHub or git repository, a directory, a single file
 // or an installed package. `key` identifies it across runs (the clone URL,
-// "dir:/abs/path", "file:/abs/path", "package:NAME").
+// "dir:/abs/path", "file:/abs/path", "package:NAME", "snapshot:OWNER/NAME",
+// "archive:/abs/path").
 struct SourceInfo {
   std::string key;
-  std::string kind;  // "github" | "git" | "directory" | "file" | "package"
+  std::string kind;  // "github" | "git" | "directory" | "file" | "package" | "snapshot" | "archive"
   std::string clone_url, owner, name, default_branch, license;
+  std::string domain;  // application domain, from a snapshot's manifest ("" when unknown)
   std::optional<int64_t> stars, forks;
 };
 
@@ -40,11 +42,19 @@ Status mark_source_imported(Database& db, int64_t source_id, const std::string& 
 // The commit at which the source with `key` was completely imported, if it was.
 Expected<std::optional<std::string>> imported_commit(Database& db, const std::string& key);
 
+// What an origin is: a kernel file (what preprocess processes) or a file that
+// kernel files include (stored once, read back when a kernel is assembled).
+namespace origin_role {
+inline constexpr const char* kKernel = "kernel";
+inline constexpr const char* kInclude = "include";
+}  // namespace origin_role
+
 struct StoredFile {
   std::string sha256;   // of `text`
-  std::string text;     // after include inlining
+  std::string text;     // the file as found (includes not inlined)
   std::string path;     // origin path inside the source
   std::string language; // "opencl", ...
+  std::string role = origin_role::kKernel;
 };
 
 struct SkippedFile {
@@ -59,13 +69,16 @@ struct BatchResult {
   int new_origins = 0;   // (content, source, commit, path) rows not stored before
 };
 
-// Stores one batch in one transaction: all of it or (on error) none of it.
+// Stores one batch in one transaction: all of it or (on error) none of it. An
+// origin stored before as an include becomes a kernel when stored as one.
 Expected<BatchResult> store_batch(Database& db, int64_t source_id, const std::string& commit,
                                   const std::vector<StoredFile>& files,
                                   const std::vector<SkippedFile>& skipped);
 
+// One source (repository).
 struct SourceStats {
   std::string kind, key;
+  std::string owner, name, license, domain;  // "" when unknown
   int64_t files = 0;  // distinct contents from this source
   int64_t bytes = 0;  // their total size
   int64_t skipped = 0;
@@ -73,12 +86,23 @@ struct SourceStats {
   bool complete = false;  // the last import of this source finished
 };
 
+// Sources sharing one license or one domain.
+struct GroupStats {
+  int64_t repositories = 0;
+  int64_t files = 0;  // distinct contents from these sources
+  int64_t bytes = 0;  // their total size
+};
+
 struct CorpusStats {
   int64_t sources = 0;
   int64_t files = 0;    // distinct contents
   int64_t bytes = 0;
   int64_t origins = 0;  // (content, source, path) rows
+  int64_t kernel_files = 0;   // contents with a kernel origin
+  int64_t include_files = 0;  // contents only ever included
   std::vector<SourceStats> by_source;
+  std::map<std::string, GroupStats> by_domain;   // "" = unknown
+  std::map<std::string, GroupStats> by_license;  // "" = unknown
   std::map<std::string, int64_t> skipped_by_reason;
   // From the preprocess module's table when it exists, for the newest
   // preprocessor version: "status/category" -> count.

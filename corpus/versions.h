@@ -1,4 +1,4 @@
-// Versions of the libraries the corpus module links (libgit2, libcurl).
+// Versions of the libraries the corpus module links (libgit2, libcurl, libarchive).
 #pragma once
 
 #include <vector>

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "corpus/assemble.h"
 #include "support/files.h"
 #include "support/sha256.h"
 #include "support/sqlite.h"
@@ -31,6 +32,17 @@ int64_t count_rows(const std::string& db_path, const std::string& table) {
   if (!st.ok()) return -1;  // table not created yet
   auto row = st->step();
   return row.ok() && *row ? st->column_int(0) : -1;
+}
+
+// The text of the content stored for `path` with its stored includes inlined again.
+std::string assembled_text_of(const std::string& db_path, const std::string& path) {
+  auto db = Database::open(db_path);
+  auto st = db->prepare("SELECT sha256 FROM content_origins WHERE path = ?1");
+  EXPECT_TRUE(st->bind(1, std::string_view(path)).ok());
+  auto row = st->step();
+  if (!row.ok() || !*row) return "<not stored>";
+  auto text = corpus::assemble_text(*db, st->column_text(0));
+  return text.ok() ? *text : "<" + text.status().message() + ">";
 }
 
 std::string stored_text_of(const std::string& db_path, const std::string& path_suffix) {
@@ -140,12 +152,19 @@ TEST(CorpusAdd, ImportsGitRepositoriesAtHeadWithIncludesConfinedToTheRepository)
   CommandResult r = run_clgen({"--workspace", ws, "corpus", "add", repo});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string db = ws + "/clgen.db";
+  // Stored raw, from the commit (not the work tree); the includes come back from the store.
   EXPECT_EQ(stored_text_of(db, "kernels/main.cl"),
+            "#include \"nested.h\"\n#include \"missing.h\"\n#include \"../../etc/passwd\"\n"
+            "#include \"cycle_a.h\"\nkernel void A() {}\n");
+  EXPECT_EQ(stored_text_of(db, "include/inner.h"), "int inner;\n");
+  EXPECT_EQ(assembled_text_of(db, "kernels/main.cl"),
             "int inner;\nint nested;\n#include \"missing.h\"\n#include \"../../etc/passwd\"\n"
             "int b;\nint a;\nkernel void A() {}\n");
-  EXPECT_EQ(stored_text_of(db, "kernels/uses_link.cl"), "#include \"link.h\"\nkernel void B() {}\n");
+  EXPECT_EQ(assembled_text_of(db, "kernels/uses_link.cl"), "#include \"link.h\"\nkernel void B() {}\n");
   nlohmann::json s = stats_json(ws);
-  EXPECT_EQ(s["files"], 3) << s.dump();
+  // Kernels main.cl, uses_link.cl, shared.cl; includes nested.h, inner.h, cycle_a.h, cycle_b.h.
+  EXPECT_EQ(s["files"], 7) << s.dump();
+  EXPECT_EQ(s["kernel_files"], 3);
   EXPECT_EQ(s["skipped"], nlohmann::json({{"binary", 1}, {"symlink_outside_root", 1}, {"too_large", 1}}));
   EXPECT_EQ(s["by_source"][0]["kind"], "git");
   EXPECT_EQ(s["by_source"][0]["commit"].get<std::string>().size(), 40u);
@@ -183,7 +202,9 @@ TEST(CorpusAdd, ImportsASingleFile) {
   std::string ws = tmp / "ws";
   CommandResult r = run_clgen({"--workspace", ws, "corpus", "add", tmp / "d/k.kernel"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(stored_text_of(ws + "/clgen.db", "k.kernel"), "int h;\nkernel void K() {}\n");
+  EXPECT_EQ(stored_text_of(ws + "/clgen.db", "k.kernel"), "#include \"h.h\"\nkernel void K() {}\n");
+  EXPECT_EQ(stored_text_of(ws + "/clgen.db", "h.h"), "int h;\n");  // its include, stored beside it
+  EXPECT_EQ(assembled_text_of(ws + "/clgen.db", "k.kernel"), "int h;\nkernel void K() {}\n");
 }
 
 TEST(CorpusAdd, MissingPathFailsAndKeepsWhatWasStored) {

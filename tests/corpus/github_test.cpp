@@ -154,9 +154,11 @@ TEST_F(MineGitHub, FollowsPagesThroughRateLimitsServerErrorsAndMalformedPages) {
 
   json s = stats(ws);
   EXPECT_EQ(s["sources"], 6);
-  // alice: main.cl, shared.cl; bob: shared.cl (same content), bob.cl; carol, dave, erin, frank: one each.
-  EXPECT_EQ(s["files"], 7) << s.dump(1);
-  EXPECT_EQ(s["origins"], 8);
+  // Kernels: alice: main.cl, shared.cl; bob: shared.cl (same content), bob.cl; carol, dave, erin, frank:
+  // one each. Includes of alice's main.cl, stored once each: inc/nested.h, inc/deeper.h, cycle_a.h, cycle_b.h.
+  EXPECT_EQ(s["files"], 11) << s.dump(1);
+  EXPECT_EQ(s["kernel_files"], 7);
+  EXPECT_EQ(s["origins"], 12);
   EXPECT_EQ(s["skipped"], json({{"binary", 1}, {"symlink_outside_root", 1}, {"too_large", 1}}));
   for (const auto& src : s["by_source"]) {
     EXPECT_EQ(src["kind"], "github");
@@ -194,7 +196,7 @@ TEST_F(MineGitHub, SkipsRepositoriesAlreadyFetchedAtTheSameCommit) {
   r = run_with_token(mine_args(ws, server.api()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("8 repositories: 1 imported, 7 unchanged"), std::string::npos) << r.out;
-  EXPECT_EQ(stats(ws)["files"], 10);
+  EXPECT_EQ(stats(ws)["files"], 14);  // 9 distinct kernels of 8 repositories + new.cl + alice's 4 includes
 }
 
 TEST_F(MineGitHub, RetriesARequestThatTimedOut) {
@@ -261,7 +263,7 @@ TEST_F(MineGitHub, KilledRunResumesToTheSameStoreAsAnUninterruptedRun) {
   ASSERT_EQ(run_with_token(mine_args(reference_ws, server.api())).exit_code, 0);
   StoreSnapshot a = snapshot_store(killed_ws + "/clgen.db");
   StoreSnapshot b = snapshot_store(reference_ws + "/clgen.db");
-  EXPECT_EQ(a.contents.size(), 9u);
+  EXPECT_EQ(a.contents.size(), 13u);  // 9 distinct kernels + alice's 4 includes
   EXPECT_TRUE(a == b);
 }
 

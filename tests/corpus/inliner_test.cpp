@@ -51,6 +51,17 @@ TEST_F(InlinerTest, InlinesNestedIncludesRelativeToTheIncludingFile) {
   EXPECT_EQ(r.unresolved, 0);
 }
 
+TEST_F(InlinerTest, ListsEachFileItInlinedOnceInTheOrderFirstInlined) {
+  // frag.h is inlined twice inside the body, a.h and missing.h are not repeated.
+  write("src/k.cl", "#include \"a.h\"\n#include \"missing.h\"\nkernel void A() {\n#include \"frag.h\"\n"
+                    "#include \"frag.h\"\n}\n#include \"a.h\"\n");
+  write("src/a.h", "#include <common.h>\nint a;\n");
+  write("src/frag.h", "a += 1;\n");
+  InlineResult r = run("src/k.cl");
+  EXPECT_EQ(r.inlined, 4);
+  EXPECT_EQ(r.included_paths, (std::vector<std::string>{"src/a.h", "include/common.h", "src/frag.h"}));
+}
+
 TEST_F(InlinerTest, SearchesIncludeDirectoriesOfTheRepository) {
   write("kernels/k.cl", "#include <common.h>\nkernel void A() {}\n");
   InlineResult r = run("kernels/k.cl");

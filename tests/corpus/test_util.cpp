@@ -12,6 +12,8 @@
 #include <fstream>
 #include <thread>
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <gtest/gtest.h>
 
 #include "support/sqlite.h"
@@ -61,6 +63,41 @@ std::string make_git_repo(const std::string& dir, const std::map<std::string, st
   CommandResult r = run_command({"/usr/bin/git", "-C", dir, "rev-parse", "HEAD"});
   std::string head = r.out.substr(0, 40);
   return head;
+}
+
+void write_archive(const std::string& path, const std::string& format,
+                   const std::vector<std::pair<std::string, std::string>>& entries,
+                   const std::vector<std::pair<std::string, std::string>>& symlinks) {
+  archive* a = archive_write_new();
+  if (format == "zip") {
+    archive_write_set_format_zip(a);
+  } else {
+    archive_write_set_format_pax_restricted(a);
+    if (format == "tar.xz") archive_write_add_filter_xz(a);
+    else archive_write_add_filter_gzip(a);
+  }
+  ASSERT_EQ(archive_write_open_filename(a, path.c_str()), ARCHIVE_OK) << archive_error_string(a);
+  for (const auto& [name, content] : entries) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, name.c_str());
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, static_cast<la_int64_t>(content.size()));
+    ASSERT_EQ(archive_write_header(a, e), ARCHIVE_OK) << name << ": " << archive_error_string(a);
+    ASSERT_EQ(archive_write_data(a, content.data(), content.size()), static_cast<la_ssize_t>(content.size()));
+    archive_entry_free(e);
+  }
+  for (const auto& [name, target] : symlinks) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, name.c_str());
+    archive_entry_set_filetype(e, AE_IFLNK);
+    archive_entry_set_perm(e, 0777);
+    archive_entry_set_symlink(e, target.c_str());
+    ASSERT_EQ(archive_write_header(a, e), ARCHIVE_OK) << name << ": " << archive_error_string(a);
+    archive_entry_free(e);
+  }
+  ASSERT_EQ(archive_write_close(a), ARCHIVE_OK) << archive_error_string(a);
+  archive_write_free(a);
 }
 
 pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {
@@ -128,7 +165,7 @@ StoreSnapshot snapshot_store(const std::string& db_path) {
   if (!db.ok()) return s;
   s.contents = rows(*db, "SELECT sha256 || '|' || size || '|' || language FROM content_files ORDER BY 1");
   s.origins = rows(*db,
-                   "SELECT r.source || '|' || o.commit_sha || '|' || o.path || '|' || o.sha256 "
+                   "SELECT r.source || '|' || o.commit_sha || '|' || o.path || '|' || o.sha256 || '|' || o.role "
                    "FROM content_origins o JOIN repositories r ON r.id = o.repository_id ORDER BY 1");
   s.skipped = rows(*db,
                    "SELECT r.source || '|' || s.commit_sha || '|' || s.path || '|' || s.reason "
@@ -136,7 +173,7 @@ StoreSnapshot snapshot_store(const std::string& db_path) {
   s.repositories = rows(*db,
                         "SELECT source || '|' || kind || '|' || COALESCE(commit_sha, '-') || '|' || "
                         "COALESCE(owner, '') || '|' || COALESCE(name, '') || '|' || COALESCE(stars, '') "
-                        "|| '|' || COALESCE(forks, '') || '|' || COALESCE(license, '') "
+                        "|| '|' || COALESCE(forks, '') || '|' || COALESCE(license, '') || '|' || COALESCE(domain, '') "
                         "FROM repositories ORDER BY 1");
   return s;
 }

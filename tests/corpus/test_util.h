@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace clgen::testing {
@@ -36,6 +37,13 @@ void git(const std::string& dir, const std::vector<std::string>& args);
 std::string make_git_repo(const std::string& dir, const std::map<std::string, std::string>& files,
                           const std::map<std::string, std::string>& symlinks = {});
 
+// Writes an archive at `path` with libarchive's writer: `format` is "tar.xz",
+// "tar.gz" or "zip"; entries are (name as stored, content) in order, names
+// written as given (even absolute or with ".."); then `symlinks` (name, target).
+void write_archive(const std::string& path, const std::string& format,
+                   const std::vector<std::pair<std::string, std::string>>& entries,
+                   const std::vector<std::pair<std::string, std::string>>& symlinks = {});
+
 // Starts argv in the background, stdout/stderr to `log`; returns its pid.
 pid_t spawn(const std::vector<std::string>& argv, const std::string& log);
 // Sends `sig` and reaps; returns the wait status.
@@ -50,9 +58,9 @@ bool wait_until(const std::function<bool()>& pred, double seconds);
 // timestamps, so two stores can be compared for equality.
 struct StoreSnapshot {
   std::vector<std::string> contents;      // sha256|size|language
-  std::vector<std::string> origins;       // source|commit|path|sha256
+  std::vector<std::string> origins;       // source|commit|path|sha256|role
   std::vector<std::string> skipped;       // source|commit|path|reason
-  std::vector<std::string> repositories;  // source|kind|commit|owner|name|stars|forks|license
+  std::vector<std::string> repositories;  // source|kind|commit|owner|name|stars|forks|license|domain
   bool operator==(const StoreSnapshot& o) const;
 };
 StoreSnapshot snapshot_store(const std::string& db_path);
