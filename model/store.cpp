@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "corpus/preprocess/decontaminated_sql.h"
 #include "corpus/preprocess/newest_version.h"
 
 namespace clgen::model {
@@ -55,11 +56,14 @@ Expected<std::vector<std::string>> read_training_texts(Database& db, int64_t max
   if (!has_table)
     return not_found(fmt::format("no preprocessed corpus in {} (table 'preprocessed' is missing): {}",
                                  db.path(), kHint));
+  // Kernels of an evaluation set (`clgen corpus decontaminate`) are left out.
+  ASSIGN_OR_RETURN(std::string not_decontaminated, preprocess::exclude_decontaminated_sql(db));
   ASSIGN_OR_RETURN(auto q, db.prepare(
       std::string("SELECT normalized_text FROM preprocessed "
                   "WHERE status='ok' AND normalized_text IS NOT NULL AND normalized_text != '' "
                   "AND preprocessor_version = ") +
-      preprocess::kNewestVersionSql + " GROUP BY normalized_sha256 ORDER BY normalized_sha256"));
+      preprocess::kNewestVersionSql + not_decontaminated +
+      " GROUP BY normalized_sha256 ORDER BY normalized_sha256"));
   std::vector<std::string> texts;
   while (true) {
     ASSIGN_OR_RETURN(bool row, q.step());
