@@ -54,6 +54,8 @@ Status run_decontaminate(const GlobalOptions& global, const DecontaminateFlags& 
   std::printf("compared %llu training kernels with %zu evaluation files: dropped %zu (%s), kept %llu\n",
               static_cast<unsigned long long>(report->compared), eval.files.size(), report->drops.size(),
               by_rule.c_str(), static_cast<unsigned long long>(report->compared - report->drops.size()));
+  std::printf("time: %.1f s reading and normalizing the evaluation set, %.2f s comparing\n",
+              report->evaluation_seconds, report->compare_seconds);
   if (flags.run.dry_run)
     std::printf("dry run: nothing recorded\n");
   else

@@ -8,7 +8,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cctype>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -200,44 +203,93 @@ Expected<EvaluationSet> read_evaluation_set(const std::string& dir, const ReadEv
 
 // --- The comparison -------------------------------------------------------------
 
+namespace {
+
+// The inverted index: n-gram hash -> the evaluation files holding it, as one
+// flat postings array (grouped by n-gram) behind an open-addressing table.
+// Flat arrays rather than a map of vectors: 10,000 kernels make tens of
+// millions of lookups, and each is then about one cache miss.
+class NgramIndex {
+ public:
+  explicit NgramIndex(std::vector<std::pair<uint64_t, uint32_t>> pairs) {  // (n-gram, file)
+    std::sort(pairs.begin(), pairs.end());
+    size_t capacity = 16;
+    while (capacity < pairs.size() * 2) capacity *= 2;
+    mask_ = capacity - 1;
+    slots_.assign(capacity, Slot{0, kEmpty});
+    for (size_t i = 0; i < pairs.size();) {
+      size_t j = i;
+      while (j < pairs.size() && pairs[j].first == pairs[i].first) postings_.push_back(pairs[j++].second);
+      size_t slot = pairs[i].first & mask_;
+      while (slots_[slot].begin != kEmpty) slot = (slot + 1) & mask_;
+      slots_[slot] = Slot{pairs[i].first, static_cast<uint32_t>(ends_.size())};
+      ends_.push_back(static_cast<uint32_t>(postings_.size()));
+      i = j;
+    }
+  }
+
+  // Calls f(file) for each file holding `gram`.
+  template <typename F>
+  void for_each(uint64_t gram, F&& f) const {
+    for (size_t slot = gram & mask_; slots_[slot].begin != kEmpty; slot = (slot + 1) & mask_) {
+      if (slots_[slot].gram != gram) continue;
+      uint32_t k = slots_[slot].begin;
+      for (uint32_t p = k == 0 ? 0 : ends_[k - 1]; p < ends_[k]; ++p) f(postings_[p]);
+      return;
+    }
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  struct Slot {
+    uint64_t gram;
+    uint32_t begin;  // index into ends_ (the n-gram's number), kEmpty when free
+  };
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> ends_;      // end of each n-gram's postings
+  std::vector<uint32_t> postings_;  // file numbers
+  size_t mask_ = 0;
+};
+
+}  // namespace
+
 std::vector<Contamination> find_contamination(const std::vector<TrainingKernel>& training,
                                               const std::vector<EvaluationKernel>& evaluation,
                                               const DecontaminateOptions& options, unsigned threads) {
   const int n = std::max(1, options.ngram);
-  // Only files with at least n distinct n-grams take part in rules b and c.
+  // Only texts with at least n distinct n-grams take part in rules b and c.
   auto long_enough = [n](const std::vector<uint64_t>& grams) { return grams.size() >= static_cast<size_t>(n); };
 
-  std::vector<std::vector<std::string>> eval_tokens(evaluation.size());
+  std::unordered_multimap<uint64_t, uint32_t> by_sequence;  // token-sequence hash -> file
   std::vector<size_t> eval_grams(evaluation.size(), 0);
-  std::unordered_multimap<uint64_t, uint32_t> by_sequence;     // token-sequence hash -> file
-  std::unordered_map<uint64_t, std::vector<uint32_t>> index;   // n-gram -> files holding it
+  std::vector<std::pair<uint64_t, uint32_t>> pairs;
   for (uint32_t e = 0; e < evaluation.size(); ++e) {
-    eval_tokens[e] = c_tokens(evaluation[e].text);
-    by_sequence.emplace(sequence_hash(eval_tokens[e]), e);
-    std::vector<uint64_t> grams = ngram_hashes(eval_tokens[e], n);
+    std::vector<uint64_t> tokens = token_hashes(evaluation[e].text);
+    by_sequence.emplace(sequence_hash(tokens), e);
+    std::vector<uint64_t> grams = ngram_hashes_of(tokens, n);
     if (!long_enough(grams)) continue;
     eval_grams[e] = grams.size();
-    for (uint64_t g : grams) index[g].push_back(e);
+    for (uint64_t g : grams) pairs.emplace_back(g, e);
   }
+  const NgramIndex index(std::move(pairs));
 
   auto compare_one = [&](const TrainingKernel& t, std::vector<uint32_t>& counts,
                          std::vector<uint32_t>& touched) -> std::optional<Contamination> {
-    std::vector<std::string> tokens = c_tokens(t.text);
+    std::vector<uint64_t> tokens = token_hashes(t.text);
     auto [lo, hi] = by_sequence.equal_range(sequence_hash(tokens));
     std::optional<uint32_t> identical;
-    for (auto it = lo; it != hi; ++it) {
-      if (eval_tokens[it->second] == tokens && (!identical || it->second < *identical)) identical = it->second;
+    for (auto it = lo; it != hi; ++it) {  // equal hashes: confirm on the tokens themselves
+      if ((!identical || it->second < *identical) && c_tokens(evaluation[it->second].text) == c_tokens(t.text))
+        identical = it->second;
     }
     if (identical) return Contamination{t.normalized_sha256, evaluation[*identical].path,
                                         decontamination_rule::kIdentical, 1.0};
-    std::vector<uint64_t> grams = ngram_hashes(tokens, n);
+    std::vector<uint64_t> grams = ngram_hashes_of(tokens, n);
     if (!long_enough(grams)) return std::nullopt;
     for (uint64_t g : grams) {
-      auto it = index.find(g);
-      if (it == index.end()) continue;
-      for (uint32_t e : it->second) {
+      index.for_each(g, [&](uint32_t e) {
         if (counts[e]++ == 0) touched.push_back(e);
-      }
+      });
     }
     std::optional<Contamination> best;
     std::sort(touched.begin(), touched.end());
@@ -361,9 +413,15 @@ Expected<DecontaminateReport> decontaminate(Database& db, const std::string& dir
   // Both inputs are checked before any file is compiled.
   RETURN_IF_ERROR(evaluation_root(dir).status());
   ASSIGN_OR_RETURN(std::vector<TrainingKernel> training, read_training_kernels(db));
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  Clock::time_point start = Clock::now();
   ASSIGN_OR_RETURN(report.evaluation, read_evaluation_set(dir, options.read));
+  report.evaluation_seconds = seconds_since(start);
   report.compared = training.size();
+  start = Clock::now();
   report.drops = find_contamination(training, report.evaluation.files, options.compare, options.read.threads);
+  report.compare_seconds = seconds_since(start);
   for (const Contamination& d : report.drops) {
     ++report.by_rule[d.rule];
     ASSIGN_OR_RETURN(std::string origin, kernel_origin(db, d.normalized_sha256));

@@ -134,6 +134,8 @@ struct DecontaminateReport {
   std::vector<std::string> origins;       // kernel_origin of each drop ("" when unknown)
   std::map<std::string, uint64_t> by_rule;  // rule -> drops
   uint64_t recorded_total = 0;            // rows of the table after the run (0 with dry_run)
+  double evaluation_seconds = 0;          // reading and normalizing the evaluation set
+  double compare_seconds = 0;             // find_contamination
 };
 
 // The whole command: reads the evaluation set and the training set, finds the

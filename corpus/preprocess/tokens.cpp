@@ -42,8 +42,11 @@ uint64_t mix(uint64_t x) {  // splitmix64's finalizer
 
 }  // namespace
 
-std::vector<std::string> c_tokens(std::string_view s) {
-  std::vector<std::string> out;
+namespace {
+
+// Calls emit(token) for each token of `s`, in order.
+template <typename Emit>
+void scan_tokens(std::string_view s, Emit&& emit) {
   size_t i = 0;
   while (i < s.size()) {
     char c = s[i];
@@ -73,25 +76,42 @@ std::vector<std::string> c_tokens(std::string_view s) {
       j = literal_end(s, i, c);
     } else {
       for (std::string_view p : kPunctuators) {
-        if (s.compare(i, p.size(), p) == 0) {
+        if (p[0] == c && s.compare(i, p.size(), p) == 0) {
           j = i + p.size();
           break;
         }
       }
     }
-    out.emplace_back(s.substr(i, j - i));
+    emit(s.substr(i, j - i));
     i = j;
   }
+}
+
+}  // namespace
+
+std::vector<std::string> c_tokens(std::string_view text) {
+  std::vector<std::string> out;
+  scan_tokens(text, [&out](std::string_view t) { out.emplace_back(t); });
+  return out;
+}
+
+std::vector<uint64_t> token_hashes(std::string_view text) {
+  std::vector<uint64_t> out;
+  scan_tokens(text, [&out](std::string_view t) { out.push_back(fnv1a(t)); });
   return out;
 }
 
 std::vector<uint64_t> ngram_hashes(const std::vector<std::string>& tokens, int n) {
-  std::vector<uint64_t> out;
-  if (n < 1 || tokens.size() < static_cast<size_t>(n)) return out;
   std::vector<uint64_t> th(tokens.size());
   for (size_t i = 0; i < tokens.size(); ++i) th[i] = fnv1a(tokens[i]);
-  out.reserve(tokens.size() - n + 1);
-  for (size_t i = 0; i + n <= tokens.size(); ++i) {
+  return ngram_hashes_of(th, n);
+}
+
+std::vector<uint64_t> ngram_hashes_of(const std::vector<uint64_t>& th, int n) {
+  std::vector<uint64_t> out;
+  if (n < 1 || th.size() < static_cast<size_t>(n)) return out;
+  out.reserve(th.size() - n + 1);
+  for (size_t i = 0; i + n <= th.size(); ++i) {
     uint64_t h = static_cast<uint64_t>(n);
     for (int k = 0; k < n; ++k) h = mix(h * 0x9e3779b97f4a7c15ull + th[i + k]);
     out.push_back(h);
@@ -112,8 +132,15 @@ double containment(const std::vector<uint64_t>& part, const std::vector<uint64_t
 }
 
 uint64_t sequence_hash(const std::vector<std::string>& tokens) {
-  uint64_t h = tokens.size();
-  for (const std::string& t : tokens) h = mix(h * 0x9e3779b97f4a7c15ull + fnv1a(t));
+  std::vector<uint64_t> th;
+  th.reserve(tokens.size());
+  for (const std::string& t : tokens) th.push_back(fnv1a(t));
+  return sequence_hash(th);
+}
+
+uint64_t sequence_hash(const std::vector<uint64_t>& th) {
+  uint64_t h = th.size();
+  for (uint64_t t : th) h = mix(h * 0x9e3779b97f4a7c15ull + t);
   return h;
 }
 

@@ -4,6 +4,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -61,19 +64,26 @@ TEST(CTokens, SameCodeWithOtherSpacingGivesTheSameTokens) {
 
 TEST(NgramHashes, CountsDistinctRunsOfNTokens) {
   // a b a b a: 3-grams "a b a", "b a b", "a b a" -> 2 distinct.
-  EXPECT_EQ(ngram_hashes({"a", "b", "a", "b", "a"}, 3).size(), 2u);
+  EXPECT_EQ(ngram_hashes(Tokens{"a", "b", "a", "b", "a"}, 3).size(), 2u);
   // 5 tokens, all different: 5 - 2 + 1 = 4 bigrams.
-  EXPECT_EQ(ngram_hashes({"a", "b", "c", "d", "e"}, 2).size(), 4u);
-  EXPECT_TRUE(ngram_hashes({"a", "b"}, 3).empty());  // fewer tokens than n
-  EXPECT_TRUE(ngram_hashes({"a", "b"}, 0).empty());
+  EXPECT_EQ(ngram_hashes(Tokens{"a", "b", "c", "d", "e"}, 2).size(), 4u);
+  EXPECT_TRUE(ngram_hashes(Tokens{"a", "b"}, 3).empty());  // fewer tokens than n
+  EXPECT_TRUE(ngram_hashes(Tokens{"a", "b"}, 0).empty());
   // Order matters: "a b" and "b a" are different bigrams.
-  EXPECT_NE(ngram_hashes({"a", "b"}, 2), ngram_hashes({"b", "a"}, 2));
+  EXPECT_NE(ngram_hashes(Tokens{"a", "b"}, 2), ngram_hashes(Tokens{"b", "a"}, 2));
+}
+
+TEST(TokenHashes, GiveTheSameNgramsAndSequenceHashAsTheTokenStrings) {
+  const char* text = "__kernel void A(__global float* a) { a[0] = 1.5f; }  // x";
+  EXPECT_EQ(token_hashes(text).size(), c_tokens(text).size());
+  EXPECT_EQ(ngram_hashes_of(token_hashes(text), 3), ngram_hashes(c_tokens(text), 3));
+  EXPECT_EQ(sequence_hash(token_hashes(text)), sequence_hash(c_tokens(text)));
 }
 
 TEST(Containment, IsTheFractionOfThePartsNgramsFoundInTheWhole) {
-  auto whole = ngram_hashes({"a", "b", "c", "d", "e"}, 2);   // ab bc cd de
-  auto part = ngram_hashes({"b", "c", "d"}, 2);              // bc cd
-  auto half = ngram_hashes({"c", "d", "x"}, 2);              // cd dx: 1 of 2
+  auto whole = ngram_hashes(Tokens{"a", "b", "c", "d", "e"}, 2);   // ab bc cd de
+  auto part = ngram_hashes(Tokens{"b", "c", "d"}, 2);              // bc cd
+  auto half = ngram_hashes(Tokens{"c", "d", "x"}, 2);              // cd dx: 1 of 2
   EXPECT_DOUBLE_EQ(containment(part, whole), 1.0);
   EXPECT_DOUBLE_EQ(containment(whole, part), 0.5);           // 2 of 4
   EXPECT_DOUBLE_EQ(containment(half, whole), 0.5);
@@ -353,6 +363,58 @@ TEST(DecontaminationRuleText, StatesTheThresholdAndN) {
   std::string text = decontamination_rule_text(o);
   EXPECT_NE(text.find("at least 0.75 of its distinct 6-token n-grams"), std::string::npos) << text;
   EXPECT_NE(text.find("ngram_overlap_eval"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace clgen::preprocess
+
+namespace clgen::preprocess {
+namespace {
+
+// Scale: 10,000 training kernels against 1,000 evaluation files, made from the
+// ok kernels of a real workspace (CLGEN_DECON_BENCH_DB=<workspace>/clgen.db)
+// with one line dropped and one number changed each, so every kernel has many
+// near copies on both sides (long posting lists: the slow case). Run by hand:
+// decontaminate_test --gtest_also_run_disabled_tests --gtest_filter='*Scale*'
+TEST(DecontaminateScale, DISABLED_TenThousandKernelsAgainstAThousandFilesInSeconds) {
+  const char* path = std::getenv("CLGEN_DECON_BENCH_DB");
+  if (!path) GTEST_SKIP() << "set CLGEN_DECON_BENCH_DB to a preprocessed workspace database";
+  auto db = Database::open(path);
+  ASSERT_TRUE(db.ok());
+  auto real = read_training_kernels(*db);
+  ASSERT_TRUE(real.ok() && !real->empty());
+  uint64_t seed = 42;
+  auto next = [&seed] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  auto variant = [&](const std::string& text) {
+    std::vector<std::string> lines;
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      lines.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
+    if (lines.size() > 3) lines.erase(lines.begin() + 1 + next() % (lines.size() - 2));
+    std::string out;
+    for (const std::string& l : lines) out += l + "\n";
+    out += "int unique_" + std::to_string(next()) + " = " + std::to_string(next() % 1000) + ";\n";
+    return out;
+  };
+  std::vector<TrainingKernel> train;
+  std::vector<EvaluationKernel> eval;
+  for (size_t i = 0; i < 10000; ++i) {
+    std::string t = variant((*real)[i % real->size()].text);
+    train.push_back({sha256_hex(t), t});
+  }
+  for (size_t i = 0; i < 1000; ++i) eval.push_back({"eval/" + std::to_string(i), variant((*real)[(i * 7) % real->size()].text), true, ""});
+  size_t tokens = 0;
+  for (const auto& t : train) tokens += c_tokens(t.text).size();
+  auto t0 = std::chrono::steady_clock::now();
+  auto drops = find_contamination(train, eval);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("%zu real kernels, %zu training tokens: %zu of %zu dropped in %.2f s\n", real->size(), tokens,
+              drops.size(), train.size(), s);
+  EXPECT_LT(s, 30.0);
 }
 
 }  // namespace
