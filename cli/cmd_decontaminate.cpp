@@ -1,10 +1,14 @@
 // `clgen corpus decontaminate --against DIR`: leave out of the training set
-// every kernel identical or nearly identical to a kernel of an evaluation set.
+// every kernel identical or nearly identical to a kernel of an evaluation set
+// (the comparison: corpus/preprocess/decontaminate.h; includes inlined with
+// corpus/inliner.h, as the training set's were).
 #include <cstdio>
 #include <memory>
 
 #include "cli/command.h"
+#include "corpus/inliner.h"
 #include "corpus/preprocess/decontaminate.h"
+#include "corpus/source_tree.h"
 #include "support/workspace.h"
 
 namespace clgen::cli {
@@ -20,7 +24,20 @@ Status run_decontaminate(const GlobalOptions& global, const DecontaminateFlags& 
     return usage_error("corpus decontaminate: --threshold must be in (0, 1]");
   ASSIGN_OR_RETURN(Workspace ws, Workspace::open(global.workspace));
   ASSIGN_OR_RETURN(Database db, ws.open_database());
-  Expected<preprocess::DecontaminateReport> report = preprocess::decontaminate(db, flags.against, flags.run);
+  // Local #includes are inlined as `clgen corpus add` inlined the training set's.
+  preprocess::DecontaminateRunOptions run = flags.run;
+  std::unique_ptr<corpus::SourceTree> tree;
+  if (auto opened = corpus::open_directory_tree(flags.against); opened.ok()) tree = std::move(*opened);
+  if (tree) {
+    corpus::InlineOptions inline_options;
+    inline_options.max_include_bytes = run.read.max_file_bytes;
+    run.read.inline_includes = [&tree, inline_options](const std::string& path,
+                                                       const std::string& text) -> Expected<std::string> {
+      ASSIGN_OR_RETURN(corpus::InlineResult r, corpus::inline_includes(*tree, path, text, inline_options));
+      return std::move(r.text);
+    };
+  }
+  Expected<preprocess::DecontaminateReport> report = preprocess::decontaminate(db, flags.against, run);
   if (!report) return report.status().with_context("corpus decontaminate");
   const preprocess::EvaluationSet& eval = report->evaluation;
 

@@ -188,6 +188,10 @@ Expected<EvaluationSet> read_evaluation_set(const std::string& dir, const ReadEv
       set.skipped.push_back(path + ": " + text.status().message());
       continue;
     }
+    if (options.inline_includes) {
+      Expected<std::string> inlined = options.inline_includes(rel, *text);
+      if (inlined) *text = std::move(*inlined);
+    }
     texts.emplace_back(std::move(path), std::move(*text));
   }
   ThreadPool pool(options.threads);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -59,6 +60,11 @@ struct ReadEvaluationOptions {
   CompileOptions compile;
   uint64_t max_file_bytes = kMaxInputBytes;  // larger files are skipped unread
   unsigned threads = 0;                      // normalizing threads; 0 = all cores
+  // Applied to each file's text before normalizing (path relative to the
+  // directory), to treat the files as the training set's were imported: the
+  // CLI inlines local #includes here with the corpus module's inliner. Empty:
+  // the text as read. An error leaves the text as read.
+  std::function<Expected<std::string>(const std::string& path, const std::string& text)> inline_includes;
 };
 
 // True for the evaluation set's file names: *.cl, *.ocl, *.clh, *.opencl in any case.
