@@ -396,19 +396,27 @@ Expected<std::unordered_set<std::string>> decontaminated_hashes(Database& db) {
   return out;
 }
 
-Expected<std::string> kernel_origin(Database& db, const std::string& normalized_sha256) {
+Expected<std::vector<std::string>> kernel_origins(Database& db, const std::vector<std::string>& hashes) {
+  std::vector<std::string> out(hashes.size());
   for (const char* table : {"preprocessed", "content_origins", "repositories"}) {
     ASSIGN_OR_RETURN(bool has_table, db.has_table(table));
-    if (!has_table) return std::string();
+    if (!has_table) return out;
   }
+  std::unordered_map<std::string, std::vector<size_t>> wanted;
+  for (size_t i = 0; i < hashes.size(); ++i) wanted[hashes[i]].push_back(i);
+  if (wanted.empty()) return out;
   ASSIGN_OR_RETURN(Statement q, db.prepare(
-      "SELECT r.source, o.path FROM preprocessed p JOIN content_origins o ON o.sha256 = p.content_sha256 "
-      "JOIN repositories r ON r.id = o.repository_id WHERE p.normalized_sha256 = ?1 "
-      "ORDER BY r.source, o.path LIMIT 1"));
-  RETURN_IF_ERROR(q.bind(1, normalized_sha256));
-  ASSIGN_OR_RETURN(bool row, q.step());
-  if (!row) return std::string();
-  return q.column_text(0) + " " + q.column_text(1);
+      "SELECT p.normalized_sha256, MIN(r.source || ' ' || o.path) FROM preprocessed p "
+      "JOIN content_origins o ON o.sha256 = p.content_sha256 JOIN repositories r ON r.id = o.repository_id "
+      "WHERE p.status = 'ok' GROUP BY p.normalized_sha256"));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q.step());
+    if (!row) break;
+    auto it = wanted.find(q.column_text(0));
+    if (it == wanted.end()) continue;
+    for (size_t i : it->second) out[i] = q.column_text(1);
+  }
+  return out;
 }
 
 Expected<DecontaminateReport> decontaminate(Database& db, const std::string& dir,
@@ -426,11 +434,12 @@ Expected<DecontaminateReport> decontaminate(Database& db, const std::string& dir
   start = Clock::now();
   report.drops = find_contamination(training, report.evaluation.files, options.compare, options.read.threads);
   report.compare_seconds = seconds_since(start);
+  std::vector<std::string> dropped;
   for (const Contamination& d : report.drops) {
     ++report.by_rule[d.rule];
-    ASSIGN_OR_RETURN(std::string origin, kernel_origin(db, d.normalized_sha256));
-    report.origins.push_back(std::move(origin));
+    dropped.push_back(d.normalized_sha256);
   }
+  ASSIGN_OR_RETURN(report.origins, kernel_origins(db, dropped));
   if (options.dry_run) return report;
   RETURN_IF_ERROR_CTX(record_contamination(db, report.drops), "recording decontamination");
   ASSIGN_OR_RETURN(Statement count, db.prepare("SELECT COUNT(*) FROM decontaminated"));

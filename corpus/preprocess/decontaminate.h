@@ -123,9 +123,10 @@ Status record_contamination(Database& db, const std::vector<Contamination>& drop
 // when the table does not exist).
 Expected<std::unordered_set<std::string>> decontaminated_hashes(Database& db);
 
-// Where a training kernel came from, as "SOURCE PATH" of its first origin in
-// the corpus tables (e.g. "dir:/data/train kernels/a.cl"); "" when unknown.
-Expected<std::string> kernel_origin(Database& db, const std::string& normalized_sha256);
+// Where each training kernel came from, as "SOURCE PATH" of its first origin
+// in the corpus tables (e.g. "dir:/data/train kernels/a.cl"), "" when unknown
+// (or the corpus tables are missing); one entry per hash, in order. One query.
+Expected<std::vector<std::string>> kernel_origins(Database& db, const std::vector<std::string>& normalized_sha256s);
 
 struct DecontaminateRunOptions {
   DecontaminateOptions compare;
@@ -137,7 +138,7 @@ struct DecontaminateReport {
   EvaluationSet evaluation;
   uint64_t compared = 0;                  // training kernels compared
   std::vector<Contamination> drops;       // as find_contamination returns them
-  std::vector<std::string> origins;       // kernel_origin of each drop ("" when unknown)
+  std::vector<std::string> origins;       // kernel_origins of the drops ("" when unknown)
   std::map<std::string, uint64_t> by_rule;  // rule -> drops
   uint64_t recorded_total = 0;            // rows of the table after the run (0 with dry_run)
   double evaluation_seconds = 0;          // reading and normalizing the evaluation set

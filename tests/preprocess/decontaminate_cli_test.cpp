@@ -160,6 +160,18 @@ TEST(DecontaminateErrors, WorkspaceWithoutPreprocessedTableSaysToRunPreprocess) 
   EXPECT_NE(r.err.find("run `clgen corpus preprocess` first"), std::string::npos) << r.err;
 }
 
+TEST(DecontaminateErrors, ThresholdAndNgramOutOfRangeAreUsageErrors) {
+  TempDir tmp;
+  fs::create_directories(tmp / "eval");
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--threshold", "0"}, {"--threshold", "1.5"},
+                                       {"--ngram", "0"}}) {
+    std::vector<std::string> args = {"--workspace", tmp / "ws", "corpus", "decontaminate", "--against", tmp / "eval"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    CommandResult r = run_clgen(args);
+    EXPECT_EQ(r.exit_code, 2) << bad[0] << " " << bad[1] << ": " << r.err;
+  }
+}
+
 TEST(DecontaminateHelp, StatesTheRule) {
   CommandResult r = run_clgen({"corpus", "decontaminate", "--help"});
   EXPECT_EQ(r.exit_code, 0);
