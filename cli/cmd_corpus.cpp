@@ -303,6 +303,9 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& acti
   CLI::App* exp_cmd = group->add_subcommand("export", "Write the corpus as <sha256>.cl files with a manifest");
   exp_cmd->add_option("DIR", exp->dir, "Output directory")->required();
   exp_cmd->final_callback([exp, &global, &action] { action = [exp, &global] { return run_export(global, *exp); }; });
+#ifdef CLGEN_HAVE_CLANG
+  add_corpus_decontaminate_command(*group, global, action);  // cli/cmd_decontaminate.cpp
+#endif
 }
 
 }  // namespace clgen::cli

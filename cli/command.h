@@ -35,6 +35,8 @@ void add_preprocess_command(CLI::App& app, const GlobalOptions& global, Action& 
 void add_shim_command(CLI::App& app, const GlobalOptions& global, Action& action);
 // Adds `preprocess` under the `corpus` command group.
 void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& global, Action& action);
+// Adds `decontaminate` under the `corpus` command group (cli/cmd_decontaminate.cpp).
+void add_corpus_decontaminate_command(CLI::App& corpus_group, const GlobalOptions& global, Action& action);
 #endif
 // `clgen drive` (cli/cmd_drive.cpp; needs OpenCL, which runs in clgen-worker).
 void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& action);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "corpus/preprocess/decontaminated_sql.h"
 #include "corpus/preprocess/newest_version.h"
 #include "support/sha256.h"
 
@@ -72,10 +73,12 @@ Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t ma
   ASSIGN_OR_RETURN(bool has_origins, db.has_table("content_origins"));
   ASSIGN_OR_RETURN(bool has_repositories, db.has_table("repositories"));
   const std::string repository = has_origins && has_repositories ? kRepositorySql : "''";
+  // Kernels of an evaluation set (`clgen corpus decontaminate`) are left out.
+  ASSIGN_OR_RETURN(std::string not_decontaminated, preprocess::exclude_decontaminated_sql(db, "p.normalized_sha256"));
   ASSIGN_OR_RETURN(auto q, db.prepare(
       "SELECT p.normalized_sha256, p.normalized_text, MIN(" + repository + ") FROM preprocessed p "
       "WHERE p.status='ok' AND p.normalized_text IS NOT NULL AND p.normalized_text != '' "
-      "AND p.preprocessor_version = " + std::string(preprocess::kNewestVersionSql) +
+      "AND p.preprocessor_version = " + std::string(preprocess::kNewestVersionSql) + not_decontaminated +
       " GROUP BY p.normalized_sha256 ORDER BY p.normalized_sha256"));
   std::vector<CorpusKernel> kernels;
   while (true) {

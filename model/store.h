@@ -23,6 +23,7 @@ Status ensure_model_schema(Database& db);
 // message to run `clgen corpus preprocess` when the table is missing or empty.
 // Only the newest preprocessor version's results count (the version of the
 // last row stored). `max_chars` > 0 keeps only texts of at most that many bytes.
+// Kernels recorded in the `decontaminated` table are left out.
 Expected<std::vector<std::string>> read_training_texts(Database& db, int64_t max_chars = 0);
 
 // One normalized kernel of the corpus and the repository it came from (owner/name,
