@@ -87,7 +87,7 @@ class ExtractConsumer : public clang::ASTConsumer {
         kernels.emplace_back(f->getNameAsString(), piece);
       }
     }
-    add_sampler_uses();
+    add_name_uses();
     std::sort(kernels.begin(), kernels.end(),
               [&](const auto& a, const auto& b) { return pieces_[a.second].begin < pieces_[b.second].begin; });
 
@@ -221,16 +221,24 @@ class ExtractConsumer : public clang::ASTConsumer {
     }
   }
 
-  // Sema replaces the uses of a file-scope constant sampler by its
-  // initializer, so they are not all in the AST: a piece that names a
-  // sampler variable (as an identifier token) reaches it.
-  void add_sampler_uses() {
-    std::unordered_map<std::string, std::vector<const clang::VarDecl*>> samplers;
+  // Not every use of a file-scope variable or enum constant is in the AST:
+  // Sema replaces a constant sampler's uses by its initializer, and the
+  // arguments of an unknown attribute (Xilinx's xcl_loop_tripcount(c_size))
+  // are checked and then dropped. So a piece that names one as an
+  // identifier token reaches it (at worst a shadowed name keeps an unused
+  // declaration).
+  void add_name_uses() {
+    std::unordered_map<std::string, std::vector<const clang::Decl*>> names;
+    auto note = [&](const clang::NamedDecl* d) {
+      if (d->getIdentifier()) names[d->getName().str()].push_back(d);
+    };
     for (const auto& [d, piece] : decl_piece_) {
-      auto* v = llvm::dyn_cast<clang::VarDecl>(d);
-      if (v && v->getType()->isSamplerT() && v->getIdentifier()) samplers[v->getName().str()].push_back(v);
+      if (auto* v = llvm::dyn_cast<clang::VarDecl>(d)) note(v);
+      if (auto* e = llvm::dyn_cast<clang::EnumDecl>(d)) {
+        for (const clang::EnumConstantDecl* c : e->enumerators()) note(c);
+      }
     }
-    if (samplers.empty()) return;
+    if (names.empty()) return;
     clang::FileID main = sm_->getMainFileID();
     llvm::StringRef buffer = sm_->getBufferData(main);
     clang::Lexer lexer(sm_->getLocForStartOfFile(main), *lang_, buffer.begin(), buffer.begin(), buffer.end());
@@ -239,11 +247,11 @@ class ExtractConsumer : public clang::ASTConsumer {
     while (more) {
       more = !lexer.LexFromRawLexer(tok);
       if (!tok.is(clang::tok::raw_identifier)) continue;
-      auto it = samplers.find(tok.getRawIdentifier().str());
-      if (it == samplers.end()) continue;
+      auto it = names.find(tok.getRawIdentifier().str());
+      if (it == names.end()) continue;
       int64_t p = piece_at(offset(tok.getLocation()));
       if (p < 0) continue;
-      for (const clang::VarDecl* v : it->second) add_reaches(static_cast<unsigned>(p), v);
+      for (const clang::Decl* d : it->second) add_reaches(static_cast<unsigned>(p), d);
     }
   }
 

@@ -2,14 +2,18 @@
 // test; built beside the tests). Per file: does it compile, how many kernels
 // are extracted, does each compile alone, what rewrite_kernels makes of it,
 // and the bytes of the file (and of its expansion) vs the sum of its
-// extracted kernels. `extract_bench --dump FILE` prints one file's kernels. Prints a
+// extracted kernels. `extract_bench --dump FILE` prints one file's kernels;
+// `extract_bench --inline REPO/PATH...` first inlines each file's includes
+// from its repository (the first path component), as the corpus importer does. Prints a
 // summary with failure categories and one example path each.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "corpus/inliner.h"
 #include "corpus/preprocess/preprocess.h"
 #include "support/files.h"
 
@@ -46,15 +50,33 @@ int main(int argc, char** argv) {
   }
   pp::CompileOptions check;
   check.check_only = true;
+  int first = 1;
+  bool inline_includes = argc > 1 && std::string(argv[1]) == "--inline";
+  if (inline_includes) first = 2;
+  std::map<std::string, std::unique_ptr<clgen::corpus::SourceTree>> trees;
   int files = 0, compiled = 0, with_kernels = 0;
   long kernels = 0, alone_ok = 0, rewritten_ok = 0;
   long bytes_expanded = 0, bytes_files = 0, bytes_extracted = 0, bytes_rewritten = 0, kernel_files_bytes = 0;
+  std::vector<double> ratios;  // kernel bytes / expanded file bytes, files of 2+ kernels
+  int multi_kernel_files = 0;
   Tally file_rejects, extract_failures, alone_failures, kernel_statuses, file_statuses;
   auto t0 = std::chrono::steady_clock::now();
-  for (int i = 1; i < argc; ++i) {
+  for (int i = first; i < argc; ++i) {
     std::string path = argv[i];
     auto text = clgen::read_file(path, 64 * pp::kMaxInputBytes);
     if (!text) continue;
+    if (inline_includes) {
+      std::string repo = path.substr(0, path.find('/'));
+      auto& tree = trees[repo];
+      if (!tree) {
+        auto t = clgen::corpus::open_directory_tree(repo);
+        if (!t) continue;
+        tree = std::move(*t);
+      }
+      auto inlined = clgen::corpus::inline_includes(*tree, path.substr(repo.size() + 1), *text);
+      if (!inlined) continue;
+      *text = std::move(inlined->text);
+    }
     ++files;
     bytes_files += static_cast<long>(text->size());
     pp::CompileResult whole = pp::compile(*text, check);
@@ -75,7 +97,9 @@ int main(int argc, char** argv) {
           bytes_expanded += static_cast<long>(expanded->size());
           kernel_files_bytes += static_cast<long>(text->size());
         }
+        if (ks->size() > 1) ++multi_kernel_files;
         for (const pp::ExtractedKernel& k : *ks) {
+          if (ks->size() > 1) ratios.push_back(static_cast<double>(k.text.size()) / expanded->size());
           ++kernels;
           bytes_extracted += static_cast<long>(k.text.size());
           pp::CompileResult alone = pp::compile(k.text, check);
@@ -109,6 +133,15 @@ int main(int argc, char** argv) {
               "(%.2fx the expanded files), rewritten ok kernels %ld\n",
               bytes_files, kernel_files_bytes, bytes_expanded, bytes_extracted,
               bytes_expanded ? static_cast<double>(bytes_extracted) / bytes_expanded : 0.0, bytes_rewritten);
+  std::sort(ratios.begin(), ratios.end());
+  if (!ratios.empty()) {
+    double sum = 0;
+    for (double r : ratios) sum += r;
+    std::printf("files of 2+ kernels %d (%zu kernels): kernel text / expanded file text: mean %.2f, "
+                "median %.2f, 10th percentile %.2f, 90th %.2f\n",
+                multi_kernel_files, ratios.size(), sum / ratios.size(), ratios[ratios.size() / 2],
+                ratios[ratios.size() / 10], ratios[ratios.size() * 9 / 10]);
+  }
   std::printf("time %.1f s\n", secs);
   file_rejects.print("files rejected by compile (check only):");
   extract_failures.print("extraction failures:");

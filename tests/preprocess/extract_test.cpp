@@ -132,6 +132,24 @@ TEST(ExtractKernels, KeepsSamplersAndTypesReachedThroughFields) {
                          "1.0f; x[1] = 2.0f; }\n");
 }
 
+TEST(ExtractKernels, KeepsAConstantNamedOnlyInAnUnknownAttribute) {
+  // Clang checks the arguments of an unknown attribute (Xilinx's loop trip
+  // count) and drops them, so the use is not in the AST.
+  std::string in =
+      "__constant int trip = 64;\n"
+      "__constant int unused = 1;\n"
+      "__kernel void k(__global int* a) {\n"
+      "  __attribute__((xcl_loop_tripcount(trip, trip)))\n"
+      "  for (int i = 0; i < 64; ++i) a[i] = i;\n"
+      "}\n";
+  ASSERT_TRUE(compile(in).ok);
+  Expected<std::vector<ExtractedKernel>> ks = extract_kernels(in);
+  ASSERT_TRUE(ks.ok()) << ks.status().message();
+  ASSERT_EQ(ks->size(), 1u);
+  EXPECT_EQ((*ks)[0].text, "__constant int trip = 64;\n" + in.substr(in.find("__kernel")));
+  EXPECT_TRUE(compile((*ks)[0].text).ok);
+}
+
 TEST(ExtractKernels, AFileWithoutKernelsGivesNone) {
   Expected<std::vector<ExtractedKernel>> ks = extract_kernels("float f(float x) { return x; }\n");
   ASSERT_TRUE(ks.ok()) << ks.status().message();
