@@ -4,7 +4,8 @@
 // and the bytes of the file (and of its expansion) vs the sum of its
 // extracted kernels. `extract_bench --dump FILE` prints one file's kernels;
 // `extract_bench --inline REPO/PATH...` first inlines each file's includes
-// from its repository (the first path component), as the corpus importer does. Prints a
+// from its repository (the first path component), as the corpus importer does;
+// `--define NAME` (after --inline) puts `#define NAME` before each file. Prints a
 // summary with failure categories and one example path each.
 #include <algorithm>
 #include <chrono>
@@ -53,6 +54,11 @@ int main(int argc, char** argv) {
   int first = 1;
   bool inline_includes = argc > 1 && std::string(argv[1]) == "--inline";
   if (inline_includes) first = 2;
+  std::string prefix;  // --define NAME: "#define NAME" before each file (hashcat's KERNEL_STATIC)
+  while (first + 1 < argc && std::string(argv[first]) == "--define") {
+    prefix += std::string("#define ") + argv[first + 1] + "\n";
+    first += 2;
+  }
   std::map<std::string, std::unique_ptr<clgen::corpus::SourceTree>> trees;
   int files = 0, compiled = 0, with_kernels = 0;
   long kernels = 0, alone_ok = 0, rewritten_ok = 0;
@@ -65,6 +71,7 @@ int main(int argc, char** argv) {
     std::string path = argv[i];
     auto text = clgen::read_file(path, 64 * pp::kMaxInputBytes);
     if (!text) continue;
+    *text = prefix + *text;
     if (inline_includes) {
       std::string repo = path.substr(0, path.find('/'));
       auto& tree = trees[repo];
