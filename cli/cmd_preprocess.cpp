@@ -1,4 +1,5 @@
-// `clgen preprocess FILE... [--check]`: the corpus filter + rewriter on files.
+// `clgen preprocess FILE... [--check] [--kernels]`: the corpus filter + rewriter
+// on files, whole or one kernel at a time.
 #include <cstdio>
 #include <memory>
 
@@ -13,6 +14,7 @@ namespace {
 struct PreprocessOptions {
   std::vector<std::string> files;
   bool check = false;  // print only the verdict
+  bool kernels = false;  // rewrite_kernels: one normalized text per kernel
   CompileFlags flags;
 };
 
@@ -20,6 +22,32 @@ std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s;
+}
+
+// One file through rewrite_kernels: a "// FILE: KERNEL" line and the text of
+// every ok kernel (the verdict with --check), the verdict of the others.
+// Returns false when the file is rejected.
+bool print_kernels(const std::string& path, const std::string& text, const PreprocessOptions& opts,
+                   const preprocess::CompileOptions& options) {
+  preprocess::FileRewriteResult f = preprocess::rewrite_kernels(text, options);
+  if (f.status != preprocess::RewriteStatus::kOk) {
+    std::printf("%s: %s [%s] %s\n", path.c_str(), preprocess::rewrite_status_name(f.status),
+                f.category.c_str(), f.reason.c_str());
+    return false;
+  }
+  for (const preprocess::RewriteResult& k : f.kernels) {
+    if (k.status != preprocess::RewriteStatus::kOk) {
+      std::printf("// %s: %s: %s [%s] %s\n", path.c_str(), k.kernel_name.c_str(),
+                  preprocess::rewrite_status_name(k.status), k.category.c_str(), k.reason.c_str());
+    } else if (opts.check) {
+      std::printf("// %s: %s: ok (%lld instructions)\n", path.c_str(), k.kernel_name.c_str(),
+                  static_cast<long long>(k.instruction_count));
+    } else {
+      std::printf("// %s: %s\n", path.c_str(), k.kernel_name.c_str());
+      std::fputs(k.text.c_str(), stdout);
+    }
+  }
+  return true;
 }
 
 Status run_preprocess(const PreprocessOptions& opts) {
@@ -30,6 +58,10 @@ Status run_preprocess(const PreprocessOptions& opts) {
     // the same check the corpus run applies.
     Expected<std::string> text = read_file(path, 64 * preprocess::kMaxInputBytes);
     if (!text) return text.status().with_context("preprocess");
+    if (opts.kernels) {
+      if (!print_kernels(path, *text, opts, options)) ++rejected;
+      continue;
+    }
     preprocess::RewriteResult r = preprocess::rewrite(*text, options);
     if (r.status != preprocess::RewriteStatus::kOk) {
       ++rejected;
@@ -61,6 +93,8 @@ void add_preprocess_command(CLI::App& app, const GlobalOptions& global, Action& 
       "preprocess", "Filter and normalize OpenCL files; print the normalized text or the rejection reason");
   cmd->add_option("files", opts->files, "OpenCL source files")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--check", opts->check, "Print only the verdict for each file");
+  cmd->add_flag("--kernels", opts->kernels,
+                "One normalized text per kernel with only what it reaches (rewrite_kernels)");
   opts->flags.add_to(*cmd);
   cmd->final_callback([opts, &action] { action = [opts] { return run_preprocess(*opts); }; });
   (void)global;

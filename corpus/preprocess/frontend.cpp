@@ -53,10 +53,15 @@
 
 #include "corpus/preprocess/preprocess.h"
 #include "corpus/preprocess/crash_recovery.h"
+#include "corpus/preprocess/frontend_internal.h"
 #include "corpus/preprocess/generated_names.h"
 
 namespace clgen::preprocess {
 namespace {
+
+using internal::ErrorCollector;
+using internal::make_instance;
+using internal::Mode;
 
 constexpr const char* kMainFile = "/clgen/input.cl";
 constexpr const char* kShimFile = "/clgen/shim.h";
@@ -196,71 +201,57 @@ struct LexerCutOffAccess {
 };
 template struct LexerCutOffAccess<&clang::Lexer::cutOffLexing>;
 
-// Records compile errors (messages with "file:line:col: " and the offset in
-// the input), up to a limit.
-class ErrorCollector : public clang::DiagnosticConsumer {
- public:
-  explicit ErrorCollector(size_t limit) : limit_(limit) {}
+}  // namespace
 
-  void BeginSourceFile(const clang::LangOptions&, const clang::Preprocessor* pp) override {
-    pp_ = pp;
-  }
-  void EndSourceFile() override { pp_ = nullptr; }
+namespace internal {
 
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                        const clang::Diagnostic& info) override {
-    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
-    if (level < clang::DiagnosticsEngine::Error) return;
-    if (info.getID() == clang::diag::fatal_too_many_errors) return;
-    if (errors.size() >= limit_) return;
-    record(info);
-    // Clang parses on after its error limit with diagnostics suppressed; the
-    // verdict is known, so the rest of the file is cut off (the input's lexer
-    // sees its end). In Clang 15 every file lexer is a clang::Lexer.
-    if (errors.size() >= limit_ && pp_) {
-      if (clang::PreprocessorLexer* lexer = pp_->getCurrentFileLexer()) {
-        (static_cast<clang::Lexer*>(lexer)->*lexer_cut_off())();
-      }
+void ErrorCollector::HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                                      const clang::Diagnostic& info) {
+  clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+  if (level < clang::DiagnosticsEngine::Error) return;
+  if (info.getID() == clang::diag::fatal_too_many_errors) return;
+  if (errors.size() >= limit_) return;
+  record(info);
+  // Clang parses on after its error limit with diagnostics suppressed; the
+  // verdict is known, so the rest of the file is cut off (the input's lexer
+  // sees its end). In Clang 15 every file lexer is a clang::Lexer.
+  if (errors.size() >= limit_ && pp_) {
+    if (clang::PreprocessorLexer* lexer = pp_->getCurrentFileLexer()) {
+      (static_cast<clang::Lexer*>(lexer)->*lexer_cut_off())();
     }
   }
+}
 
-  std::vector<CompileError> errors;
-
- private:
-  void record(const clang::Diagnostic& info) {
-    llvm::SmallString<256> text;
-    info.FormatDiagnostic(text);
-    CompileError e;
-    e.category = categorize(info.getID());
-    std::string message(text.str());
-    if (message.empty()) message = "error without a message (an empty #error)";
-    if (e.category == category::kUndeclaredIdentifier ||
-        e.category == category::kUnknownTypeName ||
-        e.category == category::kImplicitFunction) {
-      e.name = quoted_name(message);
-    }
-    std::string where;
-    if (info.hasSourceManager() && info.getLocation().isValid()) {
-      const clang::SourceManager& sm = info.getSourceManager();
-      clang::SourceLocation loc = sm.getFileLoc(info.getLocation());
-      clang::PresumedLoc p = sm.getPresumedLoc(loc);
-      if (p.isValid()) {
-        std::string file = llvm::sys::path::filename(p.getFilename()).str();
-        where = file + ":" + std::to_string(p.getLine()) + ":" + std::to_string(p.getColumn()) + ": ";
-      }
-      if (sm.isInMainFile(loc)) e.offset = sm.getFileOffset(loc);
-    }
-    e.message = where + message;
-    errors.push_back(std::move(e));
+void ErrorCollector::record(const clang::Diagnostic& info) {
+  llvm::SmallString<256> text;
+  info.FormatDiagnostic(text);
+  CompileError e;
+  e.category = categorize(info.getID());
+  std::string message(text.str());
+  if (message.empty()) message = "error without a message (an empty #error)";
+  if (e.category == category::kUndeclaredIdentifier ||
+      e.category == category::kUnknownTypeName ||
+      e.category == category::kImplicitFunction) {
+    e.name = quoted_name(message);
   }
+  std::string where;
+  if (info.hasSourceManager() && info.getLocation().isValid()) {
+    const clang::SourceManager& sm = info.getSourceManager();
+    clang::SourceLocation loc = sm.getFileLoc(info.getLocation());
+    clang::PresumedLoc p = sm.getPresumedLoc(loc);
+    if (p.isValid()) {
+      std::string file = llvm::sys::path::filename(p.getFilename()).str();
+      where = file + ":" + std::to_string(p.getLine()) + ":" + std::to_string(p.getColumn()) + ": ";
+    }
+    if (sm.isInMainFile(loc)) e.offset = sm.getFileOffset(loc);
+  }
+  e.message = where + message;
+  errors.push_back(std::move(e));
+}
 
-  size_t limit_;
-  const clang::Preprocessor* pp_ = nullptr;
-};
+}  // namespace internal
 
-// kCollectMacros: pass 1's set-up with the header read as text (it builds
-// builtin_macros_text; kExpand then reads that instead).
-enum class Mode { kCompile, kExpand, kSyntax, kBuildPch, kCollectMacros };
+namespace {
 
 constexpr const char* kPchFile = "/clgen/builtins.pch";
 constexpr const char* kPchSource = "/clgen/builtins.h";  // the PCH's (empty) main file
@@ -268,9 +259,9 @@ const std::string& builtins_pch();
 constexpr const char* kMacrosFile = "/clgen/builtin-macros.h";
 const std::string& builtin_macros_text();
 
-// Builds a CompilerInstance for `text` with the given options. The input,
-// the shim and the builtin headers live in an in-memory file system.
-std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
+}  // namespace
+
+std::unique_ptr<clang::CompilerInstance> internal::make_instance(std::string_view text,
                                                        const CompileOptions& opts, Mode mode,
                                                        ErrorCollector& errors,
                                                        std::string& setup_error) {
@@ -364,6 +355,8 @@ std::unique_ptr<clang::CompilerInstance> make_instance(std::string_view text,
   ci->createFileManager(fs);
   return ci;
 }
+
+namespace {
 
 // Builds a PCH of the builtin header into memory.
 class BuildPchAction : public clang::ASTFrontendAction {

@@ -1,5 +1,5 @@
 // The rewriter pipeline (expand, canonicalize qualifiers, rename, format,
-// compile again) and the preprocessor's version key.
+// compile again), its per-kernel form and the preprocessor's version key.
 #include "corpus/preprocess/preprocess.h"
 #include "support/sha256.h"
 
@@ -50,6 +50,33 @@ Expected<std::string> expand_and_rename(std::string_view text, const CompileOpti
   return rename_identifiers(canonicalize_qualifiers(expanded), opts);
 }
 
+// Passes 4 and 5 over renamed text: format, compile (code generation) and
+// classify (no kernel, too few instructions, PTX failure: rejected; any
+// other failure: a rewrite bug).
+RewriteResult finish(const std::string& renamed, const CompileOptions& opts) {
+  Expected<std::string> formatted = format_source(renamed);
+  if (!formatted) return bug("format", formatted.status());
+  CompileResult again = compile(*formatted, opts);
+  RewriteResult r;
+  if (!again.ok && (again.category == category::kNoKernel ||
+                    again.category == category::kTooFewInstructions ||
+                    again.category == category::kPtxError)) {
+    r.status = RewriteStatus::kRejected;
+    r.category = again.category;
+    r.reason = again.reason;
+    return r;
+  }
+  if (!again.ok) {
+    return bug("recompile", parse_error("the rewritten text does not compile: [" +
+                                        again.category + "] " + again.reason));
+  }
+  r.status = RewriteStatus::kOk;
+  r.text = std::move(*formatted);
+  r.kernels = std::move(again.kernels);
+  r.instruction_count = again.instruction_count;
+  return r;
+}
+
 }  // namespace
 
 RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
@@ -86,25 +113,76 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
     renamed = expand_and_rename(text, pass_opts, failed);
     if (!renamed) return bug(failed, renamed.status());
   }
-  Expected<std::string> formatted = format_source(*renamed);
-  if (!formatted) return bug("format", formatted.status());
-  CompileResult again = compile(*formatted, opts);
-  if (!again.ok && (again.category == category::kNoKernel ||
-                    again.category == category::kTooFewInstructions ||
-                    again.category == category::kPtxError)) {
+  return finish(*renamed, opts);
+}
+
+FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& options) {
+  CompileOptions opts = options;
+  opts.keep_ir = false;
+  opts.error_limit = 0;
+  FileRewriteResult r;
+  CompileOptions check = opts;
+  check.check_only = true;
+  check.to_ptx = false;
+  auto rejected = [&](const CompileResult& c) {
     r.status = RewriteStatus::kRejected;
-    r.category = again.category;
-    r.reason = again.reason;
+    r.category = c.category;
+    r.reason = c.reason;
+    return r;
+  };
+  auto file_bug = [&](const char* pass, const Status& st) {
+    r.status = RewriteStatus::kRewriteBug;
+    r.category = pass;
+    r.reason = st.message();
+    return r;
+  };
+  if (text.size() > kMaxInputBytes) return rejected(compile(text, check));
+  // As in rewrite(): extraction parses the expanded input in full, which is
+  // the file's check; the input is compiled only when that fails.
+  CompileOptions pass_opts = opts;
+  pass_opts.shim = false;
+  const char* failed = "";
+  auto expand_and_extract = [&]() -> Expected<std::vector<ExtractedKernel>> {
+    failed = "expand";
+    ASSIGN_OR_RETURN(std::string expanded, expand_main_file(text, pass_opts));
+    failed = "extract";
+    return extract_kernels(expanded, pass_opts);
+  };
+  Expected<std::vector<ExtractedKernel>> kernels = expand_and_extract();
+  if (!kernels) {
+    CompileResult first = compile(text, check);
+    if (!first.ok) return rejected(first);
+    if (!first.used_shim) return file_bug(failed, kernels.status());
+    pass_opts.shim = true;
+    kernels = expand_and_extract();
+    if (!kernels) return file_bug(failed, kernels.status());
+  }
+  if (kernels->empty()) {
+    // The input's own first error, when it has one that the expanded text
+    // lost (a `#line` directive hides the input's lines from pass 1).
+    CompileResult first = compile(text, check);
+    if (!first.ok) return rejected(first);
+    r.status = RewriteStatus::kRejected;
+    r.category = category::kNoKernel;
+    r.reason = "no kernel function";
     return r;
   }
-  if (!again.ok) {
-    return bug("recompile", parse_error("the rewritten text does not compile: [" +
-                                        again.category + "] " + again.reason));
-  }
   r.status = RewriteStatus::kOk;
-  r.text = std::move(*formatted);
-  r.kernels = std::move(again.kernels);
-  r.instruction_count = again.instruction_count;
+  for (ExtractedKernel& k : *kernels) {
+    Expected<std::string> renamed = rename_identifiers(canonicalize_qualifiers(k.text), pass_opts);
+    RewriteResult one;
+    if (!renamed) {
+      // The extracted text itself may be what fails.
+      CompileResult alone = compile(k.text, check);
+      one = alone.ok ? bug("rename", renamed.status())
+                     : bug("extract", parse_error("the extracted kernel does not compile: [" +
+                                                  alone.category + "] " + alone.reason));
+    } else {
+      one = finish(*renamed, opts);
+    }
+    one.kernel_name = std::move(k.name);
+    r.kernels.push_back(std::move(one));
+  }
   return r;
 }
 

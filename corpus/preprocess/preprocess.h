@@ -103,6 +103,28 @@ Expected<std::string> rename_identifiers(std::string_view text, const CompileOpt
 // prototype is on one line). Fails when clang-format reports an error.
 Expected<std::string> format_source(std::string_view text);
 
+// --- Kernel extraction -----------------------------------------------------
+
+// One kernel and exactly what it reaches.
+struct ExtractedKernel {
+  std::string name;  // the kernel function's name as written
+  std::string text;  // see extract_kernels
+};
+
+// For every __kernel function definition of `text`, in source order: a text
+// holding the input's top-level #pragma lines and, in source order, only the
+// top-level declarations the kernel reaches transitively (the kernel itself,
+// called functions with their prototypes, struct/union/enum/typedef types
+// named anywhere in reached code, file-scope variables and enum constants
+// referred to), each as its full source text (with its trailing `;`; a
+// declaration of several names is one piece). Other kernels and unused
+// declarations are dropped. Expects text without macros of its own (the
+// output of pass 1). Parses without the shim first, with it (when
+// options.shim) only when that fails. Fails when the text does not parse;
+// an empty vector when it has no kernel.
+Expected<std::vector<ExtractedKernel>> extract_kernels(std::string_view text,
+                                                       const CompileOptions& options = {});
+
 enum class RewriteStatus { kOk, kRejected, kRewriteBug };
 const char* rewrite_status_name(RewriteStatus status);  // "ok" | "rejected" | "rewrite_bug"
 
@@ -113,6 +135,7 @@ struct RewriteResult {
   std::string text;      // the normalized text when kOk
   std::vector<std::string> kernels;  // of the normalized text
   int64_t instruction_count = 0;
+  std::string kernel_name;  // rewrite_kernels: the kernel's name in the input (before renaming)
 };
 
 // The whole filter + rewriter: check that the input compiles (reject),
@@ -120,6 +143,24 @@ struct RewriteResult {
 // instructions: kRejected; any other failure is kRewriteBug, never kOk).
 // rewrite(rewrite(x).text).text == rewrite(x).text.
 RewriteResult rewrite(std::string_view text, const CompileOptions& options = {});
+
+struct FileRewriteResult {
+  // kOk: the file compiles and has kernels (each kernel has its own status);
+  // kRejected: the file does not compile (its first error) or has no kernel;
+  // kRewriteBug: it compiles but expanding or extracting failed.
+  RewriteStatus status = RewriteStatus::kRejected;
+  std::string category;
+  std::string reason;
+  std::vector<RewriteResult> kernels;  // one per kernel, in source order, when kOk
+};
+
+// rewrite() per kernel: the file is checked once as rewrite() checks it
+// (with the same shim retry), expanded, split by extract_kernels, and every
+// kernel's text goes through the rest of the pipeline (qualifiers, rename,
+// format, compile) and is classified as rewrite() classifies. A kernel whose
+// extracted text does not compile alone is kRewriteBug with category
+// "extract". For an ok kernel k, rewrite(k.text).text == k.text.
+FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& options = {});
 
 // The shim header's text, embedded in the library at build time.
 std::string_view shim_text();

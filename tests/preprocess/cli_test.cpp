@@ -31,6 +31,17 @@ TEST(PreprocessCommand, CheckPrintsVerdictsAndFailsOnRejection) {
   EXPECT_NE(r.err.find("1 of 2 files rejected"), std::string::npos) << r.err;
 }
 
+TEST(PreprocessCommand, KernelsPrintsOneTextPerKernel) {
+  std::string two = testing::golden_dir("extract") + "/shared_helpers.cl";
+  auto r = run_clgen({"preprocess", "--kernels", two});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("// " + two + ": first\n"), 0u) << r.out;
+  EXPECT_NE(r.out.find("// " + two + ": second\n"), std::string::npos) << r.out;
+  auto check = run_clgen({"preprocess", "--kernels", "--check", two});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find("// " + two + ": second: ok ("), std::string::npos) << check.out;
+}
+
 TEST(PreprocessCommand, MissingFileIsAUsageError) {
   auto r = run_clgen({"preprocess", "/nonexistent/file.cl"});
   EXPECT_EQ(r.exit_code, 2);
