@@ -27,14 +27,17 @@ Status run_corpus_preprocess(const GlobalOptions& global, const CorpusPreprocess
   o.progress = global.verbosity != Verbosity::kQuiet;
   Expected<preprocess::CorpusPreprocessStats> stats = preprocess::preprocess_corpus(db, o);
   if (!stats) return stats.status().with_context("corpus preprocess");
-  std::printf("preprocessor %s: %llu files processed now (ok %llu, rejected %llu, rewrite_bug %llu)\n",
-              stats->version.c_str(), static_cast<unsigned long long>(stats->processed),
-              static_cast<unsigned long long>(stats->ok), static_cast<unsigned long long>(stats->rejected),
-              static_cast<unsigned long long>(stats->rewrite_bug));
+  auto u = [](uint64_t n) { return static_cast<unsigned long long>(n); };
+  std::printf("preprocessor %s: %llu files processed now: %llu with accepted kernels, %llu discarded\n",
+              stats->version.c_str(), u(stats->processed), u(stats->files_ok), u(stats->files_discarded));
+  for (const auto& [key, n] : stats->files_by_category) std::printf("  files %-42s %llu\n", key.c_str(), u(n));
+  std::printf("kernels extracted from the files that compile: ok %llu, rejected %llu, rewrite_bug %llu\n",
+              u(stats->ok), u(stats->rejected), u(stats->rewrite_bug));
+  for (const auto& [key, n] : stats->by_category) std::printf("  kernels %-40s %llu\n", key.c_str(), u(n));
   ASSIGN_OR_RETURN(auto counts, preprocess::preprocess_counts(db, stats->version));
-  std::printf("stored results for this version:\n");
+  std::printf("stored rows for this version (one per kernel, one per rejected file):\n");
   for (const auto& [key, n] : counts) {
-    std::printf("  %-48s %llu\n", key.c_str(), static_cast<unsigned long long>(n));
+    std::printf("  %-48s %llu\n", key.c_str(), u(n));
   }
   if (stats->interrupted) return cancelled("corpus preprocess interrupted; run it again to resume");
   return ok_status();

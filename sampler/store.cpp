@@ -1,6 +1,7 @@
 // The samples table: schema, batched inserts and dedupe hash sets.
 #include "sampler/store.h"
 
+#include "corpus/preprocess/decontaminated_sql.h"
 #include "corpus/preprocess/newest_version.h"
 
 namespace clgen::sampler {
@@ -100,9 +101,12 @@ Expected<std::vector<std::string>> training_texts(Database& db) {
   std::vector<std::string> out;
   ASSIGN_OR_RETURN(bool has, db.has_table("preprocessed"));
   if (!has) return out;
+  // The constraint learns its tables from the corpus: never from an evaluation set's kernels.
+  ASSIGN_OR_RETURN(std::string not_decontaminated, preprocess::exclude_decontaminated_sql(db));
   ASSIGN_OR_RETURN(auto st, db.prepare(std::string(
       "SELECT normalized_text FROM preprocessed WHERE status = 'ok' AND normalized_text IS NOT NULL "
-      "AND preprocessor_version = ") + preprocess::kNewestVersionSql + " GROUP BY normalized_sha256"));
+      "AND preprocessor_version = ") + preprocess::kNewestVersionSql + not_decontaminated +
+      " GROUP BY normalized_sha256"));
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) break;

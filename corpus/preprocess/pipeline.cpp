@@ -7,7 +7,8 @@ namespace clgen::preprocess {
 
 // Bump when a pass changes its output, so stored results are recomputed.
 // 3: alias keywords (kernel, global, ...) spelled __kernel, __global, ...
-constexpr const char* kPassesVersion = "3";
+// 4: the corpus is stored per kernel (extract_kernels), each with what it reaches
+constexpr const char* kPassesVersion = "4";
 
 const char* rewrite_status_name(RewriteStatus status) {
   switch (status) {

@@ -5,6 +5,8 @@
 #include <future>
 #include <vector>
 
+#include "corpus/assemble.h"
+#include "corpus/store.h"
 #include "support/interrupt.h"
 #include "support/progress.h"
 #include "support/sha256.h"
@@ -12,21 +14,49 @@
 
 namespace clgen::preprocess {
 
-Status ensure_preprocess_schema(Database& db) {
-  return db.exec(R"sql(
+namespace {
+
+constexpr const char* kCreateTable = R"sql(
 CREATE TABLE IF NOT EXISTS preprocessed (
   content_sha256 TEXT NOT NULL,
   preprocessor_version TEXT NOT NULL,
+  kernel TEXT NOT NULL DEFAULT '',  -- the kernel's name in the file; '' for a whole-file result
   status TEXT NOT NULL,        -- 'ok' | 'rejected' | 'rewrite_bug'
   category TEXT,               -- reason category, NULL when ok
   reason TEXT,
   normalized_text TEXT,
   normalized_sha256 TEXT,
   instruction_count INTEGER,
-  PRIMARY KEY (content_sha256, preprocessor_version)
+  PRIMARY KEY (content_sha256, preprocessor_version, kernel)
 );
 CREATE INDEX IF NOT EXISTS preprocessed_status ON preprocessed(preprocessor_version, status);
-)sql");
+)sql";
+
+// Tables made before results were per kernel (one row per file) move into the
+// new shape with kernel = '', keeping every stored result.
+Status migrate_file_rows(Database& db) {
+  ASSIGN_OR_RETURN(bool has, db.has_table("preprocessed"));
+  if (!has) return ok_status();
+  ASSIGN_OR_RETURN(Statement cols, db.prepare("SELECT 1 FROM pragma_table_info('preprocessed') WHERE name = 'kernel'"));
+  ASSIGN_OR_RETURN(bool has_kernel, cols.step());
+  if (has_kernel) return ok_status();
+  ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
+  RETURN_IF_ERROR(db.exec("ALTER TABLE preprocessed RENAME TO preprocessed_by_file; "
+                          "DROP INDEX IF EXISTS preprocessed_status;"));
+  RETURN_IF_ERROR(db.exec(kCreateTable));
+  RETURN_IF_ERROR(db.exec(
+      "INSERT INTO preprocessed (content_sha256, preprocessor_version, kernel, status, category, reason, "
+      "normalized_text, normalized_sha256, instruction_count) SELECT content_sha256, preprocessor_version, '', "
+      "status, category, reason, normalized_text, normalized_sha256, instruction_count FROM preprocessed_by_file "
+      "ORDER BY rowid; DROP TABLE preprocessed_by_file;"));
+  return tx.commit();
+}
+
+}  // namespace
+
+Status ensure_preprocess_schema(Database& db) {
+  RETURN_IF_ERROR_CTX(migrate_file_rows(db), "moving per-file preprocess results to per-kernel rows");
+  return db.exec(kCreateTable);
 }
 
 namespace {
@@ -34,18 +64,55 @@ namespace {
 struct Item {
   std::string sha256;
   std::string text;
+  Status assembled = ok_status();  // why the text could not be put together, if it could not
 };
 
-constexpr const char* kPendingWhere =
-    "NOT EXISTS (SELECT 1 FROM preprocessed p WHERE p.content_sha256 = c.sha256 "
-    "AND p.preprocessor_version = ?1)";
+// What the run reads: with the corpus tables, the contents that are kernel
+// files (not headers stored only because a kernel includes them), assembled
+// with their stored includes; without them (a bare content_files table), every
+// content as stored.
+struct Source {
+  bool corpus = false;
+  std::string where;  // SQL condition on content_files c
+};
 
-Expected<uint64_t> count_pending(Database& db, const std::string& version) {
-  ASSIGN_OR_RETURN(Statement st,
-                   db.prepare(std::string("SELECT COUNT(*) FROM content_files c WHERE ") + kPendingWhere));
+Expected<Source> source_of(Database& db, const std::string& version_param) {
+  Source s;
+  ASSIGN_OR_RETURN(bool origins, db.has_table("content_origins"));
+  ASSIGN_OR_RETURN(bool repositories, db.has_table("repositories"));
+  s.corpus = origins && repositories;
+  s.where = "NOT EXISTS (SELECT 1 FROM preprocessed p WHERE p.content_sha256 = c.sha256 "
+            "AND p.preprocessor_version = " + version_param + ")";
+  if (s.corpus) {
+    RETURN_IF_ERROR(corpus::ensure_corpus_schema(db));  // origins get their role column
+    s.where += " AND EXISTS (SELECT 1 FROM content_origins o WHERE o.sha256 = c.sha256 AND o.role = 'kernel')";
+  }
+  return s;
+}
+
+Expected<uint64_t> count_pending(Database& db, const Source& source, const std::string& version) {
+  ASSIGN_OR_RETURN(Statement st, db.prepare("SELECT COUNT(*) FROM content_files c WHERE " + source.where));
   RETURN_IF_ERROR(st.bind(1, version));
   ASSIGN_OR_RETURN(bool row, st.step());
   return row ? static_cast<uint64_t>(st.column_int(0)) : 0;
+}
+
+// One stored row: a kernel's result, or a whole file's rejection.
+struct Row {
+  std::string kernel;
+  const RewriteResult* result = nullptr;
+  RewriteStatus status = RewriteStatus::kRejected;
+  std::string category, reason;
+};
+
+std::vector<Row> rows_of(const FileRewriteResult& r) {
+  std::vector<Row> rows;
+  if (r.status != RewriteStatus::kOk) {
+    rows.push_back({"", nullptr, r.status, r.category, r.reason});
+    return rows;
+  }
+  for (const RewriteResult& k : r.kernels) rows.push_back({k.kernel_name, &k, k.status, k.category, k.reason});
+  return rows;
 }
 
 }  // namespace
@@ -55,15 +122,17 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
   RETURN_IF_ERROR_CTX(ensure_preprocess_schema(db), "creating the preprocessed table");
   CorpusPreprocessStats stats;
   stats.version = preprocessor_version(options.compile);
-  ASSIGN_OR_RETURN(stats.pending, count_pending(db, stats.version));
+  ASSIGN_OR_RETURN(Source source, source_of(db, "?1"));
+  ASSIGN_OR_RETURN(stats.pending, count_pending(db, source, stats.version));
 
   ASSIGN_OR_RETURN(Statement select,
-                   db.prepare(std::string("SELECT c.sha256, c.text FROM content_files c WHERE c.sha256 > ?2 AND ") +
-                              kPendingWhere + " ORDER BY c.sha256 LIMIT ?3"));
+                   db.prepare("SELECT c.sha256, c.text FROM content_files c WHERE c.sha256 > ?2 AND " +
+                              source.where + " ORDER BY c.sha256 LIMIT ?3"));
   ASSIGN_OR_RETURN(Statement insert, db.prepare(
-      "INSERT OR REPLACE INTO preprocessed (content_sha256, preprocessor_version, status, category, "
-      "reason, normalized_text, normalized_sha256, instruction_count) VALUES (?,?,?,?,?,?,?,?)"));
+      "INSERT OR REPLACE INTO preprocessed (content_sha256, preprocessor_version, kernel, status, category, "
+      "reason, normalized_text, normalized_sha256, instruction_count) VALUES (?,?,?,?,?,?,?,?,?)"));
 
+  corpus::Assembler assembler(db);
   ThreadPool pool(options.threads);
   Progress progress("preprocess", stats.pending, nullptr, options.progress ? -1 : 0);
   std::string last;
@@ -81,52 +150,80 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
     }
     if (batch.empty()) break;
     last = batch.back().sha256;
+    if (source.corpus) {
+      for (Item& item : batch) {
+        Expected<std::string> text = assembler.assemble(item.sha256);
+        if (text.ok()) item.text = std::move(*text);
+        else item.assembled = text.status();
+      }
+    }
 
-    std::vector<std::future<RewriteResult>> futures;
+    std::vector<std::future<FileRewriteResult>> futures;
     futures.reserve(batch.size());
     for (const Item& item : batch) {
-      const std::string* text = &item.text;
-      futures.push_back(pool.submit([text, &options] { return rewrite(*text, options.compile); }));
+      const Item* it = &item;
+      futures.push_back(pool.submit([it, &options] {
+        if (!it->assembled.ok()) {
+          FileRewriteResult r;
+          r.category = category::kInputTooLarge;
+          r.reason = it->assembled.message();
+          return r;
+        }
+        return rewrite_kernels(it->text, options.compile);
+      }));
     }
-    std::vector<RewriteResult> results;
+    std::vector<FileRewriteResult> results;
     results.reserve(batch.size());
     for (auto& f : futures) results.push_back(f.get());
 
     ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
     for (size_t i = 0; i < batch.size(); ++i) {
-      const RewriteResult& r = results[i];
-      insert.reset();
-      RETURN_IF_ERROR(insert.bind(1, batch[i].sha256));
-      RETURN_IF_ERROR(insert.bind(2, stats.version));
-      RETURN_IF_ERROR(insert.bind(3, std::string(rewrite_status_name(r.status))));
-      if (r.status == RewriteStatus::kOk) {
-        RETURN_IF_ERROR(insert.bind_null(4));
-        RETURN_IF_ERROR(insert.bind_null(5));
-        RETURN_IF_ERROR(insert.bind(6, r.text));
-        RETURN_IF_ERROR(insert.bind(7, sha256_hex(r.text)));
-        RETURN_IF_ERROR(insert.bind(8, r.instruction_count));
+      const FileRewriteResult& file = results[i];
+      bool any_ok = false;
+      for (const Row& row : rows_of(file)) {
+        insert.reset();
+        RETURN_IF_ERROR(insert.bind(1, batch[i].sha256));
+        RETURN_IF_ERROR(insert.bind(2, stats.version));
+        RETURN_IF_ERROR(insert.bind(3, row.kernel));
+        RETURN_IF_ERROR(insert.bind(4, std::string(rewrite_status_name(row.status))));
+        if (row.status == RewriteStatus::kOk) {
+          RETURN_IF_ERROR(insert.bind_null(5));
+          RETURN_IF_ERROR(insert.bind_null(6));
+          RETURN_IF_ERROR(insert.bind(7, row.result->text));
+          RETURN_IF_ERROR(insert.bind(8, sha256_hex(row.result->text)));
+          RETURN_IF_ERROR(insert.bind(9, row.result->instruction_count));
+        } else {
+          RETURN_IF_ERROR(insert.bind(5, row.category));
+          RETURN_IF_ERROR(insert.bind(6, row.reason));
+          RETURN_IF_ERROR(insert.bind_null(7));
+          RETURN_IF_ERROR(insert.bind_null(8));
+          RETURN_IF_ERROR(insert.bind_null(9));
+        }
+        RETURN_IF_ERROR_CTX(insert.run(), "storing the result for " + batch[i].sha256);
+        if (file.status != RewriteStatus::kOk) continue;
+        switch (row.status) {
+          case RewriteStatus::kOk: ++stats.ok; any_ok = true; break;
+          case RewriteStatus::kRejected: ++stats.rejected; break;
+          case RewriteStatus::kRewriteBug: ++stats.rewrite_bug; break;
+        }
+        if (row.status != RewriteStatus::kOk)
+          ++stats.by_category[std::string(rewrite_status_name(row.status)) + "/" + row.category];
+      }
+      if (any_ok) {
+        ++stats.files_ok;
       } else {
-        RETURN_IF_ERROR(insert.bind(4, r.category));
-        RETURN_IF_ERROR(insert.bind(5, r.reason));
-        RETURN_IF_ERROR(insert.bind_null(6));
-        RETURN_IF_ERROR(insert.bind_null(7));
-        RETURN_IF_ERROR(insert.bind_null(8));
-      }
-      RETURN_IF_ERROR_CTX(insert.run(), "storing the result for " + batch[i].sha256);
-      switch (r.status) {
-        case RewriteStatus::kOk: ++stats.ok; break;
-        case RewriteStatus::kRejected: ++stats.rejected; break;
-        case RewriteStatus::kRewriteBug: ++stats.rewrite_bug; break;
-      }
-      if (r.status != RewriteStatus::kOk) {
-        ++stats.by_category[std::string(rewrite_status_name(r.status)) + "/" + r.category];
+        ++stats.files_discarded;
+        std::string key = file.status == RewriteStatus::kOk ? "no kernel accepted"
+                                                             : std::string(rewrite_status_name(file.status)) +
+                                                                   "/" + file.category;
+        ++stats.files_by_category[key];
       }
     }
     RETURN_IF_ERROR_CTX(tx.commit(), "committing a batch of preprocessed files");
     stats.processed += batch.size();
     progress.advance(batch.size());
-    progress.set_extra("ok " + std::to_string(stats.ok) + ", rejected " +
-                       std::to_string(stats.rejected));
+    progress.set_extra("files ok " + std::to_string(stats.files_ok) + ", discarded " +
+                       std::to_string(stats.files_discarded) + "; kernels ok " + std::to_string(stats.ok));
   }
   stats.interrupted = interrupted();
   progress.finish();

@@ -1,5 +1,6 @@
-// Runs the filter + rewriter over the corpus store (`content_files`) into the
-// `preprocessed` table: parallel, resumable, interruptible.
+// Runs the filter + rewriter over the corpus store into the `preprocessed`
+// table, one row per extracted kernel (or one per rejected file): parallel,
+// resumable, interruptible.
 #pragma once
 
 #include <cstdint>
@@ -25,16 +26,25 @@ struct CorpusPreprocessOptions {
 struct CorpusPreprocessStats {
   std::string version;      // preprocessor_version() of this run
   uint64_t pending = 0;     // files without a result for this version at the start
-  uint64_t processed = 0;   // results stored by this run
+  uint64_t processed = 0;   // files handled by this run
+  // Kernels extracted from the files that compile, by outcome.
   uint64_t ok = 0, rejected = 0, rewrite_bug = 0;
-  std::map<std::string, uint64_t> by_category;  // "rejected/undeclared_identifier" -> n
+  std::map<std::string, uint64_t> by_category;  // kernels: "rejected/too_few_instructions" -> n
+  // Files: with at least one accepted kernel, or discarded (by the file's
+  // rejection, or "no kernel accepted" when it compiled but none of its kernels passed).
+  uint64_t files_ok = 0, files_discarded = 0;
+  std::map<std::string, uint64_t> files_by_category;  // "rejected/unknown_type_name" -> n
   bool interrupted = false;  // stopped early by SIGINT/SIGTERM; finished batches are kept
 };
 
-// Preprocesses every content file that has no result for this preprocessor
-// version yet; each batch commits in its own transaction, so an interrupted
-// or killed run resumes where it stopped. Fails if `content_files` is missing
-// or the database cannot be written.
+// Preprocesses every kernel file of the store that has no result for this
+// preprocessor version yet: the file is assembled with its stored includes
+// (corpus::assemble_text), checked once, and each kernel is extracted with what
+// it reaches and rewritten (rewrite_kernels). A file that does not compile
+// gets one row with kernel = ''. Without the corpus tables (a bare
+// content_files table) every content is read as stored. Each batch commits in
+// its own transaction, so an interrupted or killed run resumes where it
+// stopped. Fails if `content_files` is missing or the database cannot be written.
 Expected<CorpusPreprocessStats> preprocess_corpus(Database& db, const CorpusPreprocessOptions& options);
 
 // Stored results for `version`, counted by "status" or "status/category".

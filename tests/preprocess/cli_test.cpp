@@ -68,7 +68,7 @@ TEST(CorpusPreprocessCommand, FillsThePreprocessedTableAndResumes) {
   }
   auto r = run_clgen({"--workspace", ws, "corpus", "preprocess"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("2 files processed now (ok 1, rejected 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 files processed now: 1 with accepted kernels, 1 discarded"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("rejected/no_kernel"), std::string::npos) << r.out;
   auto again = run_clgen({"--workspace", ws, "corpus", "preprocess"});
   EXPECT_EQ(again.exit_code, 0) << again.err;

@@ -43,15 +43,17 @@ CorpusPreprocessOptions quiet(size_t batch = 2) {
   return o;
 }
 
-TEST(CorpusPreprocess, StoresOneResultPerFileWithStatusAndCategory) {
+TEST(CorpusPreprocess, StoresOneRowPerKernelAndOnePerRejectedFile) {
   Database db = corpus_db(kTexts);
   auto stats = preprocess_corpus(db, quiet());
   ASSERT_TRUE(stats.ok()) << stats.status().message();
   EXPECT_EQ(stats->processed, 5u);
-  EXPECT_EQ(stats->ok, 3u);
-  EXPECT_EQ(stats->rejected, 2u);
-  EXPECT_EQ(stats->by_category["rejected/undeclared_identifier"], 1u);
-  EXPECT_EQ(stats->by_category["rejected/no_kernel"], 1u);
+  EXPECT_EQ(stats->ok, 3u);        // the kernels of a, b and d
+  EXPECT_EQ(stats->rejected, 0u);  // no kernel of a compiling file was rejected
+  EXPECT_EQ(stats->files_ok, 3u);
+  EXPECT_EQ(stats->files_discarded, 2u);
+  EXPECT_EQ(stats->files_by_category["rejected/undeclared_identifier"], 1u);
+  EXPECT_EQ(stats->files_by_category["rejected/no_kernel"], 1u);
 
   auto st = db.prepare("SELECT COUNT(DISTINCT normalized_sha256) FROM preprocessed WHERE status='ok'");
   ASSERT_TRUE(st.ok());
@@ -62,6 +64,53 @@ TEST(CorpusPreprocess, StoresOneResultPerFileWithStatusAndCategory) {
   ASSERT_TRUE(counts.ok());
   EXPECT_EQ((*counts)["ok"], 3u);
   EXPECT_EQ((*counts)["rejected/no_kernel"], 1u);
+}
+
+TEST(CorpusPreprocess, EachKernelOfAFileGetsItsOwnRowWithOnlyWhatItReaches) {
+  Database db = corpus_db({
+      "float twice(float v) { return 2.0f * v; }\n"
+      "float unused(float v) { return v - 1.0f; }\n"
+      "__kernel void first(__global float* x) { x[get_global_id(0)] = twice(x[get_global_id(0)]); }\n"
+      "__kernel void second(__global int* y) { y[get_global_id(0)] += 7; }\n"});
+  auto stats = preprocess_corpus(db, quiet());
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->files_ok, 1u);
+  EXPECT_EQ(stats->ok, 2u);
+  auto st = db.prepare("SELECT kernel, normalized_text FROM preprocessed WHERE status='ok' ORDER BY kernel");
+  ASSERT_TRUE(st.ok());
+  ASSERT_TRUE(*st->step());
+  EXPECT_EQ(st->column_text(0), "first");
+  std::string first = st->column_text(1);
+  ASSERT_TRUE(*st->step());
+  EXPECT_EQ(st->column_text(0), "second");
+  std::string second = st->column_text(1);
+  // Normalized: the helper is renamed, so count functions by their bodies' operators.
+  EXPECT_NE(first.find("2.0f"), std::string::npos) << first;       // the helper first calls
+  EXPECT_EQ(first.find("1.0f"), std::string::npos) << first;       // the unused helper is gone
+  EXPECT_EQ(first.find("+= 7"), std::string::npos) << first;       // the other kernel is gone
+  EXPECT_EQ(second.find("2.0f"), std::string::npos) << second;     // second calls no helper
+  EXPECT_NE(second.find("+= 7"), std::string::npos) << second;
+}
+
+TEST(CorpusPreprocess, PerFileTablesMoveToPerKernelRowsKeepingTheirResults) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(db->exec("CREATE TABLE preprocessed (content_sha256 TEXT NOT NULL, preprocessor_version TEXT NOT NULL, "
+                       "status TEXT NOT NULL, category TEXT, reason TEXT, normalized_text TEXT, "
+                       "normalized_sha256 TEXT, instruction_count INTEGER, "
+                       "PRIMARY KEY (content_sha256, preprocessor_version));"
+                       "INSERT INTO preprocessed VALUES ('c1', '3-old', 'ok', NULL, NULL, 'text', 'h', 9);")
+                  .ok());
+  ASSERT_TRUE(ensure_preprocess_schema(*db).ok());
+  ASSERT_TRUE(ensure_preprocess_schema(*db).ok());  // idempotent
+  auto st = db->prepare("SELECT kernel, status, normalized_text, instruction_count FROM preprocessed");
+  ASSERT_TRUE(st.ok());
+  ASSERT_TRUE(*st->step());
+  EXPECT_EQ(st->column_text(0), "");
+  EXPECT_EQ(st->column_text(1), "ok");
+  EXPECT_EQ(st->column_text(2), "text");
+  EXPECT_EQ(st->column_int(3), 9);
+  EXPECT_FALSE(*st->step());
 }
 
 TEST(CorpusPreprocess, SecondRunResumesWithNothingToDo) {
