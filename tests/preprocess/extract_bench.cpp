@@ -22,15 +22,19 @@ namespace pp = clgen::preprocess;
 
 namespace {
 
+// Counts by category, with the first three examples of each.
 struct Tally {
   std::map<std::string, int> count;
-  std::map<std::string, std::string> example;
+  std::map<std::string, std::vector<std::string>> examples;
   void add(const std::string& key, const std::string& where) {
-    if (count[key]++ == 0) example[key] = where;
+    if (count[key]++ < 3) examples[key].push_back(where);
   }
   void print(const char* title) const {
     std::printf("%s\n", title);
-    for (const auto& [k, n] : count) std::printf("  %6d  %-40s e.g. %s\n", n, k.c_str(), example.at(k).c_str());
+    for (const auto& [k, n] : count) {
+      std::printf("  %6d  %s\n", n, k.c_str());
+      for (const std::string& e : examples.at(k)) std::printf("          e.g. %s\n", e.c_str());
+    }
   }
 };
 

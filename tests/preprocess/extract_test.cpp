@@ -3,6 +3,7 @@
 // kernel compiling alone, per-kernel statuses and idempotence.
 #include <algorithm>
 #include <filesystem>
+#include <future>
 
 #include <gtest/gtest.h>
 
@@ -215,6 +216,14 @@ TEST(ExtractKernels, EveryExtractedInstalledKernelCompilesAlone) {
   if (files.empty()) GTEST_SKIP() << "no installed kernels under /usr/share/ufo or /usr/share/pocl-tests";
   std::sort(files.begin(), files.end());
   expect_extracted_kernels_compile(files);
+}
+
+TEST(ExtractKernels, IsThreadSafe) {
+  std::string in = read(golden_dir("extract") + "/shared_helpers.cl");
+  std::string expected = extract_listing(in);
+  std::vector<std::future<std::string>> runs;
+  for (int i = 0; i < 8; ++i) runs.push_back(std::async(std::launch::async, [&] { return extract_listing(in); }));
+  for (auto& r : runs) EXPECT_EQ(r.get(), expected);
 }
 
 // --- rewrite_kernels --------------------------------------------------------
