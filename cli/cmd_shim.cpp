@@ -1,11 +1,12 @@
 // `clgen shim infer [PATH...]`: derive shim entries from the compile errors of
-// a corpus (files, directories, or the workspace's content_files).
+// a corpus (files, directories, or the workspace's kernel files with their includes).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 
 #include "cli/command.h"
+#include "corpus/assemble.h"
 #include "shim/infer.h"
 #include "support/files.h"
 #include "support/workspace.h"
@@ -19,7 +20,7 @@ const std::vector<std::string> kDefaultCorpus = {"/usr/share/pocl-tests", "/usr/
 
 struct ShimInferOptions {
   std::vector<std::string> paths;  // empty: the default corpus
-  bool from_db = false;            // read the workspace's content_files instead
+  bool from_db = false;            // read the workspace's kernel files instead
   std::string out;                 // header file to write; empty: stdout
   uint64_t min_files = 2;
   int show = 40;                   // candidates listed on stderr
@@ -55,13 +56,14 @@ Status run_shim_infer(const GlobalOptions& global, const ShimInferOptions& opts)
   if (opts.from_db) {
     ASSIGN_OR_RETURN(Workspace ws, Workspace::open(global.workspace));
     ASSIGN_OR_RETURN(Database db, ws.open_database());
-    ASSIGN_OR_RETURN(Statement st, db.prepare("SELECT text FROM content_files ORDER BY sha256"));
-    while (true) {
-      ASSIGN_OR_RETURN(bool row, st.step());
-      if (!row) break;
-      texts.push_back(st.column_text(0));
+    // Kernel files with their stored includes inlined, as preprocess compiles them.
+    ASSIGN_OR_RETURN(std::vector<std::string> shas, corpus::kernel_contents(db));
+    corpus::Assembler assembler(db);
+    for (const std::string& sha : shas) {
+      Expected<std::string> text = assembler.assemble(sha);
+      if (text.ok()) texts.push_back(std::move(*text));  // too large after inlining: left out
     }
-    provenance = "Corpus: content_files of " + db.path() + ".";
+    provenance = "Corpus: the kernel files of " + db.path() + ", includes inlined.";
   } else {
     const std::vector<std::string>& paths = opts.paths.empty() ? kDefaultCorpus : opts.paths;
     provenance = "Corpus: the .cl files under";
@@ -105,7 +107,7 @@ void add_shim_command(CLI::App& app, const GlobalOptions& global, Action& action
   CLI::App* infer = shim->add_subcommand(
       "infer", "Compile a corpus without the shim and propose entries for the names it lacks");
   infer->add_option("paths", opts->paths, "Files or directories of .cl files (default: installed kernels)");
-  infer->add_flag("--from-db", opts->from_db, "Read the workspace's content_files instead of paths");
+  infer->add_flag("--from-db", opts->from_db, "Read the workspace's kernel files (includes inlined) instead of paths");
   infer->add_option("-o,--out", opts->out, "Write the header here (default: stdout)");
   infer->add_option("--min-files", opts->min_files, "Files a name must be missing in")->capture_default_str();
   infer->add_option("--show", opts->show, "Candidates listed on stderr")->capture_default_str();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run HERE: makes .wsmin/clgen.db.xz, the workspace database a GPU-machine
+# Run HERE: makes .wsmin/NAME.db.xz (default clgen.db.xz), the workspace database a GPU-machine
 # session starts from (scripts/gpu-session.sh): the imported and preprocessed
 # corpus of WORKSPACE (default clgen-work, filled by scripts/run-default.sh),
 # without samples, driver runs or training records. The GPU machine has no
@@ -7,15 +7,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORKSPACE=${1:-clgen-work}
+NAME=${2:-clgen}
 [ -f "$WORKSPACE/clgen.db" ] || { echo "gpu-workspace: $WORKSPACE/clgen.db missing (run scripts/run-default.sh)" >&2; exit 1; }
 mkdir -p .wsmin
-rm -f .wsmin/clgen.db .wsmin/clgen.db.xz
-/usr/bin/python3 - "$WORKSPACE/clgen.db" .wsmin/clgen.db <<'PY'
+rm -f ".wsmin/$NAME.db" ".wsmin/$NAME.db.xz"
+/usr/bin/python3 - "$WORKSPACE/clgen.db" ".wsmin/$NAME.db" <<'PY'
 import sqlite3, sys
 src = sqlite3.connect(sys.argv[1])
 dst = sqlite3.connect(sys.argv[2])
 src.backup(dst)
-keep = {"repositories", "content_files", "content_origins", "preprocessed", "skipped"}
+keep = {"repositories", "content_files", "content_origins", "preprocessed", "skipped", "decontaminated"}
 for (name,) in dst.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
     if name not in keep and not name.startswith("sqlite_"):
         dst.execute(f"DROP TABLE {name}")
@@ -24,5 +25,5 @@ dst.execute("VACUUM")
 for (name,) in dst.execute("SELECT name FROM sqlite_master WHERE type='table'"):
     print(name, dst.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])
 PY
-xz -T0 -9 .wsmin/clgen.db
-ls -la .wsmin/clgen.db.xz
+xz -T0 -9 ".wsmin/$NAME.db"
+ls -la ".wsmin/$NAME.db.xz"

@@ -61,5 +61,25 @@ TEST(Shim, EmbeddedHeaderIsTheCommittedFile) {
   EXPECT_NE(text.find("clgen shim infer"), std::string_view::npos);
 }
 
+// The type families the GitHub corpus lacks most: C's fixed-width integers
+// (host headers), hashcat's u32/u64, and the element types that templated
+// kernel sources get from the host's -D (T2, T4; the shim makes every type float).
+TEST(Shim, RescuesTheFixedWidthHashcatAndTemplateTypeFamilies) {
+  const std::vector<std::string> kernels = {
+      "__kernel void k(__global uint8_t* a, __global uint64_t* b, __global uint16_t* c) {\n"
+      "  int i = get_global_id(0); b[i] = a[i] + c[i]; }\n",
+      "__kernel void k(__global u32* a, __global u64* b) { int i = get_global_id(0); b[i] = a[i] * 3; }\n",
+      "__kernel void k(__global T2* a, __global T4* b) { int i = get_global_id(0); a[i] = b[i] * 2; }\n",
+  };
+  for (const std::string& k : kernels) {
+    preprocess::CompileOptions no_shim;
+    no_shim.shim = false;
+    EXPECT_FALSE(preprocess::compile(k, no_shim).ok) << k;
+    preprocess::CompileResult r = preprocess::compile(k);
+    EXPECT_TRUE(r.ok) << k << r.reason;
+    EXPECT_TRUE(r.used_shim) << k;
+  }
+}
+
 }  // namespace
 }  // namespace clgen::shim
