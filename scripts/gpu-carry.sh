@@ -12,8 +12,8 @@ packages=(
   # corpus: libgit2 and libcurl headers (Ubuntu has the libcurl runtime)
   libgit2-dev libgit2-1.5 libhttp-parser2.9 libmbedcrypto7 libmbedtls14 libmbedx509-1
   libssh2-1 libcurl4-openssl-dev
-  # archive import (headers; the machine has the libarchive runtime)
-  libarchive-dev
+  # archive import (the machine has no libarchive)
+  libarchive-dev libarchive13
   # LLVM/Clang 15 (shared libraries + headers), clang's OpenCL headers, libclc
   libllvm15 libclang-cpp15 llvm-15-dev libclang-15-dev libclang-common-15-dev clang-15
   libclc-15 libclc-15-dev libz3-4 libedit2

@@ -3,7 +3,8 @@
 # model each, same sampler settings and time (docs/BENCHMARKS.md, "GitHub
 # corpus"). Needs .carry/gpu-deps.tar.xz (scripts/gpu-carry.sh) and
 # .wsmin/default.db.xz + .wsmin/github.db.xz (scripts/gpu-workspace.sh WS NAME).
-# Results go to $OUT (or gpu-results/) as one results.tar.xz.
+# Workspaces live in gpu-work/NAME (ignored by git, so a warm machine keeps them
+# between calls). Results go to $OUT (or gpu-results/) as one results.tar.xz.
 #
 #   scripts/gpu-corpus-compare.sh PHASE...
 #   build    scripts/gpu-build.sh
@@ -15,7 +16,10 @@
 #            free signatures, $SAMPLE_SECONDS each, $BATCH streams, temperature 0.8
 #   drive    the first $DRIVE_SAMPLES accepted samples of each workspace through the
 #            dynamic checker on the NVIDIA GPU
-#   pack     databases (samples, runs, metrics) and logs into results.tar.xz
+#   export   per workspace, NAME-driven.jsonl: each driven sample (text,
+#            outcome, kernel runtime) and NAME-outcomes.tsv; features are computed
+#            from these where Clang 15 is installed (bench/corpus-quality.sh)
+#   pack     the logs and exports into results.tar.xz
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${OUT:-gpu-results}
@@ -30,15 +34,16 @@ mkdir -p "$RESULTS"
 log() { echo "== $(date -u +%T) $*"; }
 config_of() { [ "$1" = default ] && echo configs/gpu.toml || echo configs/github.toml; }
 
-workspace() {  # NAME: gpu-NAME/clgen.db from .wsmin/NAME.db.xz, once
-  [ -f "gpu-$1/clgen.db" ] && return 0
-  mkdir -p "gpu-$1" && xz -dc ".wsmin/$1.db.xz" > "gpu-$1/clgen.db"
+workspace() {  # NAME: gpu-work/NAME/clgen.db from .wsmin/NAME.db.xz, once
+  [ -f "gpu-work/$1/clgen.db" ] && return 0
+  mkdir -p "gpu-work/$1" && xz -dc ".wsmin/$1.db.xz" > "gpu-work/$1/clgen.db"
 }
 
 train() {  # NAME CONFIG SECONDS LOG
   log "train $2 on $1 for at most $3 s"
-  /usr/bin/time -f "wall %e s" timeout --signal=INT "$3" "$CLGEN" --workspace "gpu-$1" train --config "$2" \
+  /usr/bin/time -f "wall %e s" timeout --signal=INT "$3" "$CLGEN" --workspace "gpu-work/$1" train --config "$2" \
     --device cuda 2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$RESULTS/$4" | tail -8
+  return 0  # a time limit ends training with a checkpoint, not a failure
 }
 
 phase_build() {
@@ -51,29 +56,26 @@ phase_train() {
   for n in default github; do
     workspace "$n" || return 1
     train "$n" "$(config_of "$n")" "$TRAIN_SECONDS" "train-$n.log"
-    cp "gpu-$n/models/latest" "gpu-$n/models/main"  # the model `sample` uses, whatever trains later
   done
 }
 
 phase_sizes() {
   workspace github || return 1
-  sed 's/^hidden_size = 1024/hidden_size = 512/' configs/github.toml > gpu-github/github-512.toml
+  sed 's/^hidden_size = 1024/hidden_size = 512/' configs/github.toml > gpu-work/github/github-512.toml
   sed -e 's/^type = "char"/type = "sentencepiece"\nalgorithm = "unigram"\nsize = 4000/' \
-      -e 's/^embedding_size = 64/embedding_size = 256/' configs/github.toml > gpu-github/github-sp.toml
-  train github gpu-github/github-512.toml "$SIZE_SECONDS" train-github-512.log
-  train github gpu-github/github-sp.toml "$SIZE_SECONDS" train-github-sp.log
-  cp gpu-github/models/main gpu-github/models/latest
+      -e 's/^embedding_size = 64/embedding_size = 256/' configs/github.toml > gpu-work/github/github-sp.toml
+  train github gpu-work/github/github-512.toml "$SIZE_SECONDS" train-github-512.log
+  train github gpu-work/github/github-sp.toml "$SIZE_SECONDS" train-github-sp.log
 }
 
 phase_sample() {
   local n
   for n in default github; do
     workspace "$n" || return 1
-    cp "gpu-$n/models/main" "gpu-$n/models/latest"
     log "bench/sampler.sh on $n ($(config_of "$n")), $SAMPLE_SECONDS s per run"
-    WORKSPACE="gpu-$n" DEVICE=cuda BATCH="$BATCH" CONFIG="$(config_of "$n")" CLGEN="$CLGEN" MODES=constrained \
-      SEED=1 BENCH_DIR="gpu-$n/bench-sampler" bench/sampler.sh "$SAMPLE_SECONDS" 2>&1 | tee "$RESULTS/sampler-$n.log"
-    for j in "gpu-$n/bench-sampler"/*.json; do cp "$j" "$RESULTS/$n-$(basename "$j")"; done
+    WORKSPACE="gpu-work/$n" DEVICE=cuda BATCH="$BATCH" CONFIG="$(config_of "$n")" CLGEN="$CLGEN" MODES=constrained \
+      SEED=1 BENCH_DIR="gpu-work/$n/bench-sampler" bench/sampler.sh "$SAMPLE_SECONDS" 2>&1 | tee "$RESULTS/sampler-$n.log"
+    for j in "gpu-work/$n/bench-sampler"/*.json; do cp "$j" "$RESULTS/$n-$(basename "$j")"; done
   done
 }
 
@@ -81,24 +83,35 @@ phase_drive() {
   local n
   for n in default github; do
     log "drive the first $DRIVE_SAMPLES accepted samples of $n on the GPU"
-    /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "gpu-$n" -q drive --samples --limit "$DRIVE_SAMPLES" \
+    /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "gpu-work/$n" -q drive --samples --limit "$DRIVE_SAMPLES" \
       --device gpu --gsize 4096 --timeout 3 > "$RESULTS/drive-$n.log" 2>&1
     tail -5 "$RESULTS/drive-$n.log"
   done
 }
 
-phase_pack() {
+phase_export() {
   local n
   for n in default github; do
-    [ -f "gpu-$n/clgen.db" ] || continue
-    python3 - "gpu-$n/clgen.db" "$RESULTS/$n.db" <<'PY'
-import sqlite3, sys
-src = sqlite3.connect(sys.argv[1]); dst = sqlite3.connect(sys.argv[2]); src.backup(dst)
-for t in ("content_files",):  # the corpus came from here; samples, runs and metrics go back
-    dst.execute(f"UPDATE {t} SET text = ''")
-dst.commit(); dst.execute("VACUUM")
+    [ -f "gpu-work/$n/clgen.db" ] || continue
+    python3 - "gpu-work/$n/clgen.db" "$RESULTS/$n" <<'PY'
+import json, sqlite3, sys
+db, out = sqlite3.connect(sys.argv[1]), sys.argv[2]
+rows = db.execute(
+    "SELECT k.text, r.outcome, r.message, r.kernel_ns, r.global_size FROM runs r "
+    "JOIN kernel_sources k ON k.sha256 = r.kernel_sha256 WHERE r.origin = 'samples'").fetchall()
+with open(out + "-driven.jsonl", "w") as f:
+    for text, outcome, message, ns, gsize in rows:
+        f.write(json.dumps({"text": text, "outcome": outcome, "message": message, "kernel_ns": ns,
+                            "global_size": gsize}) + "\n")
+with open(out + "-outcomes.tsv", "w") as f:
+    for outcome, count in db.execute("SELECT outcome, COUNT(*) FROM runs WHERE origin = 'samples' GROUP BY 1"):
+        f.write(f"{outcome}\t{count}\n")
+print(out, len(rows), "driven samples exported")
 PY
   done
+}
+
+phase_pack() {
   tar -C "$RESULTS" -cJf "$RESULTS/results.tar.xz" --exclude results.tar.xz . && ls -la "$RESULTS/results.tar.xz"
   find "$RESULTS" -mindepth 1 ! -name results.tar.xz -delete
 }
