@@ -48,14 +48,6 @@ std::string parent_dir(const std::string& path) {
 
 namespace {
 
-std::optional<std::string> real_path(const std::string& path) {
-  char* r = ::realpath(path.c_str(), nullptr);
-  if (!r) return std::nullopt;
-  std::string out(r);
-  ::free(r);
-  return out;
-}
-
 class DirectoryTree : public SourceTree {
  public:
   explicit DirectoryTree(std::string root) : root_(std::move(root)) {}

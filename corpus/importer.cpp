@@ -14,6 +14,7 @@
 #include "corpus/content_check.h"
 #include "corpus/snapshot.h"
 #include "corpus/string_literals.h"
+#include "support/files.h"
 #include "support/interrupt.h"
 #include "support/log.h"
 #include "support/progress.h"
@@ -150,11 +151,8 @@ class IncludeCache : public SourceTree {
 };
 
 std::string real_or_absolute(const std::string& path) {
-  char* r = ::realpath(path.c_str(), nullptr);
-  if (!r) return fs::absolute(path).lexically_normal().string();
-  std::string out(r);
-  ::free(r);
-  return out;
+  std::optional<std::string> real = real_path(path);
+  return real ? *real : fs::absolute(path).lexically_normal().string();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <ftw.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -118,6 +119,14 @@ Status rename_path(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0)
     return io_error("renaming " + from + " to " + to + ": " + std::strerror(errno));
   return ok_status();
+}
+
+std::optional<std::string> real_path(const std::string& path) {
+  char* r = ::realpath(path.c_str(), nullptr);
+  if (!r) return std::nullopt;
+  std::string out(r);
+  ::free(r);
+  return out;
 }
 
 }  // namespace clgen

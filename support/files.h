@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,5 +30,8 @@ Status remove_tree(const std::string& path);
 Status remove_file(const std::string& path);
 // rename(2): atomic within a file system.
 Status rename_path(const std::string& from, const std::string& to);
+
+// The canonical absolute path (symlinks resolved), or nullopt when it does not exist.
+std::optional<std::string> real_path(const std::string& path);
 
 }  // namespace clgen

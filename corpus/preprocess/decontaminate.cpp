@@ -104,14 +104,6 @@ EvaluationKernel prepare_evaluation_kernel(std::string path, std::string_view te
 
 namespace {
 
-std::optional<std::string> real_path(const std::string& path) {
-  char* r = ::realpath(path.c_str(), nullptr);
-  if (!r) return std::nullopt;
-  std::string out(r);
-  ::free(r);
-  return out;
-}
-
 bool inside(const std::string& root, const std::string& real) {
   return real.size() > root.size() && real.compare(0, root.size(), root) == 0 &&
          (root == "/" || real[root.size()] == '/');

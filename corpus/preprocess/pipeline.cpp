@@ -78,16 +78,26 @@ RewriteResult finish(const std::string& renamed, const CompileOptions& opts) {
   return r;
 }
 
+// The options of the passes (no IR kept, first error only) and of the check
+// that tells a rejected input from a rewrite bug (parse and check only).
+struct RewriteOptions {
+  CompileOptions passes, check;
+  explicit RewriteOptions(const CompileOptions& options) : passes(options) {
+    passes.keep_ir = false;
+    passes.error_limit = 0;
+    check = passes;
+    check.check_only = true;
+    check.to_ptx = false;
+  }
+};
+
 }  // namespace
 
 RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
-  CompileOptions opts = options;
-  opts.keep_ir = false;
-  opts.error_limit = 0;
+  const RewriteOptions ro(options);
+  const CompileOptions& opts = ro.passes;
+  const CompileOptions& check = ro.check;
   RewriteResult r;
-  CompileOptions check = opts;
-  check.check_only = true;
-  check.to_ptx = false;
   auto rejected = [&](const CompileResult& c) {
     r.status = RewriteStatus::kRejected;
     r.category = c.category;
@@ -118,13 +128,10 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
 }
 
 FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& options) {
-  CompileOptions opts = options;
-  opts.keep_ir = false;
-  opts.error_limit = 0;
+  const RewriteOptions ro(options);
+  const CompileOptions& opts = ro.passes;
+  const CompileOptions& check = ro.check;
   FileRewriteResult r;
-  CompileOptions check = opts;
-  check.check_only = true;
-  check.to_ptx = false;
   auto rejected = [&](const CompileResult& c) {
     r.status = RewriteStatus::kRejected;
     r.category = c.category;
