@@ -30,6 +30,13 @@ Status run_corpus_preprocess(const GlobalOptions& global, const CorpusPreprocess
   auto u = [](uint64_t n) { return static_cast<unsigned long long>(n); };
   std::printf("preprocessor %s: %llu files processed now: %llu with accepted kernels, %llu discarded\n",
               stats->version.c_str(), u(stats->processed), u(stats->files_ok), u(stats->files_discarded));
+  if (stats->files_inferred > 0) {
+    std::printf("  of the files with accepted kernels, %llu compile only with inferred missing names\n",
+                u(stats->files_inferred));
+  }
+  if (stats->files_opencl20 > 0) {
+    std::printf("  of the files with accepted kernels, %llu compile only as OpenCL C 2.0\n", u(stats->files_opencl20));
+  }
   for (const auto& [key, n] : stats->files_by_category) std::printf("  files %-42s %llu\n", key.c_str(), u(n));
   std::printf("kernels extracted from the files that compile: ok %llu, rejected %llu, rewrite_bug %llu\n",
               u(stats->ok), u(stats->rejected), u(stats->rewrite_bug));

@@ -24,6 +24,18 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+// " with inferred NAME, NAME" for the names of `#define` lines, or "".
+std::string inferred_note(const std::string& prelude) {
+  std::vector<std::string> names;
+  size_t pos = 0;
+  while ((pos = prelude.find("#define ", pos)) != std::string::npos) {
+    pos += 8;
+    size_t end = prelude.find_first_of(" (\n", pos);
+    names.push_back(prelude.substr(pos, end - pos));
+  }
+  return names.empty() ? "" : " with inferred " + join(names);
+}
+
 // One file through rewrite_kernels: a "// FILE: KERNEL" line and the text of
 // every ok kernel (the verdict with --check), the verdict of the others.
 // Returns false when the file is rejected.
@@ -34,6 +46,9 @@ bool print_kernels(const std::string& path, const std::string& text, const Prepr
     std::printf("%s: %s [%s] %s\n", path.c_str(), preprocess::rewrite_status_name(f.status),
                 f.category.c_str(), f.reason.c_str());
     return false;
+  }
+  if (!f.inferred.empty() || f.opencl20) {
+    std::printf("// %s:%s%s\n", path.c_str(), f.opencl20 ? " as OpenCL C 2.0" : "", inferred_note(f.inferred).c_str());
   }
   for (const preprocess::RewriteResult& k : f.kernels) {
     if (k.status != preprocess::RewriteStatus::kOk) {
@@ -70,8 +85,9 @@ Status run_preprocess(const PreprocessOptions& opts) {
       continue;
     }
     if (opts.check) {
-      std::printf("%s: ok (kernels: %s; %lld instructions)\n", path.c_str(), join(r.kernels).c_str(),
-                  static_cast<long long>(r.instruction_count));
+      std::printf("%s: ok (kernels: %s; %lld instructions)%s%s\n", path.c_str(), join(r.kernels).c_str(),
+                  static_cast<long long>(r.instruction_count), r.opencl20 ? " as OpenCL C 2.0" : "",
+                  inferred_note(r.inferred).c_str());
     } else {
       if (opts.files.size() > 1) std::printf("// %s\n", path.c_str());
       std::fputs(r.text.c_str(), stdout);

@@ -2,7 +2,8 @@
 # Run HERE: makes .wsmin/NAME.db.xz (default clgen.db.xz), the workspace database a GPU-machine
 # session starts from (scripts/gpu-session.sh): the imported and preprocessed
 # corpus of WORKSPACE (default clgen-work, filled by scripts/run-default.sh),
-# without samples, driver runs or training records. The GPU machine has no
+# without samples, driver runs or training records, and with only the newest
+# preprocessor version's results. The GPU machine has no
 # corpus miner (no libgit2 there, and no network), so the corpus travels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,9 @@ keep = {"repositories", "content_files", "content_origins", "preprocessed", "ski
 for (name,) in dst.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
     if name not in keep and not name.startswith("sqlite_"):
         dst.execute(f"DROP TABLE {name}")
+# Only the newest preprocessor version's rows: what training and sampling read.
+dst.execute("DELETE FROM preprocessed WHERE preprocessor_version != "
+            "(SELECT preprocessor_version FROM preprocessed ORDER BY rowid DESC LIMIT 1)")
 dst.commit()
 dst.execute("VACUUM")
 for (name,) in dst.execute("SELECT name FROM sqlite_master WHERE type='table'"):

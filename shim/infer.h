@@ -7,14 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "corpus/preprocess/names.h"
 #include "corpus/preprocess/preprocess.h"
 #include "support/status.h"
 
 namespace clgen::shim {
 
-// kQualifier: written before a declaration's type ("KERNEL_FQ void f(...)").
-enum class Use { kType, kValue, kArraySize, kFunctionMacro, kQualifier };
-const char* use_name(Use use);  // "type" | "value" | "array size" | "function-like macro" | "qualifier"
+// How a missing name is used (the preprocessor's classification, shared with
+// its per-file inference).
+using Use = preprocess::NameUse;
+inline const char* use_name(Use use) { return preprocess::name_use_name(use); }
+using preprocess::classify_use;
 
 struct Candidate {
   std::string name;
@@ -51,9 +54,5 @@ Expected<InferReport> infer(const std::vector<std::string>& texts, const InferOp
 // The shim header for the accepted candidates; `provenance` (how the corpus
 // was chosen, the command) is written into its opening comment.
 std::string render_header(const InferReport& report, const std::string& provenance);
-
-// Classifies the use of `name` written at byte `offset` of `text` (exposed for tests).
-Use classify_use(std::string_view text, int64_t offset, std::string_view name, bool unknown_type,
-                 int* arity);
 
 }  // namespace clgen::shim

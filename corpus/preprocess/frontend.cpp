@@ -276,7 +276,7 @@ std::unique_ptr<clang::CompilerInstance> internal::make_instance(std::string_vie
   // like resolve as they do in a compile (ExpandAction keeps them as
   // written). Of Clang's header it needs nothing else: the #define lines
   // the header ends with, collected once per process, stand in for it.
-  bool macros_only = mode == Mode::kExpand && opts.header == BuiltinHeader::kClang &&
+  bool macros_only = mode == Mode::kExpand && opts.header == BuiltinHeader::kClang && !opts.opencl20 &&
                      !builtin_macros_text().empty();
   bool builtins = !macros_only;
   if (macros_only) {
@@ -299,18 +299,25 @@ std::unique_ptr<clang::CompilerInstance> internal::make_instance(std::string_vie
   // (Not in strict mode: -fgnu89-inline below is a language option the PCH
   // would have to match.)
   if ((mode == Mode::kCompile || mode == Mode::kSyntax) && opts.header == BuiltinHeader::kClang &&
-      !(opts.to_ptx && mode == Mode::kCompile) && !builtins_pch().empty()) {
+      !(opts.to_ptx && mode == Mode::kCompile) && !opts.opencl20 && !builtins_pch().empty()) {
     pch = &builtins_pch();
     fs->addFile(kPchFile, 0, llvm::MemoryBuffer::getMemBuffer(*pch, kPchFile, false));
     fs->addFile(kPchSource, 0, llvm::MemoryBuffer::getMemBuffer("", kPchSource));
   }
 
   std::string error_limit = std::to_string(std::max(1, opts.error_limit));
+  // The OpenCL C 2.0 fallback also enables the optional extensions device
+  // code commonly assumes (half precision, 3-D image writes, sub-groups, 64-bit atomics).
   std::vector<const char*> args = {
-      "-triple", kTriple, "-x", mode == Mode::kBuildPch ? "cl-header" : "cl", "-cl-std=CL1.2",
+      "-triple", kTriple, "-x", mode == Mode::kBuildPch ? "cl-header" : "cl",
+      opts.opencl20 ? "-cl-std=CL2.0" : "-cl-std=CL1.2",
       "-resource-dir", CLGEN_CLANG_RESOURCE_DIR,
       "-w", "-fno-spell-checking", "-ferror-limit", error_limit.c_str(), "-O0",
       "-fno-caret-diagnostics"};
+  if (opts.opencl20) {
+    args.push_back("-cl-ext=+cl_khr_fp16,+cl_khr_fp64,+cl_khr_3d_image_writes,+cl_khr_subgroups,"
+                   "+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics");
+  }
   if (builtins && opts.header == BuiltinHeader::kClang) {
     args.push_back("-finclude-default-header");
     args.push_back("-fdeclare-opencl-builtins");

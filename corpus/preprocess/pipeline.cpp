@@ -1,5 +1,9 @@
 // The rewriter pipeline (expand, canonicalize qualifiers, rename, format,
 // compile again), its per-kernel form and the preprocessor's version key.
+#include <cctype>
+#include <optional>
+
+#include "corpus/preprocess/names.h"
 #include "corpus/preprocess/preprocess.h"
 #include "support/sha256.h"
 
@@ -28,6 +32,9 @@ std::string preprocessor_version(const CompileOptions& options) {
   v += options.shim ? "-shim-" + sha256_hex(shim_text()).substr(0, 8) : "-noshim";
   if (options.to_ptx) v += "-ptx";
   if (options.min_instructions != 3) v += "-min" + std::to_string(options.min_instructions);
+  if (options.infer_names) v += "-infer";
+  if (options.opencl20) v += "-cl20";
+  else if (options.opencl20_fallback) v += "-cl20fallback";
   return v;
 }
 
@@ -91,6 +98,38 @@ struct RewriteOptions {
   }
 };
 
+// The definitions that make a rejected input compile, when its rejection is
+// for a missing name and options allow inference; nothing otherwise.
+std::optional<InferredNames> inferred_for(std::string_view text, const CompileResult& rejection,
+                                          const CompileOptions& options) {
+  if (!options.infer_names) return std::nullopt;
+  if (rejection.category != category::kUndeclaredIdentifier &&
+      rejection.category != category::kUnknownTypeName) {
+    return std::nullopt;
+  }
+  Expected<InferredNames> names = infer_missing_names(text, options);
+  if (!names) return std::nullopt;
+  return std::move(*names);
+}
+
+// True when a rejection as OpenCL C 1.2 names something of OpenCL C 2.0 or
+// of an optional extension (its atomics, work-item and sub-group functions,
+// half precision, the generic address space, ...): only then is the slower
+// OpenCL C 2.0 compile (no precompiled header) tried.
+bool may_need_opencl20(const CompileResult& rejection, const CompileOptions& options) {
+  if (!options.opencl20_fallback || options.opencl20) return false;
+  static const char* const kHints[] = {
+      "atomic_", "memory_order", "memory_scope", "linear_id", "enqueue", "sub_group", "work_group_", "half",
+      "cl_khr_", "generic", "is ambiguous", "opencl c version", "pipe", "to_global", "to_local", "to_private",
+      "ndrange", "clk_event", "queue_t", "reserve_id", "double"};
+  std::string reason = rejection.reason;
+  for (char& c : reason) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* hint : kHints) {
+    if (reason.find(hint) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
@@ -118,7 +157,25 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
   Expected<std::string> renamed = expand_and_rename(text, pass_opts, failed);
   if (!renamed) {
     CompileResult first = compile(text, check);
-    if (!first.ok) return rejected(first);
+    if (!first.ok) {
+      if (auto names = inferred_for(text, first, check)) {
+        CompileOptions again = options;
+        again.infer_names = false;
+        RewriteResult with = rewrite(names->prelude + std::string(text), again);
+        if (with.status == RewriteStatus::kRejected && with.category == first.category) return rejected(first);
+        with.inferred = names->prelude;
+        return with;
+      }
+      if (may_need_opencl20(first, options)) {
+        CompileOptions cl20 = options;
+        cl20.opencl20 = true;
+        RewriteResult with = rewrite(text, cl20);
+        if (with.status == RewriteStatus::kRejected) return rejected(first);
+        with.opencl20 = true;
+        return with;
+      }
+      return rejected(first);
+    }
     if (!first.used_shim) return bug(failed, renamed.status());
     pass_opts.shim = true;
     renamed = expand_and_rename(text, pass_opts, failed);
@@ -159,7 +216,27 @@ FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& o
   Expected<std::vector<ExtractedKernel>> kernels = expand_and_extract();
   if (!kernels) {
     CompileResult first = compile(text, check);
-    if (!first.ok) return rejected(first);
+    if (!first.ok) {
+      if (auto names = inferred_for(text, first, check)) {
+        CompileOptions again = options;
+        again.infer_names = false;
+        FileRewriteResult with = rewrite_kernels(names->prelude + std::string(text), again);
+        if (with.status == RewriteStatus::kRejected && with.category == first.category) return rejected(first);
+        with.inferred = names->prelude;
+        for (RewriteResult& k : with.kernels) k.inferred = names->prelude;
+        return with;
+      }
+      if (may_need_opencl20(first, options)) {
+        CompileOptions cl20 = options;
+        cl20.opencl20 = true;
+        FileRewriteResult with = rewrite_kernels(text, cl20);
+        if (with.status == RewriteStatus::kRejected) return rejected(first);
+        with.opencl20 = true;
+        for (RewriteResult& k : with.kernels) k.opencl20 = true;
+        return with;
+      }
+      return rejected(first);
+    }
     if (!first.used_shim) return file_bug(failed, kernels.status());
     pass_opts.shim = true;
     kernels = expand_and_extract();

@@ -23,6 +23,19 @@ struct CompileOptions {
   // Fall back to including shim/shim.h when the input fails without it for a
   // missing name (so the shim can rescue files but never break one).
   bool shim = true;
+  // rewrite/rewrite_kernels: when the input still fails for missing names,
+  // infer a definition for each (names.h: infer_missing_names) and rewrite
+  // the input with them; the result records what was defined. compile()
+  // itself never infers.
+  bool infer_names = true;
+  // Compile as OpenCL C 2.0 with the common optional extensions enabled
+  // (fp16, fp64, 3-D image writes, sub-groups, 64-bit atomics) instead of
+  // OpenCL C 1.2 with the target's defaults. Slower: no precompiled header.
+  bool opencl20 = false;
+  // rewrite/rewrite_kernels: an input rejected as OpenCL C 1.2 for a reason
+  // that names OpenCL C 2.0 or extension features (its atomics, sub-groups,
+  // half, ...) is tried again as OpenCL C 2.0; the result says which it is.
+  bool opencl20_fallback = true;
   bool to_ptx = false;      // strict: also link libclc's nvptx64 bitcode and emit PTX
   bool keep_ir = false;     // fill CompileResult::ir (and ::ptx with to_ptx)
   int min_instructions = 3;  // fewer instructions in the kernels: rejected
@@ -136,6 +149,8 @@ struct RewriteResult {
   std::vector<std::string> kernels;  // of the normalized text
   int64_t instruction_count = 0;
   std::string kernel_name;  // rewrite_kernels: the kernel's name in the input (before renaming)
+  std::string inferred;     // `#define` lines inferred for the input's missing names; '' when none
+  bool opencl20 = false;    // compiles only as OpenCL C 2.0 (CompileOptions::opencl20_fallback)
 };
 
 // The whole filter + rewriter: check that the input compiles (reject),
@@ -152,6 +167,8 @@ struct FileRewriteResult {
   std::string category;
   std::string reason;
   std::vector<RewriteResult> kernels;  // one per kernel, in source order, when kOk
+  std::string inferred;                // `#define` lines inferred for the file's missing names; '' when none
+  bool opencl20 = false;               // compiles only as OpenCL C 2.0 (CompileOptions::opencl20_fallback)
 };
 
 // rewrite() per kernel: the file is checked once as rewrite() checks it

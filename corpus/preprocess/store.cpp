@@ -27,6 +27,8 @@ CREATE TABLE IF NOT EXISTS preprocessed (
   normalized_text TEXT,
   normalized_sha256 TEXT,
   instruction_count INTEGER,
+  inferred TEXT,               -- '#define' lines inferred for the file's missing names (names.h), NULL when none
+  language TEXT NOT NULL DEFAULT 'CL1.2',  -- 'CL2.0' when the file compiles only as OpenCL C 2.0
   PRIMARY KEY (content_sha256, preprocessor_version, kernel)
 );
 CREATE INDEX IF NOT EXISTS preprocessed_status ON preprocessed(preprocessor_version, status);
@@ -52,11 +54,24 @@ Status migrate_file_rows(Database& db) {
   return tx.commit();
 }
 
+// Tables made before missing-name inference and the OpenCL C 2.0 fallback
+// gain their columns (results stored before: nothing inferred, OpenCL C 1.2).
+Status add_column(Database& db, const std::string& name, const std::string& definition) {
+  ASSIGN_OR_RETURN(Statement cols,
+                   db.prepare("SELECT 1 FROM pragma_table_info('preprocessed') WHERE name = ?"));
+  RETURN_IF_ERROR(cols.bind(1, name));
+  ASSIGN_OR_RETURN(bool has, cols.step());
+  if (has) return ok_status();
+  return db.exec("ALTER TABLE preprocessed ADD COLUMN " + name + " " + definition);
+}
+
 }  // namespace
 
 Status ensure_preprocess_schema(Database& db) {
   RETURN_IF_ERROR_CTX(migrate_file_rows(db), "moving per-file preprocess results to per-kernel rows");
-  return db.exec(kCreateTable);
+  RETURN_IF_ERROR(db.exec(kCreateTable));
+  RETURN_IF_ERROR(add_column(db, "inferred", "TEXT"));
+  return add_column(db, "language", "TEXT NOT NULL DEFAULT 'CL1.2'");
 }
 
 namespace {
@@ -130,7 +145,8 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
                               source.where + " ORDER BY c.sha256 LIMIT ?3"));
   ASSIGN_OR_RETURN(Statement insert, db.prepare(
       "INSERT OR REPLACE INTO preprocessed (content_sha256, preprocessor_version, kernel, status, category, "
-      "reason, normalized_text, normalized_sha256, instruction_count) VALUES (?,?,?,?,?,?,?,?,?)"));
+      "reason, normalized_text, normalized_sha256, instruction_count, inferred, language) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?)"));
 
   corpus::Assembler assembler(db);
   ThreadPool pool(options.threads);
@@ -199,6 +215,9 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
           RETURN_IF_ERROR(insert.bind_null(8));
           RETURN_IF_ERROR(insert.bind_null(9));
         }
+        if (file.inferred.empty()) RETURN_IF_ERROR(insert.bind_null(10));
+        else RETURN_IF_ERROR(insert.bind(10, file.inferred));
+        RETURN_IF_ERROR(insert.bind(11, std::string(file.opencl20 ? "CL2.0" : "CL1.2")));
         RETURN_IF_ERROR_CTX(insert.run(), "storing the result for " + batch[i].sha256);
         if (file.status != RewriteStatus::kOk) continue;
         switch (row.status) {
@@ -211,6 +230,8 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
       }
       if (any_ok) {
         ++stats.files_ok;
+        if (!file.inferred.empty()) ++stats.files_inferred;
+        if (file.opencl20) ++stats.files_opencl20;
       } else {
         ++stats.files_discarded;
         std::string key = file.status == RewriteStatus::kOk ? "no kernel accepted"

@@ -33,6 +33,8 @@ struct CorpusPreprocessStats {
   // Files: with at least one accepted kernel, or discarded (by the file's
   // rejection, or "no kernel accepted" when it compiled but none of its kernels passed).
   uint64_t files_ok = 0, files_discarded = 0;
+  uint64_t files_inferred = 0;  // of files_ok, those that compile only with inferred missing names
+  uint64_t files_opencl20 = 0;  // of files_ok, those that compile only as OpenCL C 2.0
   std::map<std::string, uint64_t> files_by_category;  // "rejected/unknown_type_name" -> n
   bool interrupted = false;  // stopped early by SIGINT/SIGTERM; finished batches are kept
 };

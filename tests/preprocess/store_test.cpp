@@ -113,6 +113,48 @@ TEST(CorpusPreprocess, PerFileTablesMoveToPerKernelRowsKeepingTheirResults) {
   EXPECT_FALSE(*st->step());
 }
 
+TEST(CorpusPreprocess, PerKernelTablesGainTheInferredAndLanguageColumns) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(db->exec("CREATE TABLE preprocessed (content_sha256 TEXT NOT NULL, preprocessor_version TEXT NOT NULL, "
+                       "kernel TEXT NOT NULL DEFAULT '', status TEXT NOT NULL, category TEXT, reason TEXT, "
+                       "normalized_text TEXT, normalized_sha256 TEXT, instruction_count INTEGER, "
+                       "PRIMARY KEY (content_sha256, preprocessor_version, kernel));"
+                       "INSERT INTO preprocessed VALUES ('c1', '4-old', 'k', 'ok', NULL, NULL, 'text', 'h', 9);")
+                  .ok());
+  ASSERT_TRUE(ensure_preprocess_schema(*db).ok());
+  ASSERT_TRUE(ensure_preprocess_schema(*db).ok());  // idempotent
+  auto st = db->prepare("SELECT kernel, normalized_text, inferred IS NULL, language FROM preprocessed");
+  ASSERT_TRUE(st.ok());
+  ASSERT_TRUE(*st->step());
+  EXPECT_EQ(st->column_text(0), "k");
+  EXPECT_EQ(st->column_text(1), "text");
+  EXPECT_EQ(st->column_int(2), 1);  // stored before inference: nothing inferred
+  EXPECT_EQ(st->column_text(3), "CL1.2");
+}
+
+TEST(CorpusPreprocess, RecordsInferredNamesAndTheOpenCl20Fallback) {
+  Database db = corpus_db({
+      "__kernel void s(__global PIXEL_T* x) { x[get_global_id(0)] *= SCALE; }\n",
+      "__kernel void t(__global atomic_int* n) { atomic_fetch_add_explicit(n, 1, memory_order_relaxed); }\n",
+      "__kernel void u(__global float* x) { x[get_global_id(0)] *= 2.0f; }\n",
+  });
+  auto stats = preprocess_corpus(db, quiet());
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->files_ok, 3u);
+  EXPECT_EQ(stats->files_inferred, 1u);
+  EXPECT_EQ(stats->files_opencl20, 1u);
+  auto st = db.prepare("SELECT COALESCE(inferred, ''), language FROM preprocessed WHERE status = 'ok' "
+                       "ORDER BY language, inferred");
+  ASSERT_TRUE(st.ok());
+  std::vector<std::pair<std::string, std::string>> rows;
+  while (*st->step()) rows.emplace_back(st->column_text(0), st->column_text(1));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], std::make_pair(std::string(""), std::string("CL1.2")));
+  EXPECT_EQ(rows[1], std::make_pair(std::string("#define PIXEL_T float\n#define SCALE 64\n"), std::string("CL1.2")));
+  EXPECT_EQ(rows[2], std::make_pair(std::string(""), std::string("CL2.0")));
+}
+
 TEST(CorpusPreprocess, SecondRunResumesWithNothingToDo) {
   Database db = corpus_db(kTexts);
   ASSERT_TRUE(preprocess_corpus(db, quiet()).ok());

@@ -1,0 +1,259 @@
+// Missing-name inference (see names.h): use classification, proposed
+// definitions and the per-file fallback.
+#include "corpus/preprocess/names.h"
+
+#include <cctype>
+#include <set>
+
+namespace clgen::preprocess {
+
+const char* name_use_name(NameUse use) {
+  switch (use) {
+    case NameUse::kType: return "type";
+    case NameUse::kValue: return "value";
+    case NameUse::kArraySize: return "array size";
+    case NameUse::kFunctionMacro: return "function-like macro";
+    case NameUse::kQualifier: return "qualifier";
+  }
+  return "?";
+}
+
+namespace {
+
+size_t skip_space_forward(std::string_view t, size_t i) {
+  while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+  return i;
+}
+
+// Index of the last non-space character before `i`, or npos.
+size_t skip_space_back(std::string_view t, size_t i) {
+  while (i > 0) {
+    --i;
+    if (!std::isspace(static_cast<unsigned char>(t[i]))) return i;
+  }
+  return std::string_view::npos;
+}
+
+// Top-level arguments of the call whose '(' is at `open`.
+int count_arguments(std::string_view t, size_t open) {
+  int depth = 0, commas = 0;
+  bool any = false;
+  for (size_t i = open; i < t.size(); ++i) {
+    char c = t[i];
+    if (c == '(') ++depth;
+    else if (c == ')') {
+      if (--depth == 0) return any ? commas + 1 : 0;
+    } else if (c == ',' && depth == 1) ++commas;
+    else if (depth >= 1 && !std::isspace(static_cast<unsigned char>(c))) any = true;
+  }
+  return any ? commas + 1 : 0;
+}
+
+std::string upper(std::string_view s) {
+  std::string u(s);
+  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+bool has(const std::string& u, const char* part) { return u.find(part) != std::string::npos; }
+
+// The identifier starting at `i`, or "".
+std::string_view word_at(std::string_view t, size_t i) {
+  size_t j = i;
+  while (j < t.size() && (std::isalnum(static_cast<unsigned char>(t[j])) || t[j] == '_')) ++j;
+  return t.substr(i, j - i);
+}
+
+bool declaration_word(std::string_view w) {
+  static const std::set<std::string_view> words = {
+      "void", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float",
+      "double", "half", "bool", "unsigned", "signed", "const", "inline", "static", "kernel",
+      "__kernel", "global", "__global", "local", "__local", "constant", "__constant", "private",
+      "__private", "struct", "typedef", "__attribute__"};
+  return words.count(w) > 0;
+}
+
+}  // namespace
+
+bool is_macro_style(std::string_view name) {
+  bool letter = false;
+  for (char c : name) {
+    if (std::islower(static_cast<unsigned char>(c))) return false;
+    letter |= std::isupper(static_cast<unsigned char>(c)) != 0;
+  }
+  return letter;
+}
+
+NameUse classify_use(std::string_view text, int64_t offset, std::string_view name, bool unknown_type,
+                     int* arity) {
+  if (offset < 0 || static_cast<size_t>(offset) >= text.size()) {
+    return unknown_type ? NameUse::kType : NameUse::kValue;
+  }
+  size_t end = static_cast<size_t>(offset) + name.size();
+  size_t next = skip_space_forward(text, end);
+  // "NAME void f(...)", "NAME __kernel ...": a qualifier macro.
+  if (next < text.size() && declaration_word(word_at(text, next))) return NameUse::kQualifier;
+  if (unknown_type) return NameUse::kType;
+  // A cast "(NAME) x" or "(NAME *) x".
+  size_t before_name = skip_space_back(text, static_cast<size_t>(offset));
+  if (before_name != std::string_view::npos && text[before_name] == '(' && next < text.size()) {
+    size_t close = next;
+    while (close < text.size() && text[close] == '*') close = skip_space_forward(text, close + 1);
+    if (close < text.size() && text[close] == ')') {
+      size_t after = skip_space_forward(text, close + 1);
+      if (after < text.size() && (std::isalnum(static_cast<unsigned char>(text[after])) ||
+                                  text[after] == '_' || text[after] == '(')) {
+        return NameUse::kType;
+      }
+    }
+  }
+  // "NAME x" or "NAME *x": a type in a declaration.
+  if (next < text.size() && (std::isalpha(static_cast<unsigned char>(text[next])) || text[next] == '_')) {
+    return NameUse::kType;
+  }
+  if (next < text.size() && text[next] == '(') {
+    if (arity) *arity = count_arguments(text, next);
+    return NameUse::kFunctionMacro;
+  }
+  size_t prev = skip_space_back(text, static_cast<size_t>(offset));
+  if (prev != std::string_view::npos && text[prev] == '[') {
+    // An array size is a declaration's bound: "type name[SIZE]".
+    size_t before = skip_space_back(text, prev);
+    if (before != std::string_view::npos &&
+        (std::isalnum(static_cast<unsigned char>(text[before])) || text[before] == '_' ||
+         text[before] == ']')) {
+      size_t close = text.find(']', end);
+      size_t semi = text.find_first_of(";=", end);
+      bool declaration = close != std::string_view::npos;
+      // Subscripts in expressions are values; declarations end in ';' or '=' soon after ']'.
+      if (declaration && semi != std::string_view::npos && semi > close) {
+        size_t after = skip_space_forward(text, close + 1);
+        if (after < text.size() && (text[after] == ';' || text[after] == '[' || text[after] == '=')) {
+          // Distinguish "float buf[N];" from "x = a[N];" by the token two back.
+          size_t ident_end = before + 1, ident_start = before;
+          while (ident_start > 0 && (std::isalnum(static_cast<unsigned char>(text[ident_start - 1])) ||
+                                     text[ident_start - 1] == '_')) {
+            --ident_start;
+          }
+          size_t type_end = skip_space_back(text, ident_start);
+          if (type_end != std::string_view::npos && ident_end > ident_start &&
+              (std::isalnum(static_cast<unsigned char>(text[type_end])) || text[type_end] == '_' ||
+               text[type_end] == '*')) {
+            return NameUse::kArraySize;
+          }
+        }
+      }
+    }
+  }
+  return NameUse::kValue;
+}
+
+std::string propose_definition(std::string_view name, NameUse use, int arity) {
+  const std::string n(name);
+  const std::string u = upper(n);
+  switch (use) {
+    case NameUse::kQualifier:
+      return "#define " + n + (has(u, "KERNEL") ? " __kernel" : "");
+    case NameUse::kType: {
+      // Integer aliases by width: u8/u16/u32/u64, i32, s64, uint32_t, ...
+      std::string l = n;
+      for (char& ch : l) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      bool uns = !l.empty() && l[0] == 'u';
+      bool sig = !l.empty() && (l[0] == 'i' || l[0] == 's');
+      if ((uns || sig) && (has(u, "64") || has(u, "32") || has(u, "16") || has(u, "8")) &&
+          l.find_first_not_of("uintsx0123468_t") == std::string::npos) {
+        const char* w = has(u, "64") ? "long" : has(u, "32") ? "int" : has(u, "16") ? "short" : "char";
+        return "#define " + n + " " + (uns ? "u" : "") + w;
+      }
+      const char* t = "float";
+      if (has(u, "DOUBLE")) t = "double";
+      else if (has(u, "UINT") || has(u, "UNSIGNED")) t = "uint";
+      else if (has(u, "INT") || has(u, "INDEX") || has(u, "IDX") || has(u, "SIZE")) t = "int";
+      else if (has(u, "HALF")) t = "half";
+      return "#define " + n + " " + t;
+    }
+    case NameUse::kArraySize:
+      return "#define " + n + " 64";
+    case NameUse::kValue: {
+      if (u == "M_PI" || has(u, "PI")) return "#define " + n + " 3.14159265358979323846f";
+      if (has(u, "EPS")) return "#define " + n + " 1e-6f";
+      return "#define " + n + " 64";
+    }
+    case NameUse::kFunctionMacro: {
+      std::string params, first = "0";
+      for (int i = 0; i < arity; ++i) {
+        std::string p(1, static_cast<char>('a' + i % 26));
+        params += (i ? ", " : "") + p;
+        if (i == 0) first = "(" + p + ")";
+      }
+      return "#define " + n + "(" + params + ") " + first;
+    }
+  }
+  return "";
+}
+
+bool definable(std::string_view name, NameUse use) {
+  switch (use) {
+    case NameUse::kType:
+    case NameUse::kQualifier:
+      return true;
+    case NameUse::kValue:
+    case NameUse::kArraySize:
+      return is_macro_style(name);
+    case NameUse::kFunctionMacro:
+      return false;
+  }
+  return false;
+}
+
+Expected<InferredNames> infer_missing_names(std::string_view text, const CompileOptions& options,
+                                            int max_rounds) {
+  CompileOptions o = options;
+  o.check_only = true;
+  o.keep_ir = false;
+  o.to_ptx = false;
+  o.error_limit = 50;
+  InferredNames out;
+  std::set<std::string> defined;
+  std::string first_error;
+  for (int round = 1; round <= max_rounds; ++round) {
+    const std::string full = out.prelude + std::string(text);
+    CompileResult r = compile(full, o);
+    out.rounds = round;
+    if (r.ok) return out;
+    if (first_error.empty()) first_error = "[" + r.category + "] " + r.reason;
+    // Every definable missing name of this round is defined at once: errors
+    // after the first may be the parser's reaction to an earlier missing
+    // type, and the next round tells.
+    // A name that cannot be defined may be a cascade of an earlier missing
+    // type (`T x, y;` can leave `y` undeclared): it fails the input only when
+    // the round finds nothing else to define.
+    size_t before = out.names.size();
+    std::string undefinable;
+    for (const CompileError& e : r.errors) {
+      bool type = e.category == category::kUnknownTypeName;
+      if ((!type && e.category != category::kUndeclaredIdentifier) || e.name.empty()) continue;
+      if (defined.count(e.name)) continue;  // its definition did not help: the next check fails
+      int arity = 0;
+      NameUse use = classify_use(full, e.offset, e.name, type, &arity);
+      if (!definable(e.name, use)) {
+        if (undefinable.empty()) {
+          undefinable = "'" + e.name + "' (used as " + name_use_name(use) + ") cannot be defined";
+        }
+        continue;
+      }
+      defined.insert(e.name);
+      out.names.push_back(e.name);
+      out.prelude += propose_definition(e.name, use, arity) + "\n";
+    }
+    if (out.names.size() == before) {
+      if (!undefinable.empty()) return parse_error("inferring missing names: " + undefinable + "; " + first_error);
+      return parse_error("inferring missing names: an error remains that no definition fixes: [" + r.category +
+                         "] " + r.reason);
+    }
+  }
+  return parse_error("inferring missing names: still failing after " + std::to_string(max_rounds) +
+                     " rounds; " + first_error);
+}
+
+}  // namespace clgen::preprocess

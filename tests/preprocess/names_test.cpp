@@ -1,0 +1,159 @@
+// Tests of per-file missing-name inference (corpus/preprocess/names.h) and
+// its use by rewrite() and rewrite_kernels(), and the OpenCL C 2.0 fallback.
+#include <gtest/gtest.h>
+
+#include "corpus/preprocess/names.h"
+#include "corpus/preprocess/preprocess.h"
+
+namespace clgen::preprocess {
+namespace {
+
+TEST(Definable, TypesAndQualifiersAnySpellingValuesOnlyMacroStyle) {
+  EXPECT_TRUE(definable("real_t", NameUse::kType));
+  EXPECT_TRUE(definable("KERNEL_FQ", NameUse::kQualifier));
+  EXPECT_TRUE(definable("WIDTH", NameUse::kValue));
+  EXPECT_TRUE(definable("TILE_2D", NameUse::kArraySize));
+  // A lower-case value is a variable the input forgot: `#define n 64` would change code.
+  EXPECT_FALSE(definable("n", NameUse::kValue));
+  EXPECT_FALSE(definable("Width", NameUse::kArraySize));
+  EXPECT_FALSE(definable("MUL", NameUse::kFunctionMacro));
+}
+
+TEST(ProposeDefinition, IntegerAliasesByWidthAndFloatOtherwise) {
+  EXPECT_EQ(propose_definition("u32", NameUse::kType, 0), "#define u32 uint");
+  EXPECT_EQ(propose_definition("s64", NameUse::kType, 0), "#define s64 long");
+  EXPECT_EQ(propose_definition("DATA_TYPE", NameUse::kType, 0), "#define DATA_TYPE float");
+  EXPECT_EQ(propose_definition("INDEX_T", NameUse::kType, 0), "#define INDEX_T int");
+  EXPECT_EQ(propose_definition("BLOCK", NameUse::kArraySize, 0), "#define BLOCK 64");
+  EXPECT_EQ(propose_definition("KERNEL_FQ", NameUse::kQualifier, 0), "#define KERNEL_FQ __kernel");
+}
+
+// A host-configured kernel: the element type and the tile size come from -D flags.
+constexpr const char* kHostConfigured =
+    "__kernel void scale(__global DATA_T* x, const int n) {\n"
+    "  __local DATA_T tile[TILE];\n"
+    "  int i = get_global_id(0);\n"
+    "  tile[get_local_id(0)] = x[i];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (i < n) x[i] = tile[get_local_id(0)] * FACTOR;\n"
+    "}\n";
+
+TEST(InferMissingNames, DefinesTypesAndConstantsUntilTheInputCompiles) {
+  ASSERT_FALSE(compile(kHostConfigured).ok);
+  auto names = infer_missing_names(kHostConfigured, CompileOptions{});
+  ASSERT_TRUE(names.ok()) << names.status().message();
+  EXPECT_EQ(names->names, (std::vector<std::string>{"DATA_T", "TILE", "FACTOR"}));
+  EXPECT_EQ(names->prelude, "#define DATA_T float\n#define TILE 64\n#define FACTOR 64\n");
+  EXPECT_TRUE(compile(names->prelude + kHostConfigured).ok);
+}
+
+TEST(InferMissingNames, RefusesALowerCaseVariableTheInputForgot) {
+  const char* text = "__kernel void f(__global float* x) { x[get_global_id(0)] = scale * 2.0f; }\n";
+  auto names = infer_missing_names(text, CompileOptions{});
+  ASSERT_FALSE(names.ok());
+  EXPECT_NE(names.status().message().find("'scale'"), std::string::npos) << names.status().message();
+}
+
+TEST(InferMissingNames, FailsWhenAnErrorOtherThanAMissingNameRemains) {
+  // WIDTH is definable, but the call of an undeclared function is not.
+  const char* text =
+      "__kernel void f(__global float* x) { x[get_global_id(0)] = helper(x[0]) + WIDTH; }\n";
+  auto names = infer_missing_names(text, CompileOptions{});
+  ASSERT_FALSE(names.ok());
+}
+
+TEST(RewriteKernels, RescuesAFileThroughInferredNamesAndRecordsThem) {
+  FileRewriteResult r = rewrite_kernels(kHostConfigured);
+  ASSERT_EQ(r.status, RewriteStatus::kOk) << r.category << " " << r.reason;
+  EXPECT_EQ(r.inferred, "#define DATA_T float\n#define TILE 64\n#define FACTOR 64\n");
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const RewriteResult& k = r.kernels[0];
+  ASSERT_EQ(k.status, RewriteStatus::kOk) << k.category << " " << k.reason;
+  EXPECT_EQ(k.inferred, r.inferred);
+  // The normalized text is expanded: it names none of the inferred macros and compiles alone.
+  for (const char* name : {"DATA_T", "TILE", "FACTOR"}) {
+    EXPECT_EQ(k.text.find(name), std::string::npos) << name << " in\n" << k.text;
+  }
+  EXPECT_NE(k.text.find("__local float c[64];"), std::string::npos) << k.text;
+  CompileOptions plain;
+  plain.shim = false;
+  plain.infer_names = false;
+  EXPECT_TRUE(compile(k.text, plain).ok);
+}
+
+TEST(RewriteKernels, WithoutInferenceTheFileIsRejectedForItsFirstMissingName) {
+  CompileOptions o;
+  o.infer_names = false;
+  FileRewriteResult r = rewrite_kernels(kHostConfigured, o);
+  EXPECT_EQ(r.status, RewriteStatus::kRejected);
+  EXPECT_EQ(r.category, category::kUnknownTypeName);
+  EXPECT_TRUE(r.inferred.empty());
+  EXPECT_NE(r.reason.find("DATA_T"), std::string::npos) << r.reason;
+}
+
+TEST(Rewrite, AFileThatCompilesInfersNothing) {
+  const char* text = "__kernel void f(__global float* x) { x[get_global_id(0)] *= 2.0f; }\n";
+  RewriteResult r = rewrite(text);
+  ASSERT_EQ(r.status, RewriteStatus::kOk) << r.reason;
+  EXPECT_TRUE(r.inferred.empty());
+}
+
+TEST(PreprocessorVersion, NamesWhetherMissingNamesAreInferred) {
+  CompileOptions with, without;
+  without.infer_names = false;
+  EXPECT_NE(preprocessor_version(with), preprocessor_version(without));
+  EXPECT_NE(preprocessor_version(with).find("-infer"), std::string::npos);
+}
+
+
+// The OpenCL C 2.0 fallback sits beside the inference: the two ways a rejected
+// input gets a second chance.
+
+constexpr const char* kOpenCl20 =
+    "__kernel void count(__global atomic_int* total, __global const int* x) {\n"
+    "  size_t i = get_global_linear_id();\n"
+    "  atomic_fetch_add_explicit(total, x[i], memory_order_relaxed);\n"
+    "}\n";
+
+TEST(OpenCl20Fallback, AKernelUsingOpenCl20AtomicsIsAcceptedAsOpenCl20) {
+  EXPECT_FALSE(compile(kOpenCl20).ok);  // not OpenCL C 1.2
+  CompileOptions cl20;
+  cl20.opencl20 = true;
+  EXPECT_TRUE(compile(kOpenCl20, cl20).ok);
+  FileRewriteResult r = rewrite_kernels(kOpenCl20);
+  ASSERT_EQ(r.status, RewriteStatus::kOk) << r.category << " " << r.reason;
+  EXPECT_TRUE(r.opencl20);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].status, RewriteStatus::kOk) << r.kernels[0].reason;
+  EXPECT_TRUE(r.kernels[0].opencl20);
+  // The normalized kernel compiles alone as OpenCL C 2.0.
+  EXPECT_TRUE(compile(r.kernels[0].text, cl20).ok) << r.kernels[0].text;
+}
+
+TEST(OpenCl20Fallback, OffKeepsTheOpenCl12Rejection) {
+  CompileOptions o;
+  o.opencl20_fallback = false;
+  FileRewriteResult r = rewrite_kernels(kOpenCl20, o);
+  EXPECT_EQ(r.status, RewriteStatus::kRejected);
+  EXPECT_FALSE(r.opencl20);
+  EXPECT_NE(preprocessor_version(o), preprocessor_version(CompileOptions{}));
+}
+
+TEST(OpenCl20Fallback, AnOpenCl12KernelStaysOpenCl12) {
+  RewriteResult r = rewrite("__kernel void f(__global float* x) { x[get_global_id(0)] *= 2.0f; }\n");
+  ASSERT_EQ(r.status, RewriteStatus::kOk) << r.reason;
+  EXPECT_FALSE(r.opencl20);
+}
+
+TEST(OpenCl20Fallback, HalfPrecisionArithmeticNeedsTheFallback) {
+  const char* text =
+      "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+      "__kernel void h(__global half* a) { size_t i = get_global_id(0); a[i] = a[i] * (half)2; }\n";
+  EXPECT_FALSE(compile(text).ok);
+  RewriteResult r = rewrite(text);
+  ASSERT_EQ(r.status, RewriteStatus::kOk) << r.category << " " << r.reason;
+  EXPECT_TRUE(r.opencl20);
+}
+
+}  // namespace
+}  // namespace clgen::preprocess
