@@ -31,6 +31,7 @@ struct DriveCliOptions {
   uint64_t memory_limit_mb = 0;
   std::string csv;
   uint64_t limit = 0;
+  uint64_t shuffle_seed = 0;
 };
 
 void print_table(const driver::DriveSummary& s) {
@@ -93,6 +94,7 @@ Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
   opts.worker_stderr = spdlog::should_log(spdlog::level::debug);
   opts.csv_path = o.csv;
   opts.limit = o.limit;
+  opts.shuffle_seed = o.shuffle_seed;
   opts.show_progress = spdlog::should_log(spdlog::level::info);
 
   ASSIGN_OR_RETURN(auto ws, Workspace::open(global.workspace));
@@ -136,6 +138,9 @@ void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& actio
       ->capture_default_str();
   cmd->add_option("--csv", o->csv, "Also write the runs as cldrive-style CSV");
   cmd->add_option("--limit", o->limit, "Drive at most this many sources (0: all)")
+      ->capture_default_str();
+  cmd->add_option("--shuffle", o->shuffle_seed,
+                  "Drive the sources in an order shuffled by this seed, so --limit takes a fair sample (0: stored order)")
       ->capture_default_str();
   cmd->final_callback([o, &global, &action] { action = [o, &global] { return run_drive(global, *o); }; });
 }

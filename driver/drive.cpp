@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <numeric>
+#include <random>
 
 #include "corpus/preprocess/newest_version.h"
 #include "driver/args.h"
@@ -127,6 +129,17 @@ Expected<std::vector<uint64_t>> parse_size_sweep(const std::string& text) {
   return out;
 }
 
+std::vector<size_t> pick_sources(size_t count, uint64_t limit, uint64_t shuffle_seed) {
+  std::vector<size_t> order(count);
+  std::iota(order.begin(), order.end(), size_t{0});
+  if (shuffle_seed != 0) {
+    std::mt19937_64 rng(shuffle_seed);
+    std::shuffle(order.begin(), order.end(), rng);
+  }
+  if (limit > 0 && order.size() > limit) order.resize(limit);
+  return order;
+}
+
 Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   DriveSummary summary;
   RETURN_IF_ERROR_CTX(ensure_driver_schema(db), "creating the runs table");
@@ -169,7 +182,13 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
                       sources, summary),
         "reading the preprocessed corpus");
   }
-  if (options.limit > 0 && sources.size() > options.limit) sources.resize(options.limit);
+  {
+    std::vector<Source> picked;
+    for (size_t i : pick_sources(sources.size(), options.limit, options.shuffle_seed)) {
+      picked.push_back(std::move(sources[i]));
+    }
+    sources = std::move(picked);
+  }
 
   std::string csv = csv_header();
   int instance = 0;

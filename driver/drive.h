@@ -31,6 +31,7 @@ struct DriveOptions {
   std::string build_options;
   uint64_t max_source_bytes = 1 << 20;  // larger sources are refused
   uint64_t limit = 0;                   // at most this many sources; 0 = all
+  uint64_t shuffle_seed = 0;  // 0 = sources in stored order; else a seeded shuffle before `limit` (a fair sample)
   // Worker isolation.
   std::string worker_binary;  // empty: $CLGEN_WORKER, else clgen-worker next to this executable
   double timeout_s = 60;         // wall clock per kernel × device × size
@@ -64,6 +65,11 @@ std::vector<std::vector<uint64_t>> local_size_sweep(const std::vector<uint64_t>&
 
 // Parses "2^7..2^22" or "128..4194304" into the powers of two in between.
 Expected<std::vector<uint64_t>> parse_size_sweep(const std::string& text);
+
+// The indices of `count` sources in the order they are driven, at most
+// `limit` of them (0 = all): the first ones, or with a non-zero
+// `shuffle_seed` a sample drawn without replacement by that seed.
+std::vector<size_t> pick_sources(size_t count, uint64_t limit, uint64_t shuffle_seed);
 
 Expected<DriveSummary> drive(Database& db, const DriveOptions& options);
 

@@ -46,7 +46,13 @@ SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int 
                      : "the model ended the kernel before its closing brace";
     return row;
   }
-  preprocess::RewriteResult r = preprocess::rewrite(raw.text);
+  // A sample is kept only as written: no inferred definitions for names it
+  // lacks, and OpenCL C 1.2 only (the corpus's second chances would accept
+  // kernels that no device compiles as sampled).
+  preprocess::CompileOptions strict;
+  strict.infer_names = false;
+  strict.opencl20_fallback = false;
+  preprocess::RewriteResult r = preprocess::rewrite(raw.text, strict);
   row.instruction_count = r.instruction_count;
   if (r.status == preprocess::RewriteStatus::kRejected) {
     row.status = sample_status::kRejected;

@@ -14,7 +14,8 @@
 #            variants (2x512 char, SentencePiece unigram 4000) for $SIZE_SECONDS each
 #   sample   bench/sampler.sh on each model: --args "float*,float*,float*,int" and
 #            free signatures, $SAMPLE_SECONDS each, $BATCH streams, temperature 0.8
-#   drive    the first $DRIVE_SAMPLES accepted samples of each workspace through the
+#   drive    $DRIVE_SAMPLES accepted samples of each workspace, a sample shuffled by
+#            seed $DRIVE_SHUFFLE (default 1; 0: the first ones), through the
 #            dynamic checker on the NVIDIA GPU
 #   export   per workspace, NAME-driven.jsonl: each driven sample (text,
 #            outcome, kernel runtime) and NAME-outcomes.tsv; features are computed
@@ -82,9 +83,9 @@ phase_sample() {
 phase_drive() {
   local n
   for n in default github; do
-    log "drive the first $DRIVE_SAMPLES accepted samples of $n on the GPU"
+    log "drive $DRIVE_SAMPLES accepted samples of $n (shuffle seed ${DRIVE_SHUFFLE:-1}) on the GPU"
     /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "gpu-work/$n" -q drive --samples --limit "$DRIVE_SAMPLES" \
-      --device gpu --gsize 4096 --timeout 3 > "$RESULTS/drive-$n.log" 2>&1
+      --device gpu --gsize 4096 --timeout 3 --shuffle "${DRIVE_SHUFFLE:-1}" > "$RESULTS/drive-$n.log" 2>&1
     tail -5 "$RESULTS/drive-$n.log"
   done
 }

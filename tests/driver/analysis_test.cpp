@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -302,6 +303,21 @@ TEST(Stats, MeanMedianAndConfidenceInterval) {
   EXPECT_NEAR(s.ci95, 20.54, 0.01);
   EXPECT_DOUBLE_EQ(summarize({5}).ci95, 0);
   EXPECT_DOUBLE_EQ(summarize({3, 1, 2}).median, 2);
+}
+
+TEST(PickSources, StoredOrderWithoutASeedAndASeededSampleWithOne) {
+  EXPECT_EQ(pick_sources(5, 3, 0), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(pick_sources(2, 0, 0), (std::vector<size_t>{0, 1}));
+  std::vector<size_t> a = pick_sources(1000, 300, 7);
+  ASSERT_EQ(a.size(), 300u);
+  EXPECT_EQ(a, pick_sources(1000, 300, 7));  // reproducible
+  EXPECT_NE(a, pick_sources(1000, 300, 8));
+  std::set<size_t> distinct(a.begin(), a.end());
+  EXPECT_EQ(distinct.size(), 300u);  // without replacement
+  // A fair sample reaches past the first 300 stored sources: the chance that
+  // all 300 of a random draw fall in the first 300 of 1,000 is nil.
+  EXPECT_GT(*std::max_element(a.begin(), a.end()), 299u);
+  EXPECT_GT(*distinct.rbegin(), 600u);
 }
 
 TEST(Sizes, ParsesSizesAndSweeps) {

@@ -102,6 +102,22 @@ TEST_F(PipelineTest, StoresEverySampleWithItsVerdict) {
   EXPECT_EQ(2, std::distance(fs::directory_iterator(o.out_dir), fs::directory_iterator()));
 }
 
+TEST_F(PipelineTest, KeepsOnlySamplesThatCompileAsWrittenInOpenCl12) {
+  // Each would pass the corpus preprocessor's second chances: WIDTH by
+  // missing-name inference, the OpenCL C 2.0 atomics by the 2.0 retry.
+  const std::string kUpperCaseConstant = "\n  int e = get_global_id(0);\n  c[e] = a[e] * WIDTH;\n}";
+  const std::string kOpenCl20 =
+      "\n  size_t e = get_global_linear_id();\n  c[e] = a[e] + b[e];\n  atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, "
+      "memory_order_relaxed, memory_scope_device);\n}";
+  ScriptedModel model(1, {kUpperCaseConstant, kOpenCl20, kAdd});
+  SampleOptions o = options();
+  o.max_samples = 3;
+  auto sum = run_sampling(model, *db_, o);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  EXPECT_EQ(1, count("status = 'accepted'"));
+  EXPECT_EQ(2, count("status = 'rejected' AND category = 'undeclared_identifier'"));
+}
+
 TEST_F(PipelineTest, StopsAfterNUniqueAcceptedKernelsAndDedupesAcrossRuns) {
   ScriptedModel model(2, {kAdd, kUndeclared, kAdd, kMul, kAdd});
   SampleOptions o = options();
