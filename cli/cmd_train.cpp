@@ -1,6 +1,8 @@
-// `clgen train [--config FILE] [--device cpu|cuda|auto] [--epochs N]`: trains
-// the LSTM language model on the workspace's preprocessed corpus, resuming
-// from the model's checkpoint, and prints a few samples at the end.
+// `clgen train [--config FILE] [--device cpu|cuda|auto] [--epochs N]
+// [--distributed [--timeout S]]`: trains the LSTM language model on the
+// workspace's preprocessed corpus, resuming from the model's checkpoint, and
+// prints a few samples at the end. With --distributed the process is one rank
+// of a data-parallel run launched by torchrun or srun (docs/MODEL.md).
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -10,6 +12,7 @@
 
 #include "cli/command.h"
 #include "model/config.h"
+#include "model/distributed_env.h"
 #include "model/language_model.h"
 #include "model/store.h"
 #include "model/trainer.h"
@@ -25,6 +28,8 @@ struct TrainCommandOptions {
   std::string config;           // TOML file; empty = model/config.h defaults (= configs/tiny.toml)
   std::string device = "auto";  // cpu | cuda | auto
   int epochs = 0;               // 0 = the config's training.epochs
+  bool distributed = false;     // one rank of a torchrun/srun world (rank from the environment)
+  int timeout = 600;            // seconds a rank waits for the others
 };
 
 // Samples `preview.samples` kernels from the seed "__kernel void A(".
@@ -66,6 +71,13 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   }
   if (opts.device != "cpu" && opts.device != "cuda" && opts.device != "auto")
     return usage_error("--device must be cpu, cuda or auto");
+  model::TrainOptions train;
+  if (opts.distributed) {
+    ASSIGN_OR_RETURN(train.distributed, model::distributed_env());
+    train.distributed_timeout_seconds = opts.timeout;
+    // One voice: the other ranks log warnings and errors only.
+    if (train.distributed->rank != 0) spdlog::set_level(spdlog::level::warn);
+  }
   ASSIGN_OR_RETURN(Workspace ws, Workspace::open(global.workspace));
   model::TrainingTexts set;
   {
@@ -78,7 +90,6 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
     std::printf("validation: %zu kernels of %zu held-out repositories: %s\n", set.held_out,
                 set.held_out_repositories.size(), fmt::format("{}", fmt::join(set.held_out_repositories, ", ")).c_str());
   const std::vector<std::string>& texts = set.texts;
-  model::TrainOptions train;
   train.held_out = set.held_out;
   train.device = opts.device;
   train.epochs = opts.epochs;
@@ -86,6 +97,9 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   // -q raises the log level to warnings; the progress line follows it.
   train.progress = spdlog::should_log(spdlog::level::info);
   ASSIGN_OR_RETURN(model::TrainResult r, model::train_model(ws, config, texts, train));
+  if (r.rank != 0)  // rank 0 reports the run
+    return r.completed ? ok_status()
+                       : cancelled(fmt::format("rank {}: training interrupted; rank 0 saved the checkpoint", r.rank));
   if (!r.completed)
     return cancelled(fmt::format("training of model {} interrupted after epoch {}; checkpoint in "
                                  "{}; run the same command again to resume",
@@ -93,6 +107,8 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   std::printf("model %s: %d epochs, %s vocabulary of %d tokens, %llu training tokens, device %s\n",
               r.model_id.c_str(), r.epochs_done, config.vocabulary.type.c_str(), r.vocab_size,
               static_cast<unsigned long long>(r.train_tokens), r.device.c_str());
+  if (r.world_size > 1 || !r.backend.empty())
+    std::printf("distributed: %d ranks over %s\n", r.world_size, r.backend.c_str());
   if (!r.epochs.empty()) {
     const auto& last = r.epochs.back();
     if (last.valid_loss)
@@ -120,6 +136,15 @@ void add_train_command(CLI::App& app, const GlobalOptions& global, Action& actio
       ->capture_default_str();
   cmd->add_option("--epochs", opts->epochs, "Train until this many epochs (default: the config's)")
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--distributed", opts->distributed,
+                "Be one rank of a data-parallel run: rank and world from RANK/WORLD_SIZE/"
+                "MASTER_ADDR/MASTER_PORT/LOCAL_RANK (torchrun) or SLURM_PROCID/SLURM_NTASKS (srun); "
+                "training.batch_size is the global batch");
+  cmd->add_option("--timeout", opts->timeout,
+                  "With --distributed: seconds a rank waits for the others to join and in each "
+                  "collective before it fails")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->final_callback(
       [opts, &global, &action] { action = [opts, &global] { return run_train(global, *opts); }; });
 }

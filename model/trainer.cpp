@@ -1,6 +1,9 @@
 // The training loop. Batches follow the "B parallel streams" layout: the
 // token file is cut into B equal streams and batch k holds positions
 // [k*T, k*T+T] of every stream, so the LSTM state carries across batches.
+// In a distributed run each rank steps its own block of the B streams
+// (model/data_parallel.h) and the ranks sum their gradients before every
+// optimizer step, so all ranks hold the same weights throughout.
 #include "model/trainer.h"
 
 #include <algorithm>
@@ -9,8 +12,11 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "model/collectives.h"
+#include "model/data_parallel.h"
 #include "model/encoded_corpus.h"
 #include "model/network.h"
 #include "model/vocabulary.h"
@@ -30,16 +36,18 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kLossReadEvery = 16;
 
-// The batchified view of one token file.
+// The batchified view of one token file, and the streams this rank reads.
 struct Streams {
   const TokenFile* file = nullptr;
   int64_t count = 0;    // B
   int64_t length = 0;   // tokens per stream
   int64_t steps = 0;    // T
   int64_t batches = 0;  // per pass
+  Shard shard;          // this rank's streams; all B in a single process
 
   // `max_tokens` > 0 uses only the file's first max_tokens tokens.
-  static Streams make(const TokenFile& f, int64_t batch, int64_t seq, int64_t max_tokens) {
+  static Streams make(const TokenFile& f, int64_t batch, int64_t seq, int64_t max_tokens,
+                      int rank = 0, int world = 1) {
     Streams s;
     s.file = &f;
     int64_t n = int64_t(f.size());
@@ -49,18 +57,19 @@ struct Streams {
     s.length = n / s.count;
     s.steps = std::max<int64_t>(1, std::min<int64_t>(seq, s.length - 1));
     s.batches = s.length >= 2 ? (s.length - 1 + s.steps - 1) / s.steps : 0;
+    s.shard = shard_streams(s.count, rank, world);
     return s;
   }
 
-  // Input and target [len, B] of batch `k`, on `device`.
+  // Input and target [len, shard.count] of batch `k` (this rank's streams), on `device`.
   std::pair<torch::Tensor, torch::Tensor> batch(int64_t k, torch::Device device) const {
     int64_t start = k * steps;
     int64_t len = std::min(steps, length - 1 - start);
-    auto x = torch::empty({len + 1, count}, torch::kInt64);
+    auto x = torch::empty({len + 1, shard.count}, torch::kInt64);
     auto acc = x.accessor<int64_t, 2>();
     const Token* data = file->data();
-    for (int64_t b = 0; b < count; ++b) {
-      const Token* row = data + b * length + start;
+    for (int64_t b = 0; b < shard.count; ++b) {
+      const Token* row = data + (shard.first + b) * length + start;
       for (int64_t t = 0; t <= len; ++t) acc[t][b] = row[t];
     }
     x = x.to(device);
@@ -77,8 +86,11 @@ uint64_t mix(uint64_t x) {
 
 // Dropout draws from the global generator; reseeding it per batch from the
 // position makes a resumed run draw exactly what an uninterrupted one would.
-void seed_for(uint64_t seed, int64_t epoch, int64_t batch) {
-  torch::manual_seed(mix(seed ^ mix(uint64_t(epoch) * 1000003ULL + uint64_t(batch))));
+// Ranks other than 0 draw their own masks (rank 0 draws a single process's).
+void seed_for(uint64_t seed, int64_t epoch, int64_t batch, int rank) {
+  uint64_t s = mix(seed ^ mix(uint64_t(epoch) * 1000003ULL + uint64_t(batch)));
+  if (rank > 0) s = mix(s ^ mix(uint64_t(rank)));
+  torch::manual_seed(s);
 }
 
 void set_learning_rate(torch::optim::Optimizer& opt, double lr) {
@@ -88,14 +100,16 @@ void set_learning_rate(torch::optim::Optimizer& opt, double lr) {
   }
 }
 
-// Mean per-token loss over a whole token file, without dropout.
-std::optional<double> evaluate(LstmNetwork& net, const TokenFile& file, int64_t batch, int64_t seq,
-                               int64_t max_tokens, torch::Device device) {
-  Streams s = Streams::make(file, batch, seq, max_tokens);
-  if (s.batches == 0) return std::nullopt;
+// Summed per-token loss and token count over this rank's streams of a whole
+// token file, without dropout.
+std::pair<double, int64_t> evaluate(LstmNetwork& net, const TokenFile& file, int64_t batch,
+                                    int64_t seq, int64_t max_tokens, torch::Device device,
+                                    int rank, int world) {
+  Streams s = Streams::make(file, batch, seq, max_tokens, rank, world);
+  if (s.batches == 0 || s.shard.count == 0) return {0.0, 0};
   torch::NoGradGuard no_grad;
   net->eval();
-  LstmState state = net->zero_state(s.count, device);
+  LstmState state = net->zero_state(s.shard.count, device);
   double sum = 0;
   int64_t n = 0;
   for (int64_t k = 0; k < s.batches; ++k) {
@@ -109,7 +123,7 @@ std::optional<double> evaluate(LstmNetwork& net, const TokenFile& file, int64_t 
     n += y.numel();
   }
   net->train();
-  return sum / double(n);
+  return {sum, n};
 }
 
 // Vocabularies live in <workspace>/vocabularies/<key>, shared by every model
@@ -148,6 +162,108 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(LstmNetwork& net, const 
                                               torch::optim::AdamOptions(t.learning_rate));
 }
 
+// The run's records in the workspace: its training_runs row, epoch metrics,
+// checkpoint file and rows, and models/latest. Rank 0 alone keeps them. A run
+// left without finish() (an error return or an exception) is marked failed.
+class RunRecords {
+ public:
+  RunRecords(const Workspace& ws, Database db, int64_t run_id, std::string model_id,
+             std::string checkpoint, const TrainingPosition& pos)
+      : ws_(ws), db_(std::move(db)), run_id_(run_id), model_id_(std::move(model_id)),
+        checkpoint_(std::move(checkpoint)), pos_(pos) {}
+  RunRecords(const RunRecords&) = delete;
+  RunRecords& operator=(const RunRecords&) = delete;
+  ~RunRecords() {
+    if (!finished_) (void)finish_training_run(db_, run_id_, "failed", int(pos_.epoch));
+  }
+
+  // Writes the checkpoint of `pos` (atomically) and records it.
+  Status save(LstmNetwork& net, torch::optim::Optimizer* optimizer, const std::string& reason) {
+    RETURN_IF_ERROR(save_checkpoint(checkpoint_, net, optimizer, pos_));
+    RETURN_IF_ERROR(record_checkpoint(db_, model_id_, run_id_, int(pos_.epoch), int(pos_.batch),
+                                      checkpoint_, reason));
+    return mark_latest();
+  }
+  Status epoch(const EpochRecord& rec) { return record_epoch(db_, model_id_, run_id_, rec); }
+  // Ends the run with `status` ("completed" | "interrupted").
+  Status finish(const std::string& status) {
+    RETURN_IF_ERROR(finish_training_run(db_, run_id_, status, int(pos_.epoch)));
+    finished_ = true;
+    return status == "completed" ? mark_latest() : ok_status();
+  }
+
+ private:
+  Status mark_latest() {
+    return write_file_atomic((fs::path(ws_.root()) / "models" / "latest").string(), model_id_ + "\n");
+  }
+  const Workspace& ws_;
+  Database db_;
+  int64_t run_id_;
+  std::string model_id_, checkpoint_;
+  const TrainingPosition& pos_;
+  bool finished_ = false;
+};
+
+// The vocabulary and encoded corpus of a model, built once in the workspace.
+struct TrainingData {
+  std::string corpus_sha;
+  std::unique_ptr<Vocabulary> vocab;
+  EncodedCorpus corpus;
+};
+
+Expected<TrainingData> training_data(const Workspace& ws, const ModelConfig& config,
+                                     const std::vector<std::string>& texts, size_t held_out) {
+  TrainingData d;
+  d.corpus_sha = corpus_hash(texts);
+  ASSIGN_OR_RETURN(d.vocab, vocabulary_for(ws, config, texts, d.corpus_sha));
+  ASSIGN_OR_RETURN(std::string encoded_root, ws.subdir("encoded"));
+  ASSIGN_OR_RETURN(d.corpus, encode_corpus(texts, *d.vocab, config.training.seed,
+                                           config.training.validation_fraction, encoded_root,
+                                           held_out));
+  return d;
+}
+
+// Where the sampler finds the model: the vocabulary and network shape.
+Status write_model_json(const std::string& model_dir, const std::string& model_id,
+                        const ModelConfig& config, const TrainingData& d) {
+  nlohmann::json meta = {
+      {"model_id", model_id},
+      {"vocabulary", "vocabularies/" + vocabulary_key(config.vocabulary, d.corpus_sha)},
+      {"vocab_size", d.vocab->size()},
+      {"embedding_size", config.network.embedding_size},
+      {"hidden_size", config.network.hidden_size},
+      {"layers", config.network.layers},
+      {"dropout", config.network.dropout},
+      {"config", canonical_config(config)},
+      {"corpus_sha256", d.corpus_sha},
+      {"encoded", "encoded/" + d.corpus.key},
+      {"checkpoint", "checkpoint.pt"}};
+  return write_file_atomic((fs::path(model_dir) / "model.json").string(), meta.dump(1) + "\n");
+}
+
+// Checks that every rank starts from the same place: vocabulary, corpus and
+// checkpoint position (ranks on hosts that do not share the workspace would not).
+Status check_ranks_agree(Collectives& group, torch::Device device,
+                         const std::vector<double>& mine) {
+  const size_t n = mine.size();
+  std::vector<double> slots(n * size_t(group.size()), 0.0);
+  std::copy(mine.begin(), mine.end(), slots.begin() + std::ptrdiff_t(n * size_t(group.rank())));
+  ASSIGN_OR_RETURN(auto all, all_reduce_doubles(group, slots, device));
+  auto of = [&](int r) {
+    return fmt::format("{}", fmt::join(all.begin() + std::ptrdiff_t(size_t(r) * n),
+                                       all.begin() + std::ptrdiff_t(size_t(r + 1) * n), ", "));
+  };
+  for (int r = 1; r < group.size(); ++r)
+    for (size_t i = 0; i < n; ++i)
+      if (all[size_t(r) * n + i] != all[i])
+        return invalid_argument(fmt::format(
+            "rank {} starts from another vocabulary, corpus or checkpoint than rank 0 ({} against "
+            "{}: vocabulary size, training tokens, resumed, epoch, batch); every rank must see "
+            "the same workspace (a shared file system)",
+            r, of(r), of(0)));
+  return ok_status();
+}
+
 }  // namespace
 
 std::string model_directory(const Workspace& workspace, const std::string& model_id) {
@@ -161,128 +277,178 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
   if (texts.empty()) return invalid_argument("the training corpus is empty");
   const TrainingConfig& tc = config.training;
   const int epochs = options.epochs > 0 ? options.epochs : tc.epochs;
-  ASSIGN_OR_RETURN(torch::Device device, resolve_device(options.device));
 
+  // The world: this process alone, or one rank of a c10d group.
   TrainResult result;
-  std::string corpus_sha = corpus_hash(texts);
-  result.model_id = model_id(config, corpus_sha);
+  std::unique_ptr<Collectives> group;
+  torch::Device device(torch::kCPU);
+  if (options.distributed) {
+    const DistributedEnv& env = *options.distributed;
+    ASSIGN_OR_RETURN(device, rank_device(options.device, env.local_rank));
+    result.backend = device.is_cuda() && have_nccl() ? "nccl" : "gloo";
+    auto joined = connect_collectives(env, result.backend,
+                                      std::chrono::seconds(options.distributed_timeout_seconds));
+    if (!joined.ok())
+      return joined.status().with_context(fmt::format(
+          "distributed training: rank {} of {} joining at {}:{} (waiting up to {} s for every "
+          "rank; --timeout)",
+          env.rank, env.world_size, env.master_addr, env.master_port,
+          options.distributed_timeout_seconds));
+    group = std::move(*joined);
+    result.rank = group->rank();
+    result.world_size = group->size();
+  } else {
+    ASSIGN_OR_RETURN(device, resolve_device(options.device));
+  }
+  const int rank = result.rank, world = result.world_size;
+  const bool leader = rank == 0;
+  auto lost = [&](const Status& st) {
+    return st.with_context(fmt::format("distributed training: rank {} of {}", rank, world));
+  };
+
+  result.model_id = model_id(config, corpus_hash(texts));
   result.model_dir = model_directory(ws, result.model_id);
   result.device = device.str();
   std::error_code ec;
   fs::create_directories(result.model_dir, ec);
   if (ec) return io_error("creating " + result.model_dir + ": " + ec.message());
 
-  ASSIGN_OR_RETURN(auto vocab, vocabulary_for(ws, config, texts, corpus_sha));
-  result.vocab_size = vocab->size();
-  ASSIGN_OR_RETURN(std::string encoded_root, ws.subdir("encoded"));
-  ASSIGN_OR_RETURN(EncodedCorpus corpus, encode_corpus(texts, *vocab, tc.seed,
-                                                       tc.validation_fraction, encoded_root,
-                                                       options.held_out));
-  ASSIGN_OR_RETURN(TokenFile train_file, TokenFile::open(corpus.train_path));
-  ASSIGN_OR_RETURN(TokenFile valid_file, TokenFile::open(corpus.valid_path));
-  result.train_tokens = corpus.train_tokens;
-  result.valid_tokens = corpus.valid_tokens;
-  Streams streams = Streams::make(train_file, tc.batch_size, tc.sequence_length, tc.max_tokens);
+  // Rank 0 builds the vocabulary and encoded corpus; the others then find them.
+  TrainingData data;
+  if (leader) {
+    ASSIGN_OR_RETURN(data, training_data(ws, config, texts, options.held_out));
+    RETURN_IF_ERROR(write_model_json(result.model_dir, result.model_id, config, data));
+  }
+  if (group) {
+    if (Status st = barrier(*group, device); !st.ok()) return lost(st);
+    if (!leader) {
+      ASSIGN_OR_RETURN(data, training_data(ws, config, texts, options.held_out));
+    }
+  }
+  const Vocabulary& vocab = *data.vocab;
+  result.vocab_size = vocab.size();
+  ASSIGN_OR_RETURN(TokenFile train_file, TokenFile::open(data.corpus.train_path));
+  ASSIGN_OR_RETURN(TokenFile valid_file, TokenFile::open(data.corpus.valid_path));
+  result.train_tokens = data.corpus.train_tokens;
+  result.valid_tokens = data.corpus.valid_tokens;
+  Streams streams =
+      Streams::make(train_file, tc.batch_size, tc.sequence_length, tc.max_tokens, rank, world);
   if (streams.batches == 0)
     return invalid_argument(fmt::format("the training corpus has only {} tokens", train_file.size()));
-
-  // Where the sampler finds the model: the vocabulary and network shape.
-  nlohmann::json meta = {
-      {"model_id", result.model_id},
-      {"vocabulary", "vocabularies/" + vocabulary_key(config.vocabulary, corpus_sha)},
-      {"vocab_size", vocab->size()},
-      {"embedding_size", config.network.embedding_size},
-      {"hidden_size", config.network.hidden_size},
-      {"layers", config.network.layers},
-      {"dropout", config.network.dropout},
-      {"config", canonical_config(config)},
-      {"corpus_sha256", corpus_sha},
-      {"encoded", "encoded/" + corpus.key},
-      {"checkpoint", "checkpoint.pt"}};
-  RETURN_IF_ERROR(write_file_atomic((fs::path(result.model_dir) / "model.json").string(),
-                                    meta.dump(1) + "\n"));
+  if (streams.count < world)
+    return invalid_argument(fmt::format(
+        "the training corpus makes {} batch streams (training.batch_size {}), fewer than the {} "
+        "ranks: each rank needs one",
+        streams.count, tc.batch_size, world));
+  const Shard& shard = streams.shard;
 
   try {
     torch::manual_seed(tc.seed);
-    LstmNetwork net(vocab->size(), config.network);
+    LstmNetwork net(vocab.size(), config.network);
     net->to(device);
     auto optimizer = make_optimizer(net, tc);
+    const std::vector<torch::Tensor> params = net->parameters();
     std::string checkpoint = (fs::path(result.model_dir) / "checkpoint.pt").string();
     TrainingPosition pos;
     if (fs::exists(checkpoint, ec)) {
       ASSIGN_OR_RETURN(pos, load_checkpoint(checkpoint, net, optimizer.get(), device));
       result.resumed = true;
     }
+    if (pos.h.defined() && pos.h.size(1) != streams.count)
+      return parse_error(fmt::format("checkpoint {}: its hidden state has {} streams, the batch {}",
+                                     checkpoint, pos.h.size(1), streams.count));
+    if (group) {
+      Status agree = check_ranks_agree(
+          *group, device,
+          {double(vocab.size()), double(data.corpus.train_tokens), double(result.resumed),
+           double(pos.epoch), double(pos.batch)});
+      if (!agree.ok()) return lost(agree);
+      if (Status st = broadcast_parameters(*group, params); !st.ok()) return lost(st);
+    }
 
-    ASSIGN_OR_RETURN(Database db, ws.open_database());
-    RETURN_IF_ERROR(ensure_model_schema(db));
-    ASSIGN_OR_RETURN(int64_t run_id,
-                     begin_training_run(db, result.model_id,
-                                        options.config_text.empty() ? canonical_config(config)
-                                                                    : options.config_text,
-                                        corpus_sha, vocab->type(), vocab->size(), result.device,
-                                        int(pos.epoch)));
-    // Marks the run failed on any early error return (or exception).
-    struct FailedRunGuard {
-      Database& db;
-      int64_t id;
-      const TrainingPosition& pos;
-      bool finished = false;
-      ~FailedRunGuard() {
-        if (!finished) (void)finish_training_run(db, id, "failed", int(pos.epoch));
-      }
-    } guard{db, run_id, pos};
+    std::optional<RunRecords> records;
+    if (leader) {
+      ASSIGN_OR_RETURN(Database db, ws.open_database());
+      RETURN_IF_ERROR(ensure_model_schema(db));
+      std::string device_text = group ? fmt::format("{} x{} ({})", result.device, world, result.backend)
+                                      : result.device;
+      ASSIGN_OR_RETURN(int64_t run_id,
+                       begin_training_run(db, result.model_id,
+                                          options.config_text.empty() ? canonical_config(config)
+                                                                      : options.config_text,
+                                          data.corpus_sha, vocab.type(), vocab.size(),
+                                          device_text, int(pos.epoch)));
+      records.emplace(ws, std::move(db), run_id, result.model_id, checkpoint, pos);
+    }
     spdlog::info("model {}: {} vocabulary of {} tokens; {} training / {} validation tokens; {}",
-                 result.model_id, vocab->type(), vocab->size(), corpus.train_tokens,
-                 corpus.valid_tokens, result.device);
+                 result.model_id, vocab.type(), vocab.size(), data.corpus.train_tokens,
+                 data.corpus.valid_tokens, result.device);
+    if (group)
+      spdlog::info("rank {} of {} ({}): batch streams {}..{} of {}", rank, world, result.backend,
+                   shard.first, shard.first + shard.count - 1, streams.count);
     if (result.resumed)
       spdlog::info("resuming from {} at epoch {}, batch {}", checkpoint, pos.epoch + 1, pos.batch);
 
-    auto save = [&](const std::string& reason) -> Status {
-      RETURN_IF_ERROR(save_checkpoint(checkpoint, net, optimizer.get(), pos));
-      RETURN_IF_ERROR(record_checkpoint(db, result.model_id, run_id, int(pos.epoch),
-                                        int(pos.batch), checkpoint, reason));
-      return write_file_atomic((fs::path(ws.root()) / "models" / "latest").string(),
-                               result.model_id + "\n");
-    };
+    // This rank's share of every batch: its mean loss is weighted by it, so
+    // the gradients summed over ranks are those of the mean over the batch.
+    const double share = double(shard.count) / double(streams.count);
+    // In a distributed run the ranks stop together: the interrupt flags ride
+    // with the gradients, and are read every batch on CPUs but only every
+    // kLossReadEvery batches on GPUs (reading waits for the device).
+    const int64_t stop_every = group && device.is_cuda() ? kLossReadEvery : 1;
+    const auto float_opts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
 
     net->train();
     while (pos.epoch < epochs) {
       double lr = learning_rate_at(tc, int(pos.epoch));
       set_learning_rate(*optimizer, lr);
-      LstmState state = pos.h.defined() ? LstmState{pos.h, pos.c}
-                                        : net->zero_state(streams.count, device);
+      LstmState state =
+          pos.h.defined()
+              ? LstmState{pos.h.narrow(1, shard.first, shard.count).contiguous(),
+                          pos.c.narrow(1, shard.first, shard.count).contiguous()}
+              : net->zero_state(shard.count, device);
       auto epoch_start = Clock::now();
       uint64_t epoch_tokens = 0;
       torch::Tensor loss_acc =
           torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device));
       std::optional<Progress> progress;
-      if (options.progress)
+      if (options.progress && leader)
         progress.emplace(fmt::format("epoch {}/{}", pos.epoch + 1, epochs),
                          uint64_t(streams.batches - pos.batch));
       for (; pos.batch < streams.batches; ++pos.batch) {
-        seed_for(tc.seed, pos.epoch, pos.batch);
+        seed_for(tc.seed, pos.epoch, pos.batch, rank);
         auto [x, y] = streams.batch(pos.batch, device);
         // Truncated BPTT: the state carries over, its gradient history does not.
         state = {std::get<0>(state).detach(), std::get<1>(state).detach()};
         auto [logits, next] = net->forward(x, state);
         state = next;
-        auto loss = torch::nn::functional::cross_entropy(logits.reshape({-1, vocab->size()}),
+        auto loss = torch::nn::functional::cross_entropy(logits.reshape({-1, vocab.size()}),
                                                          y.reshape({-1}));
         optimizer->zero_grad();
-        loss.backward();
+        (share == 1.0 ? loss : loss * share).backward();
+        // The batch's loss summed over its tokens, and its tokens, on all ranks.
+        torch::Tensor batch_loss = loss.detach().to(torch::kFloat64) * double(y.numel());
+        int64_t batch_tokens = y.numel();
+        torch::Tensor extras;  // [loss sum, ranks interrupted], summed over ranks
+        if (group) {
+          extras = torch::cat({loss.detach().reshape({1}) * float(y.numel()),
+                               torch::full({1}, interrupted() ? 1.0f : 0.0f, float_opts)});
+          if (Status st = all_reduce_gradients(*group, params, extras); !st.ok()) return lost(st);
+          batch_loss = extras[0].to(torch::kFloat64);
+          batch_tokens = y.size(0) * streams.count;
+        }
         if (tc.gradient_clip > 0)
           torch::nn::utils::clip_grad_norm_(net->parameters(), tc.gradient_clip);
         optimizer->step();
         // The loss stays on the device and is read back only every
         // kLossReadEvery batches (and at interrupts and epoch ends), so the
         // host does not wait for the GPU after every step.
-        loss_acc += loss.detach().to(torch::kFloat64) * double(y.numel());
-        pos.loss_tokens += y.numel();
-        epoch_tokens += uint64_t(y.numel());
+        loss_acc += batch_loss;
+        pos.loss_tokens += batch_tokens;
+        epoch_tokens += uint64_t(batch_tokens);
         bool last = pos.batch + 1 == streams.batches;
         if (last || (pos.batch + 1) % kLossReadEvery == 0) {
-          double l = loss.item<double>();
+          double l = group ? batch_loss.item<double>() / double(batch_tokens) : loss.item<double>();
           pos.loss_sum += loss_acc.item<double>();
           loss_acc.zero_();
           if (!std::isfinite(l))
@@ -296,15 +462,28 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
         }
         if (progress) progress->advance();
         if (options.after_batch) options.after_batch(int(pos.epoch), int(pos.batch));
-        if (interrupted()) {
+        bool stop = group ? (last || (pos.batch + 1) % stop_every == 0) && extras[1].item<float>() > 0
+                          : interrupted();
+        if (stop) {
           pos.loss_sum += loss_acc.item<double>();
           ++pos.batch;
-          pos.h = std::get<0>(state).detach();
-          pos.c = std::get<1>(state).detach();
+          LstmState full = {std::get<0>(state).detach(), std::get<1>(state).detach()};
+          if (group) {
+            auto gathered = gather_state(*group, full, shard);
+            if (!gathered.ok()) return lost(gathered.status());
+            full = *gathered;
+          }
+          pos.h = std::get<0>(full);
+          pos.c = std::get<1>(full);
           if (progress) progress->finish();
-          RETURN_IF_ERROR(save("interrupt"));
-          RETURN_IF_ERROR(finish_training_run(db, run_id, "interrupted", int(pos.epoch)));
-          guard.finished = true;
+          if (records) {
+            RETURN_IF_ERROR(records->save(net, optimizer.get(), "interrupt"));
+            RETURN_IF_ERROR(records->finish("interrupted"));
+          }
+          // No rank leaves before rank 0 has written the checkpoint: a
+          // launcher that sees one rank exit may stop the others.
+          if (group)
+            if (Status st = barrier(*group, device); !st.ok()) return lost(st);
           spdlog::info("interrupted: checkpoint saved at epoch {}, batch {}; run again to resume",
                        pos.epoch + 1, pos.batch);
           result.epochs_done = int(pos.epoch);
@@ -319,12 +498,21 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
       rec.learning_rate = lr;
       rec.tokens = epoch_tokens;
       rec.seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-      rec.valid_loss =
-          evaluate(net, valid_file, tc.batch_size, tc.sequence_length, tc.max_tokens, device);
+      auto [valid_sum, valid_n] = evaluate(net, valid_file, tc.batch_size, tc.sequence_length,
+                                           tc.max_tokens, device, rank, world);
+      if (group) {
+        auto total = all_reduce_doubles(*group, {valid_sum, double(valid_n)}, device);
+        if (!total.ok()) return lost(total.status());
+        valid_sum = (*total)[0];
+        valid_n = int64_t((*total)[1]);
+      }
+      if (valid_n > 0) rec.valid_loss = valid_sum / double(valid_n);
       pos = TrainingPosition{};
       pos.epoch = rec.epoch;
-      RETURN_IF_ERROR(record_epoch(db, result.model_id, run_id, rec));
-      RETURN_IF_ERROR(save("epoch"));
+      if (records) {
+        RETURN_IF_ERROR(records->epoch(rec));
+        RETURN_IF_ERROR(records->save(net, optimizer.get(), "epoch"));
+      }
       result.epochs.push_back(rec);
       if (rec.valid_loss)
         spdlog::info("epoch {}/{}: train loss {:.4f}, validation loss {:.4f} (perplexity {:.3f}), "
@@ -337,10 +525,12 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
     }
     result.epochs_done = int(pos.epoch);
     result.completed = true;
-    RETURN_IF_ERROR(finish_training_run(db, run_id, "completed", int(pos.epoch)));
-    guard.finished = true;
-    RETURN_IF_ERROR(write_file_atomic((fs::path(ws.root()) / "models" / "latest").string(),
-                                      result.model_id + "\n"));
+    if (records) RETURN_IF_ERROR(records->finish("completed"));
+    if (group)
+      if (Status st = barrier(*group, device); !st.ok()) return lost(st);
+  } catch (const c10::Error& e) {
+    return internal_error(fmt::format("training model {}: {}", result.model_id,
+                                      e.what_without_backtrace()));
   } catch (const std::exception& e) {
     return internal_error(fmt::format("training model {}: {}", result.model_id, e.what()));
   }

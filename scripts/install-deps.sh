@@ -8,8 +8,9 @@ packages=(
   cmake ninja-build ccache g++ pkg-config git
   # LLVM/Clang 15: the version Debian's PoCL links, so one LLVM serves the process.
   llvm-15-dev libclang-15-dev clang-15 clang-format-15 libclc-15-dev libclc-15
-  # Model
-  libtorch-dev libsentencepiece-dev
+  # Model; libgloo-dev: the gloo headers c10d's ProcessGroupGloo.hpp includes
+  # (distributed training on CPUs; libtorch links libgloo0 already)
+  libtorch-dev libsentencepiece-dev libgloo-dev
   # An optimized BLAS for LibTorch on CPU (training with the reference libblas was several times slower)
   libopenblas0-openmp
   # bench/model_train_baseline.py on CPU: the same LibTorch 1.13 through Python
