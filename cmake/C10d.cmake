@@ -15,11 +15,21 @@ function(clgen_c10d_probe result source)
   endif()
   message(STATUS "Compiling ${source} against LibTorch (once, ~30 s)")
   set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+  # Include paths and flags are passed as values, not as the imported
+  # `torch` target: that target's link interface names targets of Torch's
+  # own dependencies (protobuf::libprotobuf in PyTorch's wheel), which the
+  # probe project does not define, and CMake then fails the whole configure
+  # instead of the probe.
+  get_target_property(_fmt_inc fmt::fmt INTERFACE_INCLUDE_DIRECTORIES)
+  if(NOT _fmt_inc)
+    set(_fmt_inc "")
+  endif()
+  set(_cuda_inc ${CUDAToolkit_INCLUDE_DIRS} ${CUDA_INCLUDE_DIRS})
+  separate_arguments(_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
   try_compile(_ok ${CMAKE_BINARY_DIR}/c10d-probe/${result}
     SOURCES ${PROJECT_SOURCE_DIR}/${source}
-    CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR};${P_INCLUDES}"
-    COMPILE_DEFINITIONS ${P_DEFINITIONS}
-    LINK_LIBRARIES torch fmt::fmt
+    CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR};${TORCH_INCLUDE_DIRS};${_cuda_inc};${_fmt_inc};${P_INCLUDES}"
+    COMPILE_DEFINITIONS ${P_DEFINITIONS} ${_torch_flags}
     CXX_STANDARD 17
     OUTPUT_VARIABLE _log)
   if(NOT _ok)
