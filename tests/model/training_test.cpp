@@ -33,6 +33,15 @@ ModelConfig small_config() {
   return c;
 }
 
+// A network small enough to build and run in milliseconds.
+NetworkConfig tiny_network() {
+  NetworkConfig nc;
+  nc.embedding_size = 8;
+  nc.hidden_size = 16;
+  nc.layers = 2;
+  return nc;
+}
+
 TrainOptions quiet_cpu() {
   TrainOptions o;
   o.device = "cpu";
@@ -66,10 +75,7 @@ TEST(Training, OverfitsATinyCorpus) {
 
 TEST(Checkpoint, SaveThenLoadGivesIdenticalLogits) {
   TempDir dir;
-  NetworkConfig nc;
-  nc.embedding_size = 8;
-  nc.hidden_size = 16;
-  nc.layers = 2;
+  NetworkConfig nc = tiny_network();
   torch::manual_seed(1);
   LstmNetwork a(20, nc);
   torch::manual_seed(2);
@@ -226,10 +232,7 @@ TEST(LanguageModelApi, FeedsStepsSamplesAndRefillsStreams) {
 // A seeded LSTM's logits: a LibTorch computation whose result must not depend
 // on what else the process has loaded.
 torch::Tensor seeded_logits() {
-  NetworkConfig nc;
-  nc.embedding_size = 8;
-  nc.hidden_size = 16;
-  nc.layers = 2;
+  NetworkConfig nc = tiny_network();
   torch::manual_seed(11);
   LstmNetwork net(20, nc);
   net->eval();
