@@ -10,6 +10,7 @@
 #include "predict/csv.h"
 #include "predict/mapping.h"
 #include "predict/wgsize.h"
+#include "support/csv.h"
 #include "support/files.h"
 #include "support/progress.h"
 #include "support/workspace.h"
@@ -57,8 +58,8 @@ std::string mapping_predictions_csv(const std::vector<predict::MappingRow>& rows
   std::string out = "benchmark,dataset,oracle,predicted,runtime_cpu,runtime_gpu\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    out += fmt::format("{},{},{},{},{},{}\n", predict::csv_escape(r.benchmark),
-                       predict::csv_escape(r.dataset), predict::device_name(r.oracle),
+    out += fmt::format("{},{},{},{},{},{}\n", csv_field(r.benchmark),
+                       csv_field(r.dataset), predict::device_name(r.oracle),
                        predict::device_name(pred[i]), r.runtime_cpu, r.runtime_gpu);
   }
   return out;
@@ -205,7 +206,7 @@ Status apply_wgsize(const PredictOptions& o) {
     std::string csv = "scenario,device,kernel,data_width,data_height,chosen,oracle\n";
     for (size_t i = 0; i < data.scenarios.size(); ++i) {
       const auto& s = data.scenarios[i];
-      csv += fmt::format("{},{},{},{},{},{},{}\n", i, predict::csv_escape(s.device), s.kernel,
+      csv += fmt::format("{},{},{},{},{},{},{}\n", i, csv_field(s.device), s.kernel,
                          s.data_width, s.data_height, predict::wg_size_name(data.sizes[chosen[i]]),
                          predict::wg_size_name(data.sizes[data.oracle(i)]));
     }

@@ -49,10 +49,10 @@ Expected<ExportSummary> export_corpus(Database& db, const std::string& dir) {
                                   {"commit", origins.column_text(2)},
                                   {"path", origins.column_text(3)},
                                   {"role", origins.column_text(4)}});
-      csv += sha + "," + std::to_string(size) + "," + csv_field(language) + "," +
-             csv_field(origins.column_text(0)) + "," + csv_field(origins.column_text(1)) + "," +
-             csv_field(origins.column_text(2)) + "," + csv_field(origins.column_text(3)) + "," +
-             csv_field(origins.column_text(4)) + "\n";
+      csv += csv_row({sha, std::to_string(size), language, origins.column_text(0),
+                      origins.column_text(1), origins.column_text(2), origins.column_text(3),
+                      origins.column_text(4)}) +
+             "\n";
       ++summary.origins;
     }
     manifest.push_back(std::move(entry));

@@ -42,29 +42,14 @@ bool parse_element_type(const std::string& name, ScalarKind& kind, int& element_
   int width = 1;
   if (digits < name.size()) {
     width = std::stoi(name.substr(digits));
-    if (width != 2 && width != 3 && width != 4 && width != 8 && width != 16) return false;
+    if (!cltypes::is_vector_width(width)) return false;
   }
-  struct Base {
-    const char* name;
-    ScalarKind kind;
-    int size;
-  };
-  static const Base kBases[] = {
-      {"char", ScalarKind::kSigned, 1},    {"uchar", ScalarKind::kUnsigned, 1},
-      {"short", ScalarKind::kSigned, 2},   {"ushort", ScalarKind::kUnsigned, 2},
-      {"int", ScalarKind::kSigned, 4},     {"uint", ScalarKind::kUnsigned, 4},
-      {"long", ScalarKind::kSigned, 8},    {"ulong", ScalarKind::kUnsigned, 8},
-      {"float", ScalarKind::kFloat, 4},    {"double", ScalarKind::kFloat, 8},
-  };
-  for (const Base& b : kBases) {
-    if (base == b.name) {
-      kind = b.kind;
-      element_size = b.size;
-      vector_width = width;
-      return true;
-    }
-  }
-  return false;
+  const cltypes::ScalarType* element = cltypes::vector_element_type(base);
+  if (!element) return false;
+  kind = element->kind;
+  element_size = element->size;
+  vector_width = width;
+  return true;
 }
 
 #ifndef CLGEN_HAVE_CLANG

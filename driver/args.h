@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "support/opencl_types.h"
 #include "support/status.h"
 
 namespace clgen::driver {
 
 enum class AddressSpace { kPrivate, kGlobal, kConstant, kLocal };
-enum class ScalarKind { kSigned, kUnsigned, kFloat };
+using ScalarKind = cltypes::ScalarKind;  // signed, unsigned or floating element
 
 // "private", "global", "constant", "local" and back.
 const char* address_space_name(AddressSpace space);

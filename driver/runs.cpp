@@ -154,14 +154,12 @@ std::string csv_header() {
 
 std::string csv_rows(const RunRecord& record, int instance) {
   const DriveResult& r = record.result;
-  std::string prefix = std::to_string(instance) + "," + csv_field(record.key.device) + "," +
-                       csv_field(record.key.build_options) + "," +
-                       csv_field(record.key.kernel_name) + "," +
-                       std::to_string(r.kernel_local_mem) + "," +
-                       std::to_string(r.kernel_private_mem) + "," +
-                       csv_field(record.key.global_size) + "," +
-                       csv_field(format_size(r.local_size)) + "," + outcome_name(r.outcome) + "," +
-                       std::to_string(r.transferred_bytes) + ",";
+  std::string prefix =
+      csv_row({std::to_string(instance), record.key.device, record.key.build_options,
+               record.key.kernel_name, std::to_string(r.kernel_local_mem),
+               std::to_string(r.kernel_private_mem), record.key.global_size,
+               format_size(r.local_size), outcome_name(r.outcome), std::to_string(r.transferred_bytes)}) +
+      ",";
   if (r.kernel_ns.empty()) return prefix + ",\n";
   std::string out;
   for (size_t i = 0; i < r.kernel_ns.size(); ++i) {

@@ -19,6 +19,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
+#include "support/csv.h"
 #include "support/files.h"
 
 namespace clgen::features {
@@ -271,13 +272,7 @@ Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view s
 std::string static_features_csv_header() { return "file,kernel,comp,rational,mem,localmem,coalesced,atomic"; }
 
 std::string static_features_csv_row(const StaticFeatures& f) {
-  auto esc = [](const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string o = "\"";
-    for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return o + "\"";
-  };
-  return fmt::format("{},{},{},{},{},{},{},{}", esc(f.file), esc(f.kernel), f.comp, f.rational, f.mem,
+  return fmt::format("{},{},{},{},{},{},{},{}", csv_field(f.file), csv_field(f.kernel), f.comp, f.rational, f.mem,
                      f.localmem, f.coalesced, f.atomic);
 }
 

@@ -110,15 +110,4 @@ Expected<double> parse_number(const std::string& field, const std::string& what)
   return v;
 }
 
-std::string csv_escape(std::string_view field) {
-  if (field.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(field);
-  std::string out = "\"";
-  for (char c : field) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 }  // namespace clgen::predict

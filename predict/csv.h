@@ -1,4 +1,4 @@
-// A small RFC 4180 CSV reader and writer for the datasets the models train on.
+// A small RFC 4180 CSV reader for the datasets the models train on (writing: support/csv.h).
 #pragma once
 
 #include <string>
@@ -30,8 +30,5 @@ Expected<CsvTable> read_csv(const std::string& path);
 
 // Parses a whole field as a finite double, naming `what` on failure.
 Expected<double> parse_number(const std::string& field, const std::string& what);
-
-// Quotes a field if it holds a comma, quote or newline.
-std::string csv_escape(std::string_view field);
 
 }  // namespace clgen::predict

@@ -2,31 +2,21 @@
 #include "sampler/arg_spec.h"
 
 #include <algorithm>
-#include <array>
 #include <fmt/format.h>
+
+#include "support/opencl_types.h"
 
 namespace clgen::sampler {
 
 namespace {
 
-constexpr std::array<const char*, 10> kVectorBases = {"char", "uchar", "short", "ushort", "int",
-                                                      "uint", "long",  "ulong", "float", "double"};
-constexpr std::array<const char*, 5> kVectorWidths = {"2", "3", "4", "8", "16"};
-
-bool is_vector_base(std::string_view s) {
-  return std::find(kVectorBases.begin(), kVectorBases.end(), s) != kVectorBases.end();
-}
-
 // A type name of OpenCL C valid for a kernel parameter ("half" only behind a pointer).
 bool is_known_type(std::string_view t) {
-  if (is_vector_base(t) || t == "half") return true;
-  for (const char* base : kVectorBases) {
-    std::string_view b(base);
-    if (t.size() > b.size() && t.substr(0, b.size()) == b) {
-      std::string_view width = t.substr(b.size());
-      if (std::find(kVectorWidths.begin(), kVectorWidths.end(), width) != kVectorWidths.end())
-        return true;
-    }
+  if (cltypes::vector_element_type(t) || t == "half") return true;
+  for (const cltypes::ScalarType& base : cltypes::kVectorElementTypes) {
+    std::string_view b = base.name;
+    if (t.size() > b.size() && t.substr(0, b.size()) == b && cltypes::vector_width(t.substr(b.size())) != 0)
+      return true;
   }
   return false;
 }
@@ -125,8 +115,9 @@ Expected<KernelArg> parse_item(std::string_view item) {
     arg.type = "int";  // `unsigned` alone means unsigned int
   }
   if (saw_unsigned) {
-    static const char* kIntegers[] = {"char", "short", "int", "long"};
-    if (std::find(std::begin(kIntegers), std::end(kIntegers), arg.type) == std::end(kIntegers))
+    // `unsigned` applies to the signed integers: char, short, int, long.
+    const cltypes::ScalarType* t = cltypes::vector_element_type(arg.type);
+    if (!t || t->kind != cltypes::ScalarKind::kSigned)
       return invalid_argument(fmt::format("'unsigned {}' is not a type", arg.type));
     arg.type = "unsigned " + arg.type;
   }

@@ -4,6 +4,8 @@
 
 #include <unordered_set>
 
+#include "support/opencl_types.h"
+
 namespace clgen::sampler::opencl {
 
 bool swizzle(std::string_view w, bool prefix) {
@@ -25,17 +27,20 @@ bool statement_keyword(const std::string& w) {
   return k.count(w) > 0;
 }
 bool scalar_type(const std::string& w) {
+  // Beyond the vector element types: the scalars without vector forms, and
+  // `unsigned`/`signed`, which the constraint reads as type words too.
   static const std::unordered_set<std::string> k = {
-      "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double",
       "half", "bool", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "unsigned", "signed"};
-  return k.count(w) > 0;
+  return cltypes::vector_element_type(w) != nullptr || k.count(w) > 0;
 }
 bool float_type(const std::string& w) { return w == "float" || w == "double" || w == "half"; }
+// Any scalar_type() word with a width, so also half4 or size_t2: the
+// constraint is meant to be permissive here, not to decide which scalars
+// have vector forms (cltypes::kVectorElementTypes does that for the driver).
 bool vector_type(const std::string& w) {
   size_t d = w.find_first_of("0123456789");
   if (d == std::string::npos || d == 0) return false;
-  std::string n = w.substr(d);
-  return scalar_type(w.substr(0, d)) && (n == "2" || n == "3" || n == "4" || n == "8" || n == "16");
+  return scalar_type(w.substr(0, d)) && cltypes::vector_width(std::string_view(w).substr(d)) != 0;
 }
 
 int type_width(const std::string& w) {

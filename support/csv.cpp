@@ -1,16 +1,25 @@
-// CSV field quoting.
+// CSV field quoting and row joining (RFC 4180).
 #include "support/csv.h"
 
 namespace clgen {
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
     out += c;
   }
   return out + "\"";
+}
+
+std::string csv_row(const std::vector<std::string>& fields) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out += ',';
+    out += csv_field(fields[i]);
+  }
+  return out;
 }
 
 }  // namespace clgen

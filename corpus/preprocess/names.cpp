@@ -5,6 +5,8 @@
 #include <cctype>
 #include <set>
 
+#include "support/opencl_types.h"
+
 namespace clgen::preprocess {
 
 const char* name_use_name(NameUse use) {
@@ -65,12 +67,13 @@ std::string_view word_at(std::string_view t, size_t i) {
 }
 
 bool declaration_word(std::string_view w) {
+  // The vector element types (char .. double) and the other words that can
+  // start a declaration; vector types (float4) are left out, as before.
   static const std::set<std::string_view> words = {
-      "void", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float",
-      "double", "half", "bool", "unsigned", "signed", "const", "inline", "static", "kernel",
+      "void", "half", "bool", "unsigned", "signed", "const", "inline", "static", "kernel",
       "__kernel", "global", "__global", "local", "__local", "constant", "__constant", "private",
       "__private", "struct", "typedef", "__attribute__"};
-  return words.count(w) > 0;
+  return cltypes::vector_element_type(w) != nullptr || words.count(w) > 0;
 }
 
 }  // namespace

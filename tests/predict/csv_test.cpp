@@ -42,10 +42,5 @@ TEST(Csv, ParseNumberRejectsTrailingText) {
   EXPECT_FALSE(parse_number("nan", "v").ok());
 }
 
-TEST(Csv, EscapeQuotesOnlyWhenNeeded) {
-  EXPECT_EQ(csv_escape("plain"), "plain");
-  EXPECT_EQ(csv_escape("a,\"b\""), "\"a,\"\"b\"\"\"");
-}
-
 }  // namespace
 }  // namespace clgen::predict

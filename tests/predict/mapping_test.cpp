@@ -124,15 +124,19 @@ TEST(MappingEval, BestModelBeatsDeepTuneOnBothPlatforms) {
 }
 
 TEST(MappingEval, LeaveOneBenchmarkOutIsHarderThanRandomFolds) {
-  // Measured for the OpenCV Gini tree on NVIDIA: 76.62% (folds), 62.79% (71 programs held out).
+  // With random folds, kernels of a program (and a kernel at other dataset
+  // sizes) sit in both training and test folds; held out by program, none
+  // does, so the same model should score lower.
   auto spec = *find_mapping_model("grewe-gini");
   auto rows = load("nvidia");
   auto folds = evaluate_mapping(spec, rows, Protocol::kFolds);
   auto lobo = evaluate_mapping(spec, rows, Protocol::kLeaveOneBenchmarkOut);
   ASSERT_TRUE(folds.ok() && lobo.ok());
-  EXPECT_EQ(lobo->folds, 71u);
-  EXPECT_NEAR(folds->accuracy, 0.7662, 0.02);
-  EXPECT_NEAR(lobo->accuracy, 0.6279, 0.02);
+  EXPECT_EQ(lobo->folds, 71u);  // one fold per program: 71 programs (data/README)
+  EXPECT_LT(lobo->accuracy, folds->accuracy);
+  // The folds figure is a working tree, not a broken one: above the static
+  // mapping's published 56.91% on NVIDIA.
+  EXPECT_GT(folds->accuracy, 0.5691);
 }
 
 TEST(MappingData, StratifiedFoldsKeepTheClassBalanceInEveryFold) {

@@ -2,9 +2,14 @@
 // fallback handlers, and cross-validated % of oracle performance.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
+#include "predict/csv.h"
 #include "predict/wgsize.h"
+#include "support/csv.h"
+#include "support/files.h"
 
 namespace clgen::predict {
 namespace {
@@ -34,8 +39,38 @@ TEST(WgsizeData, NoSizeIsLegalEverywhereAndTheBaselineIsTheBestMeanPerformer) {
 }
 
 TEST(WgsizeData, MissingSizeColumnsAreAnError) {
-  auto d = load_wgsize_csv(std::string(CLGEN_TEST_DATA) + "/devmap/amd.csv");
+  // The real table with every RxC column dropped: all scenario columns are
+  // still there, so the only thing wrong is the missing workgroup sizes.
+  auto table = read_csv(kTable);
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  auto is_size = [](const std::string& h) {  // "RxC": digits, 'x', digits
+    size_t x = h.find('x');
+    auto digits = [](std::string_view s) {
+      return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+    };
+    return x != std::string::npos && digits(std::string_view(h).substr(0, x)) &&
+           digits(std::string_view(h).substr(x + 1));
+  };
+  std::vector<size_t> keep;
+  for (size_t c = 0; c < table->header.size(); ++c)
+    if (!is_size(table->header[c])) keep.push_back(c);
+  ASSERT_EQ(keep.size(), 11u);  // host .. max_wg_size (data/README: 11 scenario columns)
+  auto project = [&](const std::vector<std::string>& row) {
+    std::vector<std::string> out;
+    for (size_t c : keep) out.push_back(row[c]);
+    return csv_row(out) + "\n";
+  };
+  std::string text = project(table->header);
+  for (const auto& row : table->rows) text += project(row);
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("clgen-wgsize-no-sizes-" + std::to_string(::getpid()) + ".csv"))
+                         .string();
+  ASSERT_TRUE(write_file_atomic(path, text).ok());
+  auto d = load_wgsize_csv(path);
+  std::filesystem::remove(path);
   ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("no workgroup-size (RxC) columns"), std::string::npos)
+      << d.status().message();
 }
 
 TEST(WgsizeEval, EveryFallbackChoosesOnlyLegalSizes) {

@@ -14,11 +14,9 @@
 namespace clgen::preprocess {
 namespace {
 
-using clgen::testing::expected_path;
+using clgen::testing::expect_golden;
 using clgen::testing::golden_dir;
 using clgen::testing::golden_inputs;
-using clgen::testing::read_or_empty;
-using clgen::testing::update_golden;
 
 std::string read(const std::string& path) {
   auto r = read_file(path);
@@ -64,11 +62,7 @@ TEST(ExtractKernels, GoldenFiles) {
   for (const std::string& in : inputs) {
     SCOPED_TRACE(in);
     std::string actual = extract_listing(read(in));
-    if (update_golden()) {
-      ASSERT_TRUE(write_file_atomic(expected_path(in), actual).ok());
-      continue;
-    }
-    EXPECT_EQ(read_or_empty(expected_path(in)), actual);
+    expect_golden(in, actual);
   }
 }
 

@@ -15,10 +15,8 @@
 namespace clgen::preprocess {
 namespace {
 
-using clgen::testing::expected_path;
+using clgen::testing::expect_golden;
 using clgen::testing::golden_inputs;
-using clgen::testing::read_or_empty;
-using clgen::testing::update_golden;
 
 std::string read(const std::string& path) {
   auto r = read_file(path);
@@ -34,11 +32,7 @@ void check_golden(const std::string& sub, Pass pass) {
   for (const std::string& in : inputs) {
     SCOPED_TRACE(in);
     std::string actual = pass(read(in));
-    if (update_golden()) {
-      ASSERT_TRUE(write_file_atomic(expected_path(in), actual).ok());
-      continue;
-    }
-    EXPECT_EQ(read_or_empty(expected_path(in)), actual);
+    expect_golden(in, actual);
   }
 }
 
