@@ -40,7 +40,8 @@ struct ImportFlags {
 };
 
 void add_import_flags(CLI::App* cmd, ImportFlags& f) {
-  cmd->add_option("--glob", f.globs, "Also import files matching this pattern (e.g. '*.h'); repeatable");
+  cmd->add_option("--glob", f.globs, "Also import files matching this pattern (e.g. '*.h'); repeatable")
+      ->allow_extra_args(false);
   cmd->add_option("--max-file-size", f.max_file_size, "Skip files larger than this (bytes; K/M suffixes)")
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
@@ -267,14 +268,16 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& acti
   add_cmd->add_flag("--installed", add->installed,
                     "Import the default corpus of kernels installed by Debian packages");
   add_cmd->add_option("--package", add->packages,
-                      "Import a known kernel package by name (repeatable), e.g. hashcat-data");
+                      "Import a known kernel package by name (repeatable), e.g. hashcat-data")
+      ->allow_extra_args(false);
   add_import_flags(add_cmd, add->import);
   add_cmd->final_callback([add, &global, &action] { action = [add, &global] { return run_add(global, *add); }; });
 
   auto mine = std::make_shared<MineOptions>();
   CLI::App* mine_cmd = group->add_subcommand("mine-github", "Search GitHub for OpenCL repositories, clone and import them");
   mine_cmd->add_option("--query", mine->queries,
-                       "Search query (repeatable); default: CLgen's terms, each with language:OpenCL");
+                       "Search query (repeatable); default: CLgen's terms, each with language:OpenCL")
+      ->allow_extra_args(false);
   mine_cmd->add_option("--api-url", mine->api_url, "GitHub API base URL")->capture_default_str();
   mine_cmd->add_option("--token-env", mine->token_env, "Environment variable holding the API token")
       ->capture_default_str();

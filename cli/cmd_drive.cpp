@@ -117,8 +117,11 @@ void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& actio
   cmd->add_flag("--corpus", o->corpus, "Drive the preprocessed corpus (preprocessed.status='ok')");
   cmd->add_option("--device", o->device, "cpu, gpu, all, or part of a device/platform name")
       ->capture_default_str();
+  // One value per --gsize: without allow_extra_args(false) CLI11 lets a
+  // vector option take the kernel files that follow it ("--gsize 4096 k.cl").
   cmd->add_option("--gsize", o->gsizes,
-                  "Global size, e.g. 4096 or 1024,1024 (repeatable; default 4096)");
+                  "Global size, e.g. 4096 or 1024,1024 (repeatable; default 4096)")
+      ->allow_extra_args(false);
   cmd->add_option("--gsize-sweep", o->gsize_sweep, "Powers of two, e.g. 2^7..2^22");
   cmd->add_option("--lsize", o->lsize, "Local size, e.g. 256 or 16,16 (default: automatic)");
   cmd->add_flag("--lsize-sweep", o->lsize_sweep,

@@ -35,8 +35,9 @@ std::vector<uint64_t> parse_dims(const std::string& text) {
   while (start <= text.size() && !text.empty()) {
     size_t comma = text.find(',', start);
     std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return {};
-    out.push_back(std::stoull(part));
+    std::optional<uint64_t> value = parse_uint64(part);  // stored sizes are text: never throw on them
+    if (!value) return {};
+    out.push_back(*value);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

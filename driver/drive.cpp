@@ -107,18 +107,14 @@ Expected<std::vector<uint64_t>> parse_size_sweep(const std::string& text) {
   if (dots == std::string::npos)
     return invalid_argument("size sweep '" + text + "': expected FROM..TO, e.g. 2^7..2^22");
   auto parse_one = [&](std::string s) -> Expected<uint64_t> {
-    uint64_t value;
     if (s.rfind("2^", 0) == 0) {
-      s = s.substr(2);
-      if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || std::stoi(s) > 40)
-        return invalid_argument("size sweep '" + text + "': bad exponent");
-      value = uint64_t{1} << std::stoi(s);
-    } else {
-      if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-        return invalid_argument("size sweep '" + text + "': bad bound '" + s + "'");
-      value = std::stoull(s);
+      std::optional<uint64_t> exponent = parse_uint64(s.substr(2));
+      if (!exponent || *exponent > 40) return invalid_argument("size sweep '" + text + "': bad exponent");
+      return uint64_t{1} << *exponent;
     }
-    return value;
+    std::optional<uint64_t> value = parse_uint64(s);
+    if (!value) return invalid_argument("size sweep '" + text + "': bad bound '" + s + "'");
+    return *value;
   };
   ASSIGN_OR_RETURN(uint64_t from, parse_one(text.substr(0, dots)));
   ASSIGN_OR_RETURN(uint64_t to, parse_one(text.substr(dots + 2)));

@@ -1,7 +1,11 @@
 // JSON form of jobs and results, and size strings.
 #include "driver/job.h"
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
+
+#include "support/text.h"
 
 namespace clgen::driver {
 
@@ -117,9 +121,12 @@ Expected<std::vector<uint64_t>> parse_size(const std::string& text) {
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
     std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
-      return invalid_argument("size '" + text + "': expected 1 to 3 positive integers separated by commas");
-    uint64_t v = std::stoull(part);
+    std::optional<uint64_t> parsed = parse_uint64(part);
+    if (!parsed) {
+      return invalid_argument("size '" + text +
+                              "': expected 1 to 3 positive integers (below 2^64) separated by commas");
+    }
+    uint64_t v = *parsed;
     if (v == 0) return invalid_argument("size '" + text + "': sizes must be positive");
     out.push_back(v);
     if (comma == std::string::npos) break;

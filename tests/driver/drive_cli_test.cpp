@@ -246,6 +246,27 @@ TEST_F(DriveCliTest, UsageErrorsExitWithTwo) {
   EXPECT_NE(r.err.find("no OpenCL device matches"), std::string::npos) << r.err;
 }
 
+TEST_F(DriveCliTest, SizesTooLargeForSixtyFourBitsAreUsageErrorsNotCrashes) {
+  for (const char* flag : {"--gsize", "--lsize", "--gsize-sweep"}) {
+    std::string value = std::string(flag) == "--gsize-sweep" ? "2^7..99999999999999999999" : "99999999999999999999";
+    auto r = run_clgen(drive_args({kernel_path("saxpy.cl"), flag, value}));
+    EXPECT_EQ(r.exit_code, 2) << flag << ": " << r.err;
+    EXPECT_EQ(r.err.find("terminate"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("backtrace"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("99999999999999999999"), std::string::npos) << r.err;  // names the value
+  }
+  auto r = run_clgen(drive_args({kernel_path("saxpy.cl"), "--gsize-sweep", "2^99999999999..2^8"}));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+TEST_F(DriveCliTest, AGlobalSizeBeforeTheFilesTakesOneValue) {
+  // "--gsize 4096 saxpy.cl": the file is a kernel to drive, not a second size.
+  auto r = run_clgen({"--workspace", ws_.string(), "drive", "--device", testing::device_spec(), "--runs", "1",
+                      "--gsize", "256", kernel_path("saxpy.cl")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pass"), std::string::npos) << r.out;
+}
+
 TEST_F(DriveCliTest, FrontEndCrashIsACrashRowAndTheDriveGoesOn) {
   if (!have_clang_analysis()) GTEST_SKIP() << "built without Clang: no front end in the parent";
   // The argument analysis runs in clgen itself; Clang crashing on this source
