@@ -2,12 +2,15 @@
 // the preprocessor, stores them in the workspace and writes accepted ones as
 // .cl files.
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "model/distributed_env.h"
 #include "sampler/arg_spec.h"
 #include "sampler/pipeline.h"
 #include "sampler/stream_model.h"
@@ -25,8 +28,44 @@ struct SampleCommandOptions {
   std::string device = "auto";
   std::string start = "file";  // seed read after the separator ("file") or from the zero state
   std::string out;        // "" = <workspace>/samples/<model id>
+  std::string shard;      // "I/N", "auto" (from the launcher's rank environment) or "" = unsharded
   bool json = false;
 };
+
+// Where this process's shard comes from, and the GPU it samples on.
+struct ShardChoice {
+  sampler::Shard shard;
+  std::string source = "unsharded";  // "--shard", "torchrun", "slurm" or "none" (auto without a launcher)
+  int local_rank = 0;                // picks cuda:(local_rank mod devices) under --shard auto
+};
+
+// --shard: "" = 0/1; "I/N" as given; "auto" = RANK/WORLD_SIZE (torchrun) or
+// SLURM_PROCID/SLURM_NTASKS (srun) through model/distributed_env.h, 0/1
+// without either. A malformed I/N is a usage error; a malformed environment
+// fails with the reader's message.
+Expected<ShardChoice> choose_shard(const std::string& flag) {
+  ShardChoice c;
+  if (flag.empty()) return c;
+  if (flag != "auto") {
+    auto shard = sampler::parse_shard(flag);
+    if (!shard.ok()) return usage_error("--shard: " + shard.status().message());
+    c.shard = *shard;
+    c.source = "--shard";
+    return c;
+  }
+  // Sampling has no rendezvous: MASTER_ADDR, which training requires, may be absent.
+  auto env = model::distributed_env_from([](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (v) return std::string(v);
+    if (name == "MASTER_ADDR") return std::string("127.0.0.1");
+    return std::nullopt;
+  });
+  if (!env.ok()) return env.status().with_context("--shard auto");
+  c.shard = sampler::Shard{env->rank, env->world_size};
+  c.source = env->launcher;
+  c.local_rank = env->local_rank;
+  return c;
+}
 
 Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   // Check the spec before loading anything, so a typo fails fast.
@@ -35,6 +74,8 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
     if (!spec.ok()) return usage_error("--args: " + spec.status().message());
   }
   if (opts.batch_size <= 0) return usage_error("--batch-size must be positive");
+  ASSIGN_OR_RETURN(ShardChoice shard, choose_shard(opts.shard));
+  opts.sample.shard = shard.shard;
   ASSIGN_OR_RETURN(auto ws, Workspace::open(global.workspace));
   std::string model_id = opts.model_id;
   if (!opts.config.empty()) {
@@ -42,7 +83,7 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   }
   ASSIGN_OR_RETURN(auto model, sampler::load_stream_model(ws.root(), model_id, opts.device,
                                                           opts.batch_size, opts.sample.seed,
-                                                          opts.start == "file"));
+                                                          opts.start == "file", shard.local_rank));
   opts.sample.out_dir = opts.out.empty() ? ws.root() + "/samples/" + model->model_id() : opts.out;
   ASSIGN_OR_RETURN(auto db, ws.open_database());
   ASSIGN_OR_RETURN(auto sum, sampler::run_sampling(*model, db, opts.sample));
@@ -57,6 +98,9 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   if (opts.json) {
     nlohmann::json j = {{"model_id", model->model_id()},
                         {"args", opts.sample.args},
+                        {"seed", opts.sample.seed},
+                        {"shard", shard.shard.str()},
+                        {"shard_from", shard.source},
                         {"samples", sum.samples},
                         {"accepted", sum.accepted},
                         {"passed_filter", passed},
@@ -85,6 +129,9 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   }
   std::printf("model %s, %s\n", model->model_id().c_str(),
               opts.sample.args.empty() ? "free signature" : ("--args " + opts.sample.args).c_str());
+  if (shard.source != "unsharded")
+    std::printf("shard %s (from %s) of seed %llu\n", shard.shard.str().c_str(), shard.source.c_str(),
+                (unsigned long long)opts.sample.seed);
   std::printf("%llu samples in %.1fs (%.1f samples/s, %.0f tokens/s)\n",
               (unsigned long long)sum.samples, sum.seconds, sum.samples / secs, sum.tokens / secs);
   std::printf("passed the filter: %llu (%.1f%%); new unique kernels: %llu (%.1f per minute)\n",
@@ -156,6 +203,11 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--max-refusals", s.max_refusals,
                   "End a constrained stream once this many of its draws were refused")
       ->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--shard", opts->shard,
+                  "Sample shard I of N (I/N, 0 <= I < N): streams draw from generators no other "
+                  "shard of the same --seed uses, and 0/1 is the unsharded run; \"auto\" takes I/N "
+                  "from torchrun's RANK/WORLD_SIZE or Slurm's SLURM_PROCID/SLURM_NTASKS and the "
+                  "GPU from LOCAL_RANK/SLURM_LOCALID (see docs/SAMPLER.md)");
   cmd->add_flag("--json", opts->json, "Print the summary as JSON");
   cmd->final_callback([opts, &global, &action] {
     action = [opts, &global] { return run_sample(global, *opts); };

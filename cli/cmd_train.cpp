@@ -73,7 +73,9 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
     return usage_error("--device must be cpu, cuda or auto");
   model::TrainOptions train;
   if (opts.distributed) {
-    ASSIGN_OR_RETURN(train.distributed, model::distributed_env());
+    auto env = model::distributed_env();
+    if (!env.ok()) return env.status().with_context("distributed training");
+    train.distributed = *env;
     train.distributed_timeout_seconds = opts.timeout;
     // One voice: the other ranks log warnings and errors only.
     if (train.distributed->rank != 0) spdlog::set_level(spdlog::level::warn);

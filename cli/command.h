@@ -46,6 +46,8 @@ void add_features_command(CLI::App& app, const GlobalOptions& global, Action& ac
 void add_dataset_command(CLI::App& app, const GlobalOptions& global, Action& action);   // CLANG
 // `clgen sample` (built with LibTorch and Clang).
 void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& action);
+// `clgen workspace merge` (cli/cmd_workspace.cpp; built with the sampler).
+void add_workspace_command(CLI::App& app, const GlobalOptions& global, Action& action);
 #ifdef CLGEN_HAVE_TORCH
 void add_train_command(CLI::App& app, const GlobalOptions& global, Action& action);
 #endif

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
 #endif
 #if defined(CLGEN_HAVE_TORCH) && defined(CLGEN_HAVE_CLANG)
   cli::add_sample_command(app, global, action);
+  cli::add_workspace_command(app, global, action);
 #endif
 
   try {

@@ -22,7 +22,7 @@ std::optional<long> parse_int(const std::string& text, long lo, long hi) {
 }
 
 Status bad(const std::string& message) {
-  return invalid_argument("distributed training: " + message);
+  return invalid_argument(message);
 }
 
 // Reads integer variable `name` (required or with `fallback`) in [lo, hi].

@@ -37,7 +37,7 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string& na
 //  * else a world of one on 127.0.0.1.
 // MASTER_ADDR is required when the world has more than one rank; MASTER_PORT
 // defaults to 29500. Fails with kInvalidArgument and a one-line message that
-// names the variable and says what to set.
+// names the variable and says what to set (callers add what they read it for).
 Expected<DistributedEnv> distributed_env_from(const EnvLookup& lookup);
 
 // distributed_env_from over the process environment (getenv).

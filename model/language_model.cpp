@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "model/data_parallel.h"
 #include "model/network.h"
 #include "support/files.h"
 
@@ -118,7 +119,8 @@ std::string LanguageModel::device() const { return impl_->device.str(); }
 
 Expected<std::unique_ptr<LanguageModel>> LanguageModel::load(const std::string& workspace_root,
                                                              const std::string& model_id,
-                                                             const std::string& device) {
+                                                             const std::string& device,
+                                                             int local_rank) {
   fs::path models = fs::path(workspace_root) / "models";
   std::string id = model_id;
   if (id.empty()) {
@@ -146,7 +148,7 @@ Expected<std::unique_ptr<LanguageModel>> LanguageModel::load(const std::string& 
   impl->id = id;
   ASSIGN_OR_RETURN(impl->vocabulary,
                    load_vocabulary((fs::path(workspace_root) / meta.value("vocabulary", "")).string()));
-  ASSIGN_OR_RETURN(impl->device, resolve_device(device));
+  ASSIGN_OR_RETURN(impl->device, rank_device(device, local_rank));
   NetworkConfig net;
   net.embedding_size = meta.value("embedding_size", net.embedding_size);
   net.hidden_size = meta.value("hidden_size", net.hidden_size);

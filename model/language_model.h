@@ -24,11 +24,14 @@ class SamplingBatch;
 class LanguageModel {
  public:
   // Loads model `model_id` from <workspace_root>/models/, or the most recently
-  // trained one when `model_id` is empty, onto `device` ("cpu", "cuda", "auto").
-  // Fails with kNotFound when no trained model (checkpoint) exists.
+  // trained one when `model_id` is empty, onto `device` ("cpu", "cuda", "auto");
+  // a CUDA device is cuda:(local_rank mod the visible devices), as for a
+  // rank of distributed training. Fails with kNotFound when no trained model
+  // (checkpoint) exists, or like resolve_device for a bad or absent device.
   static Expected<std::unique_ptr<LanguageModel>> load(const std::string& workspace_root,
                                                        const std::string& model_id,
-                                                       const std::string& device);
+                                                       const std::string& device,
+                                                       int local_rank = 0);
   ~LanguageModel();
 
   const std::string& id() const;

@@ -43,9 +43,10 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   const int vocab = model_.vocab_size();
   if (n <= 0) return invalid_argument("sampling needs at least one stream");
   std::vector<Stream> streams(n);
-  // Stream i's generator: seeded from a SplitMix64 mix of (seed, i), so
-  // neighbouring streams' states are unrelated.
-  for (int i = 0; i < n; ++i) streams[i].rng = Rng(splitmix64(opts_.seed ^ splitmix64(uint64_t(i))));
+  // Stream i's generator: seeded from a SplitMix64 mix of (seed, the run's
+  // stream number), so neighbouring streams' states are unrelated and no two
+  // shards of one seed share a generator (shard.h).
+  for (int i = 0; i < n; ++i) streams[i].rng = Rng(stream_seed(opts_.seed, opts_.shard, uint64_t(i)));
   // The constraint's state after the seed, copied into every (re)started stream.
   std::optional<CodeConstraint> seeded;
   if (opts_.constraint) {

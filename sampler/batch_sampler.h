@@ -10,6 +10,7 @@
 
 #include "sampler/code_constraint.h"
 #include "sampler/policy.h"
+#include "sampler/shard.h"
 #include "sampler/stream_model.h"
 #include "support/status.h"
 #include "support/thread_pool.h"
@@ -35,6 +36,9 @@ struct BatchSamplerOptions {
   // from this and the stream's number, so a run is reproduced by the same
   // seed and batch size whatever the number of threads.
   uint64_t seed = 0;
+  // This run's part of a sharded run: its streams draw from the generators
+  // that stream_seed() (shard.h) gives them; {0, 1} = unsharded.
+  Shard shard;
   // Constrained decoding (code_constraint.h) when set; must outlive run().
   const ConstraintTables* constraint = nullptr;
   // A stream ends once the constraint has refused this many of its draws.

@@ -105,6 +105,8 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   if (opts.policy.top_p <= 0 || opts.policy.top_p > 1)
     return invalid_argument("--top-p must be in (0, 1]");
   if (opts.policy.top_k < 0) return invalid_argument("--top-k must not be negative");
+  if (opts.shard.count < 1 || opts.shard.index < 0 || opts.shard.index >= opts.shard.count)
+    return invalid_argument("--shard " + opts.shard.str() + ": expected 0 <= I < N");
   ASSIGN_OR_RETURN(std::string seed, seed_text(opts.args));
   const std::string prototype = opts.args.empty() ? "" : seed;
 
@@ -143,6 +145,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   bopts.max_length = opts.max_length;
   bopts.policy = opts.policy;
   bopts.seed = opts.seed;
+  bopts.shard = opts.shard;
   bopts.constraint = tables ? &*tables : nullptr;
   bopts.max_refusals = opts.max_refusals;
   BatchSampler sampler(model, bopts);
@@ -218,6 +221,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
     row->top_k = opts.policy.top_k;
     row->top_p = opts.policy.top_p;
     row->seed = opts.seed;
+    if (opts.shard.sharded()) row->shard = opts.shard.str();
     if (row->status == sample_status::kAccepted) {
       if (training.count(row->normalized_sha256)) {
         row->status = sample_status::kTrainingCopy;

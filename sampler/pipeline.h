@@ -10,6 +10,7 @@
 #include <string>
 
 #include "sampler/policy.h"
+#include "sampler/shard.h"
 #include "sampler/stream_model.h"
 #include "support/sqlite.h"
 #include "support/status.h"
@@ -24,6 +25,10 @@ struct SampleOptions {
   int max_length = 5000;       // tokens per sample after the seed
   SamplingPolicy policy;
   uint64_t seed = 0;
+  // The part of a sharded run this process samples: its streams' generators
+  // follow stream_seed() (shard.h) and its rows record "I/N"; {0, 1} = an
+  // unsharded run, stored as such.
+  Shard shard;
   unsigned filter_threads = 0;  // 0 = cores - 1 (at least 1)
   std::string out_dir;          // accepted kernels as <normalized sha256>.cl; "" = none
   bool progress = true;         // progress line on stderr

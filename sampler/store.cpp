@@ -6,7 +6,18 @@
 
 namespace clgen::sampler {
 
-Status ensure_sampler_schema(Database& db) {
+namespace {
+// Whether `table` of schema `schema` ("main", or an attached database) has `column`.
+Expected<bool> has_column(Database& db, const std::string& schema, const std::string& table,
+                          const std::string& column) {
+  ASSIGN_OR_RETURN(auto st, db.prepare("SELECT 1 FROM pragma_table_info(?1, ?2) WHERE name = ?3"));
+  RETURN_IF_ERROR(st.bind(1, std::string_view(table)));
+  RETURN_IF_ERROR(st.bind(2, std::string_view(schema)));
+  RETURN_IF_ERROR(st.bind(3, std::string_view(column)));
+  return st.step();
+}
+
+Status create_samples_table(Database& db) {
   return db.exec(R"sql(
     CREATE TABLE IF NOT EXISTS samples (
       id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -27,6 +38,7 @@ Status ensure_sampler_schema(Database& db) {
       sample_seconds REAL,
       filter_seconds REAL,
       instruction_count INTEGER,
+      shard TEXT,
       created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
     );
     CREATE INDEX IF NOT EXISTS samples_normalized_sha256 ON samples(normalized_sha256);
@@ -35,6 +47,30 @@ Status ensure_sampler_schema(Database& db) {
     CREATE INDEX IF NOT EXISTS samples_model_status ON samples(model_id, status);
   )sql").with_context("creating the samples table");
 }
+}  // namespace
+
+Status ensure_sampler_schema(Database& db) {
+  RETURN_IF_ERROR(create_samples_table(db));
+  // Workspaces from before sharded sampling lack `shard`: added under a
+  // write lock, so two processes opening one such workspace add it once.
+  ASSIGN_OR_RETURN(bool has_shard, has_column(db, "main", "samples", "shard"));
+  if (!has_shard) {
+    ASSIGN_OR_RETURN(auto tx, Transaction::begin(db));
+    ASSIGN_OR_RETURN(has_shard, has_column(db, "main", "samples", "shard"));
+    if (!has_shard)
+      RETURN_IF_ERROR_CTX(db.exec("ALTER TABLE samples ADD COLUMN shard TEXT"),
+                          "adding samples.shard");
+    RETURN_IF_ERROR(tx.commit());
+  }
+  // What identifies a stored sample across workspaces (sampler/merge.h).
+  return db.exec("CREATE INDEX IF NOT EXISTS samples_origin ON samples(created_at, sample_index)")
+      .with_context("indexing the samples table");
+}
+
+Expected<bool> samples_have_shard_column(Database& db, const std::string& schema) {
+  return has_column(db, schema, "samples", "shard");
+}
+
 
 namespace {
 Status bind_text_or_null(Statement& st, int i, const std::string& s) {
@@ -48,8 +84,8 @@ Status insert_samples(Database& db, const std::vector<SampleRow>& rows) {
   ASSIGN_OR_RETURN(auto st, db.prepare(R"sql(
     INSERT INTO samples (text, normalized_text, normalized_sha256, status, category, reason,
       args, model_id, temperature, top_k, top_p, seed, sample_index, tokens,
-      sample_seconds, filter_seconds, instruction_count)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17))sql"));
+      sample_seconds, filter_seconds, instruction_count, shard)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18))sql"));
   for (const SampleRow& r : rows) {
     RETURN_IF_ERROR(st.bind(1, std::string_view(r.text)));
     RETURN_IF_ERROR(bind_text_or_null(st, 2, r.normalized_text));
@@ -68,6 +104,7 @@ Status insert_samples(Database& db, const std::vector<SampleRow>& rows) {
     RETURN_IF_ERROR(st.bind(15, r.sample_seconds));
     RETURN_IF_ERROR(st.bind(16, r.filter_seconds));
     RETURN_IF_ERROR(st.bind(17, r.instruction_count));
+    RETURN_IF_ERROR(bind_text_or_null(st, 18, r.shard));
     RETURN_IF_ERROR(st.run());
     st.reset();
   }

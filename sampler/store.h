@@ -26,8 +26,14 @@ inline constexpr const char* kWrongPrototype = "wrong_prototype";  // not the re
 // CREATE TABLE IF NOT EXISTS samples (id, text, normalized_text,
 // normalized_sha256, status, category, reason, args, model_id, temperature,
 // top_k, top_p, seed, sample_index, tokens, sample_seconds, filter_seconds,
-// instruction_count, created_at) and its indexes.
+// instruction_count, shard, created_at) and its indexes; adds `shard` to a
+// table created before it existed. Fails with the database's error.
 Status ensure_sampler_schema(Database& db);
+
+// Whether the samples table of attached schema `schema` ("main" = this
+// database) has the `shard` column (older workspaces lack it). Fails with
+// the database's error.
+Expected<bool> samples_have_shard_column(Database& db, const std::string& schema);
 
 struct SampleRow {
   std::string text;
@@ -47,6 +53,7 @@ struct SampleRow {
   double sample_seconds = 0;
   double filter_seconds = 0;
   int64_t instruction_count = 0;
+  std::string shard;              // "I/N" of a sharded run, empty otherwise
   int refusals = 0;  // the constraint's refused draws (reported, not stored)
 };
 

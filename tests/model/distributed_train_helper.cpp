@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   if (std::getenv("RANK")) {
     auto env = model::distributed_env();
     if (!env.ok()) {
-      std::fprintf(stderr, "%s\n", env.status().message().c_str());
+      std::fprintf(stderr, "distributed training: %s\n", env.status().message().c_str());
       return 1;
     }
     options.distributed = *env;

@@ -137,6 +137,26 @@ TEST_F(PipelineTest, StopsAfterNUniqueAcceptedKernelsAndDedupesAcrossRuns) {
   EXPECT_EQ(2, count("status = 'accepted'"));
 }
 
+TEST_F(PipelineTest, ShardedRunRecordsItsShardAndShardZeroOfOneIsStoredAsUnsharded) {
+  SampleOptions o = options();
+  o.max_samples = 2;
+  o.seed = 9;
+  o.shard = Shard{1, 4};
+  ScriptedModel model(1, {kAdd, kUndeclared});
+  auto sharded = run_sampling(model, *db_, o);
+  ASSERT_TRUE(sharded.ok()) << sharded.status().message();
+  EXPECT_EQ(2, count("shard = '1/4' AND seed = 9"));
+
+  o.shard = Shard{0, 1};
+  ScriptedModel again(1, {kMul});
+  ASSERT_TRUE(run_sampling(again, *db_, o).ok());
+  EXPECT_EQ(2, count("shard IS NULL AND seed = 9"));
+
+  o.shard = Shard{4, 4};
+  ScriptedModel bad(1, {kMul});
+  EXPECT_FALSE(run_sampling(bad, *db_, o).ok());
+}
+
 TEST_F(PipelineTest, CountsVerbatimCopiesOfTrainingKernels) {
   // The training corpus holds the normalized add kernel.
   preprocess::RewriteResult r = preprocess::rewrite(*seed_text(kArgs) + kAdd);

@@ -1,4 +1,5 @@
 // End-to-end tests of `clgen sample` that need no trained model.
+#include <algorithm>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -37,6 +38,24 @@ TEST(SampleCli, BadFlagValuesAreUsageErrors) {
     EXPECT_EQ(2, r.exit_code) << c.named << ": " << r.err;
     EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
   }
+}
+
+TEST(SampleCli, BadShardValuesAreUsageErrors) {
+  // Checked before the workspace or a model is looked at.
+  for (const char* shard : {"3/2", "1/1", "a/b", "0/0", "2", "-1/2", "1/2/3"}) {
+    auto r = run_clgen({"--workspace", temp_workspace("shard"), "sample", "--shard", shard, "-n", "1"});
+    EXPECT_EQ(2, r.exit_code) << shard << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string("clgen: error: --shard: shard \"") + shard + "\""), std::string::npos)
+        << r.err;
+    EXPECT_EQ(1, std::count(r.err.begin(), r.err.end(), '\n')) << "one line: " << r.err;
+  }
+}
+
+TEST(SampleCli, ShardAutoReportsABadRankEnvironment) {
+  auto r = testing::run_command({"/usr/bin/env", "RANK=x", "WORLD_SIZE=2", CLGEN_BINARY, "--workspace",
+                                 temp_workspace("auto"), "sample", "--shard", "auto", "-n", "1"});
+  EXPECT_EQ(1, r.exit_code) << r.err;
+  EXPECT_EQ("clgen: error: --shard auto: RANK=\"x\" is not an integer in 0..1048576\n", r.err);
 }
 
 TEST(SampleCli, WithoutATrainedModelFailsWithAMessage) {
