@@ -1,5 +1,6 @@
 // Private to clgen_preprocess: the in-process Clang set-up that every
-// Clang-based pass shares (defined in frontend.cpp; extract.cpp uses it too).
+// Clang-based pass shares (make_instance in frontend.cpp, ErrorCollector in
+// diagnostics.cpp; compile, expand, rename and extract use them).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,11 @@
 #include "corpus/preprocess/preprocess.h"
 
 namespace clgen::preprocess::internal {
+
+// Names in the in-memory file system, and the target every compile is for.
+inline constexpr const char* kMainFile = "/clgen/input.cl";
+inline constexpr const char* kShimFile = "/clgen/shim.h";
+inline constexpr const char* kTriple = "nvptx64-nvidia-nvcl";
 
 // Records compile errors (messages with "file:line:col: " and the offset in
 // the input), up to a limit; at the limit the input's lexer is cut off.

@@ -114,8 +114,8 @@ std::optional<InferredNames> inferred_for(std::string_view text, const CompileRe
 
 // True when a rejection as OpenCL C 1.2 names something of OpenCL C 2.0 or
 // of an optional extension (its atomics, work-item and sub-group functions,
-// half precision, the generic address space, ...): only then is the slower
-// OpenCL C 2.0 compile (no precompiled header) tried.
+// half precision, the generic address space, ...): only then is the whole
+// pipeline run a second time, as OpenCL C 2.0.
 bool may_need_opencl20(const CompileResult& rejection, const CompileOptions& options) {
   if (!options.opencl20_fallback || options.opencl20) return false;
   static const char* const kHints[] = {

@@ -30,7 +30,7 @@ struct CompileOptions {
   bool infer_names = true;
   // Compile as OpenCL C 2.0 with the common optional extensions enabled
   // (fp16, fp64, 3-D image writes, sub-groups, 64-bit atomics) instead of
-  // OpenCL C 1.2 with the target's defaults. Slower: no precompiled header.
+  // OpenCL C 1.2 with the target's defaults (its own precompiled header).
   bool opencl20 = false;
   // rewrite/rewrite_kernels: an input rejected as OpenCL C 1.2 for a reason
   // that names OpenCL C 2.0 or extension features (its atomics, sub-groups,

@@ -1,0 +1,245 @@
+// The rejection filter: compile to LLVM IR, verify it, count the kernels' instructions.
+#include <cctype>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/Decl.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendActions.h>
+#include <clang/Frontend/MultiplexConsumer.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Scalar/ADCE.h>
+#include <llvm/Transforms/Utils/Mem2Reg.h>
+
+#include "corpus/preprocess/crash_recovery.h"
+#include "corpus/preprocess/frontend_internal.h"
+#include "corpus/preprocess/preprocess.h"
+#include "corpus/preprocess/ptx.h"
+
+namespace clgen::preprocess {
+namespace {
+
+using internal::ErrorCollector;
+using internal::lower_to_ptx;
+using internal::make_instance;
+using internal::Mode;
+
+CompileResult failure(std::string cat, std::string reason) {
+  CompileResult r;
+  r.category = std::move(cat);
+  r.reason = std::move(reason);
+  return r;
+}
+
+// First error as the result's category and reason.
+void set_first_error(CompileResult& r, std::vector<CompileError> errors) {
+  r.ok = false;
+  if (errors.empty()) {
+    r.category = category::kOtherError;
+    r.reason = "compilation failed without an error message";
+  } else {
+    r.category = errors.front().category;
+    r.reason = errors.front().message;
+  }
+  r.errors = std::move(errors);
+}
+
+bool is_kernel(const llvm::Function& f) {
+  return !f.isDeclaration() && f.getMetadata("kernel_arg_addr_space") != nullptr;
+}
+
+// Code generation of the kernels alone: other function definitions are
+// dropped on their way to CodeGen (a kernel's call to one becomes a call to
+// a declaration). The count covers the kernels only, and nothing is linked
+// or printed, so the result is the same; large files of helpers cost less.
+class KernelsOnlyConsumer : public clang::MultiplexConsumer {
+ public:
+  explicit KernelsOnlyConsumer(std::unique_ptr<clang::ASTConsumer> codegen)
+      : clang::MultiplexConsumer(one(std::move(codegen))) {}
+
+  void Initialize(clang::ASTContext& ctx) override {
+    ctx_ = &ctx;
+    clang::MultiplexConsumer::Initialize(ctx);
+  }
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    llvm::SmallVector<clang::Decl*, 4> kept;
+    for (clang::Decl* d : group) {
+      auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
+      if (f && f->doesThisDeclarationHaveABody() && !f->hasAttr<clang::OpenCLKernelAttr>()) continue;
+      kept.push_back(d);
+    }
+    if (kept.empty()) return true;
+    if (kept.size() == static_cast<size_t>(std::distance(group.begin(), group.end()))) {
+      return clang::MultiplexConsumer::HandleTopLevelDecl(group);
+    }
+    return clang::MultiplexConsumer::HandleTopLevelDecl(
+        clang::DeclGroupRef::Create(*ctx_, kept.data(), static_cast<unsigned>(kept.size())));
+  }
+
+ private:
+  static std::vector<std::unique_ptr<clang::ASTConsumer>> one(std::unique_ptr<clang::ASTConsumer> c) {
+    std::vector<std::unique_ptr<clang::ASTConsumer>> v;
+    v.push_back(std::move(c));
+    return v;
+  }
+  clang::ASTContext* ctx_ = nullptr;
+};
+
+class KernelsOnlyAction : public clang::EmitLLVMOnlyAction {
+ public:
+  explicit KernelsOnlyAction(llvm::LLVMContext* ctx) : clang::EmitLLVMOnlyAction(ctx) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                        llvm::StringRef file) override {
+    std::unique_ptr<clang::ASTConsumer> codegen = clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file);
+    if (!codegen) return nullptr;
+    return std::make_unique<KernelsOnlyConsumer>(std::move(codegen));
+  }
+};
+
+CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) {
+  ErrorCollector errors(opts.error_limit > 0 ? opts.error_limit : 1);
+  std::string setup_error;
+  auto ci = make_instance(text, opts, Mode::kCompile, errors, setup_error);
+  if (!ci) return failure(category::kOtherError, setup_error);
+  if (opts.check_only) {
+    clang::SyntaxOnlyAction check;
+    CompileResult r;
+    if (!ci->ExecuteAction(check) || ci->getDiagnostics().hasErrorOccurred()) {
+      set_first_error(r, std::move(errors.errors));
+    } else {
+      r.ok = true;
+    }
+    return r;
+  }
+  llvm::LLVMContext ctx;
+  // The whole module when it is kept or lowered to PTX.
+  std::unique_ptr<clang::EmitLLVMOnlyAction> action =
+      opts.keep_ir || opts.to_ptx ? std::make_unique<clang::EmitLLVMOnlyAction>(&ctx)
+                                  : std::make_unique<KernelsOnlyAction>(&ctx);
+  bool ran = ci->ExecuteAction(*action);
+  std::unique_ptr<llvm::Module> module = action->takeModule();
+  CompileResult r;
+  if (!ran || !module || ci->getDiagnostics().hasErrorOccurred()) {
+    set_first_error(r, std::move(errors.errors));
+    return r;
+  }
+  std::string invalid;
+  llvm::raw_string_ostream invalid_os(invalid);
+  if (llvm::verifyModule(*module, &invalid_os)) {
+    invalid_os.flush();
+    r.category = category::kOtherError;
+    r.reason = "Clang generated invalid LLVM IR: " + invalid.substr(0, invalid.find('\n'));
+    return r;
+  }
+  // Codegen runs at -O0 (the -O1 pipeline cost more than all the rest); the
+  // kernels' stack slots are then promoted to registers and dead code
+  // removed, so the count measures the work a kernel does, not its
+  // parameter spills.
+  llvm::PassBuilder pb;
+  llvm::FunctionAnalysisManager fam;
+  pb.registerFunctionAnalyses(fam);
+  llvm::FunctionPassManager fpm;
+  fpm.addPass(llvm::PromotePass());
+  fpm.addPass(llvm::ADCEPass());
+  for (llvm::Function& f : *module) {
+    if (!is_kernel(f)) continue;
+    fpm.run(f, fam);
+    r.kernels.push_back(f.getName().str());
+    r.instruction_count += f.getInstructionCount();
+  }
+  if (opts.keep_ir) {
+    llvm::raw_string_ostream os(r.ir);
+    module->print(os, nullptr);
+  }
+  if (r.kernels.empty()) {
+    r.category = category::kNoKernel;
+    r.reason = "no kernel function";
+    return r;
+  }
+  if (r.instruction_count < opts.min_instructions) {
+    r.category = category::kTooFewInstructions;
+    r.reason = "kernels have " + std::to_string(r.instruction_count) +
+               " instructions, fewer than " + std::to_string(opts.min_instructions);
+    return r;
+  }
+  if (opts.to_ptx) {
+    std::string ptx, err;
+    // The NVPTX backend reports what it cannot lower (e.g. libclc's
+    // native_cos without fast math: "Cannot select: fcos") as an LLVM fatal
+    // error; a crash here is the input's ptx_error, not a Clang crash.
+    if (!run_with_crash_recovery([&] { err = lower_to_ptx(*module, ptx); })) {
+      err = "the NVPTX backend aborted (an LLVM fatal error, e.g. an operation it cannot select)";
+    }
+    if (!err.empty()) {
+      r.category = category::kPtxError;
+      r.reason = err;
+      return r;
+    }
+    if (opts.keep_ir) r.ptx = std::move(ptx);
+  }
+  r.ok = true;
+  return r;
+}
+
+// True when the shim has a `#define NAME`: retrying with the shim can only
+// help an input whose first missing name the shim defines.
+bool shim_defines(const std::string& name) {
+  static const std::unordered_set<std::string> names = [] {
+    std::unordered_set<std::string> set;
+    std::string_view text = shim_text();
+    size_t pos = 0;
+    while ((pos = text.find("#define ", pos)) != std::string_view::npos) {
+      bool line_start = pos == 0 || text[pos - 1] == '\n';
+      pos += 8;
+      if (!line_start) continue;  // a commented-out proposal
+      size_t end = pos;
+      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+      set.emplace(text.substr(pos, end - pos));
+    }
+    return set;
+  }();
+  return !name.empty() && names.count(name) > 0;
+}
+
+}  // namespace
+
+CompileResult compile(std::string_view text, const CompileOptions& options) {
+  if (text.size() > kMaxInputBytes) {
+    return failure(category::kInputTooLarge,
+                   "input of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+                       std::to_string(kMaxInputBytes));
+  }
+  auto attempt = [&](bool shim) {
+    CompileOptions o = options;
+    o.shim = shim;
+    CompileResult result;
+    if (!run_with_crash_recovery([&] { result = compile_unsafe(text, o); })) {
+      result = failure(category::kClangCrash, "Clang crashed while compiling the input");
+    }
+    result.used_shim = shim;
+    return result;
+  };
+  CompileResult plain = attempt(false);
+  if (options.shim && !plain.ok &&
+      (plain.category == category::kUndeclaredIdentifier ||
+       plain.category == category::kUnknownTypeName) &&
+      !plain.errors.empty() && shim_defines(plain.errors.front().name)) {
+    return attempt(true);
+  }
+  return plain;
+}
+
+}  // namespace clgen::preprocess
