@@ -130,6 +130,43 @@ bool may_need_opencl20(const CompileResult& rejection, const CompileOptions& opt
   return false;
 }
 
+void mark_inferred(RewriteResult& r, const std::string& prelude) { r.inferred = prelude; }
+void mark_inferred(FileRewriteResult& r, const std::string& prelude) {
+  r.inferred = prelude;
+  for (RewriteResult& k : r.kernels) k.inferred = prelude;
+}
+void mark_opencl20(RewriteResult& r) { r.opencl20 = true; }
+void mark_opencl20(FileRewriteResult& r) {
+  r.opencl20 = true;
+  for (RewriteResult& k : r.kernels) k.opencl20 = true;
+}
+
+// The second chances of an input rejected for `first`: `pass` (rewrite or
+// rewrite_kernels) again over the input with inferred definitions of its
+// missing names, or else as OpenCL C 2.0. Nothing when neither applies or
+// neither gets past the rejection.
+template <typename Result, typename Pass>
+std::optional<Result> second_chance(std::string_view text, const CompileResult& first,
+                                    const CompileOptions& options, const CompileOptions& check, Pass pass) {
+  if (auto names = inferred_for(text, first, check)) {
+    CompileOptions again = options;
+    again.infer_names = false;
+    Result with = pass(names->prelude + std::string(text), again);
+    if (with.status == RewriteStatus::kRejected && with.category == first.category) return std::nullopt;
+    mark_inferred(with, names->prelude);
+    return with;
+  }
+  if (may_need_opencl20(first, options)) {
+    CompileOptions cl20 = options;
+    cl20.opencl20 = true;
+    Result with = pass(text, cl20);
+    if (with.status == RewriteStatus::kRejected) return std::nullopt;
+    mark_opencl20(with);
+    return with;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
@@ -158,22 +195,8 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
   if (!renamed) {
     CompileResult first = compile(text, check);
     if (!first.ok) {
-      if (auto names = inferred_for(text, first, check)) {
-        CompileOptions again = options;
-        again.infer_names = false;
-        RewriteResult with = rewrite(names->prelude + std::string(text), again);
-        if (with.status == RewriteStatus::kRejected && with.category == first.category) return rejected(first);
-        with.inferred = names->prelude;
-        return with;
-      }
-      if (may_need_opencl20(first, options)) {
-        CompileOptions cl20 = options;
-        cl20.opencl20 = true;
-        RewriteResult with = rewrite(text, cl20);
-        if (with.status == RewriteStatus::kRejected) return rejected(first);
-        with.opencl20 = true;
-        return with;
-      }
+      auto pass = [](std::string_view t, const CompileOptions& o) { return rewrite(t, o); };
+      if (auto with = second_chance<RewriteResult>(text, first, options, check, pass)) return std::move(*with);
       return rejected(first);
     }
     if (!first.used_shim) return bug(failed, renamed.status());
@@ -217,24 +240,8 @@ FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& o
   if (!kernels) {
     CompileResult first = compile(text, check);
     if (!first.ok) {
-      if (auto names = inferred_for(text, first, check)) {
-        CompileOptions again = options;
-        again.infer_names = false;
-        FileRewriteResult with = rewrite_kernels(names->prelude + std::string(text), again);
-        if (with.status == RewriteStatus::kRejected && with.category == first.category) return rejected(first);
-        with.inferred = names->prelude;
-        for (RewriteResult& k : with.kernels) k.inferred = names->prelude;
-        return with;
-      }
-      if (may_need_opencl20(first, options)) {
-        CompileOptions cl20 = options;
-        cl20.opencl20 = true;
-        FileRewriteResult with = rewrite_kernels(text, cl20);
-        if (with.status == RewriteStatus::kRejected) return rejected(first);
-        with.opencl20 = true;
-        for (RewriteResult& k : with.kernels) k.opencl20 = true;
-        return with;
-      }
+      auto pass = [](std::string_view t, const CompileOptions& o) { return rewrite_kernels(t, o); };
+      if (auto with = second_chance<FileRewriteResult>(text, first, options, check, pass)) return std::move(*with);
       return rejected(first);
     }
     if (!first.used_shim) return file_bug(failed, kernels.status());

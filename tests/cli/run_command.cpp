@@ -12,7 +12,6 @@
 
 namespace clgen::testing {
 
-namespace {
 std::string read_all(std::FILE* f) {
   std::rewind(f);
   std::string s;
@@ -21,7 +20,6 @@ std::string read_all(std::FILE* f) {
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
   return s;
 }
-}  // namespace
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& cwd) {
   CommandResult r;

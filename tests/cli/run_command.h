@@ -2,6 +2,7 @@
 // for end-to-end tests of the clgen CLI.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct CommandResult {
 
 // argv[0] is the program path. `cwd` empty means the current directory.
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& cwd = "");
+
+// Everything written to `f` (a temporary file holding a child's output), from its start.
+std::string read_all(std::FILE* f);
 
 // run_command with CLGEN_BINARY as argv[0].
 CommandResult run_clgen(const std::vector<std::string>& args, const std::string& cwd = "");

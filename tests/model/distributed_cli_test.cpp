@@ -14,6 +14,7 @@ namespace clgen {
 namespace {
 
 using clgen::testing::EnvVars;
+using clgen::testing::describe;
 using clgen::testing::free_port;
 using clgen::testing::rank_env;
 using clgen::testing::RankProcess;
@@ -63,14 +64,6 @@ struct TrainWorkspace {
     return p;
   }
 };
-
-std::string describe(const std::vector<RankResult>& results) {
-  std::string s;
-  for (size_t r = 0; r < results.size(); ++r)
-    s += "rank " + std::to_string(r) + ": exit " + std::to_string(results[r].exit_code) + "\n" +
-         results[r].out + results[r].err;
-  return s;
-}
 
 TEST(TrainCommand, TwoDistributedRanksTrainAndRankZeroAloneRecordsTheRun) {
   SKIP_WITHOUT_GLOO();

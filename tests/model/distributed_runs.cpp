@@ -13,18 +13,11 @@
 #include <cstdlib>
 #include <thread>
 
+#include "tests/cli/run_command.h"
+
 namespace clgen::testing {
 
 namespace {
-
-std::string read_all(std::FILE* f) {
-  std::rewind(f);
-  std::string s;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
-  return s;
-}
 
 constexpr const char* kRankVariables[] = {
     "RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "SLURM_PROCID",
@@ -115,6 +108,14 @@ int free_port() {
     port = ntohs(addr.sin_port);
   if (fd >= 0) close(fd);
   return port;
+}
+
+std::string describe(const std::vector<RankResult>& results) {
+  std::string s;
+  for (size_t r = 0; r < results.size(); ++r)
+    s += "rank " + std::to_string(r) + ": exit " + std::to_string(results[r].exit_code) + "\n" +
+         results[r].out + results[r].err;
+  return s;
 }
 
 }  // namespace clgen::testing

@@ -55,4 +55,7 @@ EnvVars rank_env(int rank, int world, int port);
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int free_port();
 
+// Each rank's exit code and output, for a failed expectation's message.
+std::string describe(const std::vector<RankResult>& results);
+
 }  // namespace clgen::testing

@@ -21,6 +21,7 @@ namespace clgen::model {
 namespace {
 
 using clgen::testing::distributed_test_config;
+using clgen::testing::describe;
 using clgen::testing::free_port;
 using clgen::testing::model_test_kernels;
 using clgen::testing::rank_env;
@@ -96,14 +97,6 @@ double max_difference(const std::vector<torch::Tensor>& a, const std::vector<tor
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
     d = std::max(d, (a[i] - b[i]).abs().max().item<double>());
   return d;
-}
-
-std::string describe(const std::vector<RankResult>& results) {
-  std::string s;
-  for (size_t r = 0; r < results.size(); ++r)
-    s += "rank " + std::to_string(r) + ": exit " + std::to_string(results[r].exit_code) + "\n" +
-         results[r].out + results[r].err;
-  return s;
 }
 
 #define SKIP_WITHOUT_GLOO() \
