@@ -21,7 +21,7 @@ Expected<ModelConfig> from_config(const Config& c) {
       "training.lr_schedule", "training.halve_every", "training.decay_percent",
       "training.gradient_clip", "training.seed", "training.validation_fraction",
       "training.max_tokens", "training.max_file_chars", "training.max_kernels_per_repository",
-      "training.validation_split", "preview.samples", "preview.max_tokens",
+      "training.validation_split", "training.opencl20", "preview.samples", "preview.max_tokens",
       "preview.temperature"}));
   ModelConfig m;
   auto bad = [&](const std::string& key, const std::string& what) {
@@ -85,6 +85,7 @@ Expected<ModelConfig> from_config(const Config& c) {
   ASSIGN_OR_RETURN(t.validation_split, c.get_string("training.validation_split", t.validation_split));
   if (t.validation_split != "kernel" && t.validation_split != "repository")
     return bad("training.validation_split", "expected \"kernel\" or \"repository\"");
+  ASSIGN_OR_RETURN(t.opencl20, c.get_bool("training.opencl20", t.opencl20));
 
   auto& p = m.preview;
   ASSIGN_OR_RETURN(int64_t samples, c.get_int("preview.samples", p.samples));
@@ -129,7 +130,8 @@ std::string canonical_config(const ModelConfig& m) {
          // Appended only when set, so ids of models without it stay the same.
          (t.max_file_chars > 0 ? fmt::format(";max_file_chars={}", t.max_file_chars) : "") +
          (t.max_kernels_per_repository > 0 ? fmt::format(";max_per_repo={}", t.max_kernels_per_repository) : "") +
-         (t.validation_split != "kernel" ? ";split=" + t.validation_split : "");
+         (t.validation_split != "kernel" ? ";split=" + t.validation_split : "") +
+         (t.opencl20 ? "" : ";opencl12_only");
 }
 
 std::string corpus_hash(const std::vector<std::string>& texts) {

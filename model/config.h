@@ -50,6 +50,10 @@ struct TrainingConfig {
   // validation_fraction of the corpus, so the validation loss measures kernels
   // of projects the model never saw (and the held-out repositories stay unseen).
   std::string validation_split = "kernel";
+  // false: leave out the kernels that compile only as OpenCL C 2.0 (the
+  // preprocessor's fallback, `preprocessed.language`), whose constructs the
+  // sampler's OpenCL C 1.2 filter rejects.
+  bool opencl20 = true;
 };
 
 struct PreviewConfig {

@@ -64,7 +64,7 @@ constexpr const char* kRepositorySql =
 
 }  // namespace
 
-Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t max_chars) {
+Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t max_chars, bool opencl20) {
   constexpr const char* kHint = "run `clgen corpus preprocess` first";
   ASSIGN_OR_RETURN(bool has_table, db.has_table("preprocessed"));
   if (!has_table)
@@ -75,10 +75,17 @@ Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t ma
   const std::string repository = has_origins && has_repositories ? kRepositorySql : "''";
   // Kernels of an evaluation set (`clgen corpus decontaminate`) are left out.
   ASSIGN_OR_RETURN(std::string not_decontaminated, preprocess::exclude_decontaminated_sql(db, "p.normalized_sha256"));
+  std::string language;
+  if (!opencl20) {
+    ASSIGN_OR_RETURN(Statement has_language,
+                     db.prepare("SELECT 1 FROM pragma_table_info('preprocessed') WHERE name = 'language'"));
+    ASSIGN_OR_RETURN(bool present, has_language.step());
+    if (present) language = " AND p.language = 'CL1.2'";
+  }
   ASSIGN_OR_RETURN(auto q, db.prepare(
       "SELECT p.normalized_sha256, p.normalized_text, MIN(" + repository + ") FROM preprocessed p "
       "WHERE p.status='ok' AND p.normalized_text IS NOT NULL AND p.normalized_text != '' "
-      "AND p.preprocessor_version = " + std::string(preprocess::kNewestVersionSql) + not_decontaminated +
+      "AND p.preprocessor_version = " + std::string(preprocess::kNewestVersionSql) + not_decontaminated + language +
       " GROUP BY p.normalized_sha256 ORDER BY p.normalized_sha256"));
   std::vector<CorpusKernel> kernels;
   while (true) {
@@ -153,7 +160,7 @@ TrainingTexts select_training_texts(const std::vector<CorpusKernel>& kernels, co
 }
 
 Expected<TrainingTexts> read_training_set(Database& db, const TrainingConfig& t) {
-  ASSIGN_OR_RETURN(auto kernels, read_corpus_kernels(db, t.max_file_chars));
+  ASSIGN_OR_RETURN(auto kernels, read_corpus_kernels(db, t.max_file_chars, t.opencl20));
   TrainingTexts out = select_training_texts(kernels, t);
   if (out.texts.size() == out.held_out)
     return invalid_argument("every kernel of the corpus is held out for validation");

@@ -35,8 +35,11 @@ struct CorpusKernel {
   std::string repository;
 };
 
-// The kernels read_training_texts returns, with their repositories.
-Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t max_chars = 0);
+// The kernels read_training_texts returns, with their repositories; without
+// `opencl20`, only those stored as OpenCL C 1.2 (`preprocessed.language`;
+// tables from before that column hold only OpenCL C 1.2 kernels).
+Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t max_chars = 0,
+                                                        bool opencl20 = true);
 
 // The texts a model trains and validates on.
 struct TrainingTexts {

@@ -71,6 +71,11 @@ TEST(ModelConfig, ChangedConfigOrCorpusGivesANewModelIdButEpochsDoNot) {
   ModelConfig f = a;
   f.training.max_file_chars = 0;
   EXPECT_EQ(canonical_config(f).find("max_file_chars"), std::string::npos);
+  // Leaving the OpenCL C 2.0 kernels out is another corpus; the default keeps ids.
+  ModelConfig g = a;
+  g.training.opencl20 = false;
+  EXPECT_NE(model_id(g, corpus), id);
+  EXPECT_EQ(canonical_config(a).find("opencl12"), std::string::npos);
 
   ModelConfig longer = a;
   longer.training.epochs = 99;  // extending training continues the same model

@@ -151,6 +151,31 @@ TEST(ReadCorpusKernels, NamesTheRepositoryOfEachKernel) {
   EXPECT_EQ((*kernels)[1].repository, "package:p");
 }
 
+TEST(ReadCorpusKernels, WithoutOpenCl20LeavesOutKernelsStoredAsOpenCl20) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(create_preprocessed(*db).ok());
+  ASSERT_TRUE(db->exec("ALTER TABLE preprocessed ADD COLUMN language TEXT NOT NULL DEFAULT 'CL1.2';"
+                       "INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel A','h1',5,'CL1.2');"
+                       "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel B','h2',5,'CL2.0');")
+                  .ok());
+  auto all = read_corpus_kernels(*db, 0, true);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  EXPECT_EQ(all->size(), 2u);
+  auto cl12 = read_corpus_kernels(*db, 0, false);
+  ASSERT_TRUE(cl12.ok()) << cl12.status().message();
+  ASSERT_EQ(cl12->size(), 1u);
+  EXPECT_EQ((*cl12)[0].text, "kernel A");
+  // A table from before the column holds only OpenCL C 1.2 kernels: nothing is left out.
+  auto old = Database::open(":memory:");
+  ASSERT_TRUE(old.ok());
+  ASSERT_TRUE(create_preprocessed(*old).ok());
+  ASSERT_TRUE(old->exec("INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel A','h1',5);").ok());
+  auto before = read_corpus_kernels(*old, 0, false);
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_EQ(before->size(), 1u);
+}
+
 TEST(ModelSchema, IsIdempotentAndRecordsEpochs) {
   auto db = Database::open(":memory:");
   ASSERT_TRUE(db.ok());
