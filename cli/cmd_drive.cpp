@@ -32,6 +32,7 @@ struct DriveCliOptions {
   std::string csv;
   uint64_t limit = 0;
   uint64_t shuffle_seed = 0;
+  unsigned jobs = 0;
 };
 
 void print_table(const driver::DriveSummary& s) {
@@ -95,6 +96,7 @@ Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
   opts.csv_path = o.csv;
   opts.limit = o.limit;
   opts.shuffle_seed = o.shuffle_seed;
+  opts.jobs = o.jobs;
   opts.show_progress = spdlog::should_log(spdlog::level::info);
 
   ASSIGN_OR_RETURN(auto ws, Workspace::open(global.workspace));
@@ -145,6 +147,10 @@ void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& actio
   cmd->add_option("--shuffle", o->shuffle_seed,
                   "Drive the sources in an order shuffled by this seed, so --limit takes a fair sample (0: stored order)")
       ->capture_default_str();
+  cmd->add_option("--jobs,-j", o->jobs,
+                  "Kernels driven at once, each in its own worker (0: one per core, at most 16)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 256u));
   cmd->final_callback([o, &global, &action] { action = [o, &global] { return run_drive(global, *o); }; });
 }
 

@@ -6,9 +6,11 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "corpus/preprocess/newest_version.h"
 #include "driver/args.h"
+#include "driver/drive_pool.h"
 #include "driver/worker.h"
 #include "support/files.h"
 #include "support/interrupt.h"
@@ -25,13 +27,6 @@ struct Source {
   std::string origin;
   std::string text;
 };
-
-// Whether the kernel may write a __global argument (what the worker reads back).
-bool writes_global_argument(const KernelSignature& sig) {
-  for (const ArgInfo& a : sig.args)
-    if (a.is_pointer && a.address_space == AddressSpace::kGlobal && a.writes) return true;
-  return false;
-}
 
 // Appends the texts a query returns; a missing table is a note, not an error.
 Status collect_query(Database& db, const std::string& table, const std::string& sql,
@@ -136,6 +131,11 @@ std::vector<size_t> pick_sources(size_t count, uint64_t limit, uint64_t shuffle_
   return order;
 }
 
+unsigned default_drive_jobs() {
+  unsigned cores = std::thread::hardware_concurrency();
+  return std::clamp(cores, 1u, 16u);
+}
+
 Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   DriveSummary summary;
   RETURN_IF_ERROR_CTX(ensure_driver_schema(db), "creating the runs table");
@@ -186,144 +186,91 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     sources = std::move(picked);
   }
 
-  std::string csv = csv_header();
-  int instance = 0;
-  std::unique_ptr<Progress> progress;
-  if (options.show_progress) progress = std::make_unique<Progress>("drive", sources.size());
-
-  // Stores a new result (or counts a stored one) and adds it to the CSV.
-  auto record = [&](RunRecord rec, bool stored) -> Status {
-    if (!stored) {
-      RETURN_IF_ERROR_CTX(insert_run(db, rec), "storing a run");
-      ++summary.driven;
-    } else {
-      ++summary.already_stored;
+  // Every source's text is stored before its runs (datasets read it by sha).
+  std::vector<PoolSource> pool_sources;
+  {
+    ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
+    for (size_t i = 0; i < sources.size(); ++i) {
+      PoolSource ps{i, sources[i].origin, std::move(sources[i].text), ""};
+      ps.sha256 = sha256_hex(ps.text);
+      RETURN_IF_ERROR_CTX(store_kernel_source(db, ps.sha256, ps.text, ps.origin),
+                          "storing the source of " + ps.origin);
+      pool_sources.push_back(std::move(ps));
     }
-    ++summary.outcomes[rec.result.outcome];
-    csv += csv_rows(rec, instance++);
-    return ok_status();
-  };
+    RETURN_IF_ERROR_CTX(tx.commit(), "storing kernel sources");
+  }
+  ASSIGN_OR_RETURN(auto stored, stored_run_outcomes(db));
+  worker.stop();  // the pool's threads start their own
 
-  for (const Source& src : sources) {
-    if (interrupted()) {
+  PoolOptions popts;
+  popts.devices = devices;
+  popts.global_sizes = options.global_sizes;
+  popts.local_size = options.local_size;
+  popts.local_size_sweep = options.local_size_sweep;
+  popts.runs = options.runs;
+  popts.warmup = options.warmup;
+  popts.seed = options.seed;
+  popts.build_options = options.build_options;
+  popts.worker = wopts;
+  popts.threads = options.jobs ? options.jobs : default_drive_jobs();
+  DrivePool pool(std::move(popts), std::move(stored));
+  std::thread feeder([&] {
+    for (auto& ps : pool_sources)
+      if (!pool.submit(std::move(ps))) break;
+    pool.close();
+  });
+
+  std::unique_ptr<Progress> progress;
+  if (options.show_progress) progress = std::make_unique<Progress>("drive", pool_sources.size());
+  // Runs per source index, for a CSV in source order whatever order the
+  // threads finish in.
+  std::vector<std::vector<RunRecord>> by_source(pool_sources.size());
+  Status failure;
+  while (auto res = pool.next()) {
+    if (interrupted() && !summary.interrupted) {
       summary.interrupted = true;
-      break;
+      pool.stop();  // the runs in progress still come back and are stored
+    }
+    if (!failure.ok()) continue;
+    if (!res->error.ok()) {
+      failure = res->error;
+      pool.stop();
+      continue;
     }
     ++summary.sources;
-    const std::string sha = sha256_hex(src.text);
-    RETURN_IF_ERROR_CTX(store_kernel_source(db, sha, src.text, src.origin),
-                        "storing the source of " + src.origin);
-    // The Clang analysis runs here, in the parent (Clang 15 never enters a
-    // worker, where the OpenCL driver may bring its own LLVM); a front-end
-    // crash is recovered and becomes a crash row (kInternal).
-    Expected<std::vector<KernelSignature>> analysis = std::vector<KernelSignature>();
-    if (have_clang_analysis()) analysis = analyze_kernels(src.text);
-
-    for (const DeviceInfo& dev : devices) {
-      if (interrupted()) break;
-      std::vector<KernelSignature> kernels;
-      // When the source as a whole fails: the outcome recorded for it.
-      Outcome source_outcome = Outcome::kCompileError;
-      std::string source_failure;
-      auto fail_source = [&](const Status& st) {
-        source_outcome = st.code() == ErrorCode::kTimeout ? Outcome::kTimeout
-                         : st.code() == ErrorCode::kIo || st.code() == ErrorCode::kInternal
-                             ? Outcome::kCrash
-                             : Outcome::kCompileError;
-        source_failure = st.message();
-      };
-      bool args_from_device = !have_clang_analysis();
-      if (!analysis.ok()) {
-        fail_source(analysis.status());
-      } else if (args_from_device) {
-        auto listed = worker.list_kernels(src.text, options.build_options, dev.platform_index,
-                                          dev.device_index);
-        if (listed.ok()) {
-          kernels = std::move(*listed);
-        } else if (listed.status().code() == ErrorCode::kUnavailable) {
-          return listed.status();
+    Status st = [&]() -> Status {
+      ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
+      for (PoolRun& run : res->runs) {
+        RunRecord rec = std::move(run.record);
+        if (run.stored) {
+          ASSIGN_OR_RETURN(auto found, find_run(db, rec.key));
+          if (!found) return internal_error("a stored run vanished from the database");
+          rec = std::move(*found);
+          ++summary.already_stored;
         } else {
-          fail_source(listed.status());
+          RETURN_IF_ERROR_CTX(insert_run(db, rec), "storing a run");
+          ++summary.driven;
         }
-      } else {
-        kernels = *analysis;
+        ++summary.outcomes[rec.result.outcome];
+        by_source[res->index].push_back(std::move(rec));
       }
-      if (kernels.empty() && source_failure.empty()) source_failure = "the source defines no kernel";
-
-      for (const auto& gsize : options.global_sizes) {
-        std::vector<std::vector<uint64_t>> lsizes;
-        if (options.local_size_sweep)
-          lsizes = local_size_sweep(gsize, dev);
-        else
-          lsizes.push_back(options.local_size);
-        for (const auto& lsize : lsizes) {
-          RunKey key{sha, "", dev.platform_name, dev.name, options.build_options,
-                     format_size(gsize), format_size(lsize)};
-          if (!source_failure.empty()) {
-            ASSIGN_OR_RETURN(auto stored, find_run(db, key));
-            if (stored) {
-              RETURN_IF_ERROR(record(std::move(*stored), true));
-              continue;
-            }
-            RunRecord rec{key, src.origin, options.seed, {}};
-            rec.result.outcome = source_outcome;
-            rec.result.message = source_failure;
-            rec.result.local_size = lsize;
-            RETURN_IF_ERROR(record(std::move(rec), false));
-            continue;
-          }
-          for (const KernelSignature& sig : kernels) {
-            if (interrupted()) break;
-            key.kernel_name = sig.name;
-            ASSIGN_OR_RETURN(auto stored, find_run(db, key));
-            if (stored) {
-              RETURN_IF_ERROR(record(std::move(*stored), true));
-              continue;
-            }
-            RunRecord rec{key, src.origin, options.seed, {}};
-            if (!sig.supported()) {
-              rec.result.outcome = Outcome::kUnsupportedArguments;
-              rec.result.message = sig.unsupported_reason();
-              rec.result.local_size = lsize;
-            } else if (!args_from_device && !writes_global_argument(sig)) {
-              // The worker reads back only arguments the analysis marks as
-              // written, so it would run the kernel four times to find no
-              // output: record that without running it.
-              rec.result.outcome = Outcome::kNoOutput;
-              rec.result.message = "the kernel writes no argument (static analysis; not run)";
-              rec.result.local_size = lsize;
-            } else {
-              DriveJob job;
-              job.source = src.text;
-              job.kernel_name = sig.name;
-              job.args = sig.args;
-              job.args_from_device = args_from_device;
-              job.platform_index = dev.platform_index;
-              job.device_index = dev.device_index;
-              job.global_size = gsize;
-              job.local_size = lsize;
-              job.runs = options.runs;
-              job.warmup = options.warmup;
-              job.seed = options.seed;
-              job.build_options = options.build_options;
-              auto result = worker.drive(job);
-              if (!result.ok())
-                return result.status().with_context("driving " + src.origin + ":" + sig.name);
-              rec.result = std::move(*result);
-            }
-            spdlog::debug("{} {} on {} at {}: {}{}", src.origin, sig.name, dev.name,
-                          format_size(gsize), outcome_name(rec.result.outcome),
-                          rec.result.message.empty() ? "" : " (" + rec.result.message + ")");
-            RETURN_IF_ERROR(record(std::move(rec), false));
-          }
-        }
-      }
+      return tx.commit();
+    }();
+    if (!st.ok()) {
+      failure = st;
+      pool.stop();
     }
     if (progress) progress->advance();
   }
+  feeder.join();
   if (progress) progress->finish();
+  RETURN_IF_ERROR(failure);
   if (interrupted()) summary.interrupted = true;
-  summary.workers_started = worker.started();
+  summary.workers_started = worker.started() + pool.workers_started();
+  std::string csv = csv_header();
+  int instance = 0;
+  for (const auto& runs : by_source)
+    for (const RunRecord& rec : runs) csv += csv_rows(rec, instance++);
   if (!options.csv_path.empty())
     RETURN_IF_ERROR_CTX(write_file_atomic(options.csv_path, csv), "writing " + options.csv_path);
   return summary;

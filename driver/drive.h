@@ -39,6 +39,11 @@ struct DriveOptions {
   bool worker_stderr = false;    // pass the workers' stderr through
   std::string csv_path;          // write every selected run here as CSV
   bool show_progress = true;
+  // Drive threads, each with its own worker per device, running one kernel
+  // at a time; 0 = default_drive_jobs(). Every run's outcome is the one it
+  // gets when driven alone (own worker process); only the wall clock is
+  // shared, so timeouts are wall-clock limits under load.
+  unsigned jobs = 0;
 };
 
 struct DriveSummary {
@@ -70,6 +75,10 @@ Expected<std::vector<uint64_t>> parse_size_sweep(const std::string& text);
 // `limit` of them (0 = all): the first ones, or with a non-zero
 // `shuffle_seed` a sample drawn without replacement by that seed.
 std::vector<size_t> pick_sources(size_t count, uint64_t limit, uint64_t shuffle_seed);
+
+// The number of drive threads when DriveOptions::jobs is 0: the cores, at
+// most 16.
+unsigned default_drive_jobs();
 
 Expected<DriveSummary> drive(Database& db, const DriveOptions& options);
 

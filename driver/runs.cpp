@@ -85,6 +85,28 @@ Status bind_optional(Statement& st, int index, bool present, double value) {
 
 }  // namespace
 
+std::string run_key_id(const RunKey& k) {
+  const char sep = '\x1f';
+  return k.kernel_sha256 + sep + k.kernel_name + sep + k.platform + sep + k.device + sep +
+         k.build_options + sep + k.global_size + sep + k.requested_local_size;
+}
+
+Expected<std::unordered_map<std::string, Outcome>> stored_run_outcomes(Database& db) {
+  ASSIGN_OR_RETURN(Statement st,
+                   db.prepare("SELECT kernel_sha256, kernel_name, platform, device, build_options, "
+                              "global_size, requested_local_size, outcome FROM runs"));
+  std::unordered_map<std::string, Outcome> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    RunKey k{st.column_text(0), st.column_text(1), st.column_text(2), st.column_text(3),
+             st.column_text(4), st.column_text(5), st.column_text(6)};
+    ASSIGN_OR_RETURN(Outcome o, parse_outcome(st.column_text(7)));
+    out.emplace(run_key_id(k), o);
+  }
+  return out;
+}
+
 Expected<std::optional<RunRecord>> find_run(Database& db, const RunKey& key) {
   ASSIGN_OR_RETURN(Statement st,
                    db.prepare("SELECT origin, seed, outcome, message, local_size, transferred_bytes, "

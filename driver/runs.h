@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "driver/job.h"
 #include "support/sqlite.h"
@@ -37,6 +38,13 @@ Status ensure_driver_schema(Database& db);
 // file arguments; a second store of the same sha256 changes nothing.
 Status store_kernel_source(Database& db, const std::string& sha256, const std::string& text,
                            const std::string& origin);
+
+// A string that identifies a RunKey (its fields joined by an unprintable
+// separator).
+std::string run_key_id(const RunKey& key);
+
+// run_key_id() -> outcome of every stored run: what a drive skips.
+Expected<std::unordered_map<std::string, Outcome>> stored_run_outcomes(Database& db);
 
 // The stored run for `key`, if any.
 Expected<std::optional<RunRecord>> find_run(Database& db, const RunKey& key);

@@ -13,7 +13,7 @@
 #include "corpus/preprocess/preprocess.h"
 #include "sampler/arg_spec.h"
 #include "sampler/batch_sampler.h"
-#include "sampler/bounded_queue.h"
+#include "support/bounded_queue.h"
 #include "sampler/store.h"
 #include "support/files.h"
 #include "support/interrupt.h"

@@ -1,5 +1,6 @@
 // A bounded multi-producer multi-consumer queue that can be closed: the
-// hand-off between the sampling thread, the filter workers and the store.
+// hand-off between the sampling thread, the filter workers and the store,
+// and between the driver's feeder, its drive threads and the recorder.
 #pragma once
 
 #include <condition_variable>
@@ -7,7 +8,7 @@
 #include <mutex>
 #include <optional>
 
-namespace clgen::sampler {
+namespace clgen {
 
 template <typename T>
 class BoundedQueue {
@@ -68,4 +69,4 @@ class BoundedQueue {
   std::condition_variable not_full_, not_empty_;
 };
 
-}  // namespace clgen::sampler
+}  // namespace clgen

@@ -1,0 +1,101 @@
+// Drives kernel sources concurrently: a fixed number of drive threads, each
+// with its own worker processes (one per device), take sources from a
+// bounded queue, run the argument analysis and every kernel × device × size
+// of the source, and hand back the source's runs in order. Each run is still
+// one kernel in one isolated worker, so its outcome is what the kernel gets
+// when driven alone; only the wall clock is shared.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "driver/devices.h"
+#include "driver/runs.h"
+#include "driver/worker.h"
+#include "support/bounded_queue.h"
+#include "support/status.h"
+
+namespace clgen::driver {
+
+struct PoolOptions {
+  std::vector<DeviceInfo> devices;
+  // true: devices after the first drive only the kernels (at a size) that
+  // passed the check on the first (`--check all`: the CPU checks, the GPU
+  // profiles what passed).
+  bool later_devices_need_pass = false;
+  std::vector<std::vector<uint64_t>> global_sizes{{4096}};
+  std::vector<uint64_t> local_size;  // empty = automatic
+  bool local_size_sweep = false;
+  int runs = 10;
+  int warmup = 1;
+  uint64_t seed = 20170204;
+  std::string build_options;
+  WorkerOptions worker;
+  unsigned threads = 1;        // drive threads (each runs one kernel at a time)
+  size_t queue_capacity = 64;  // sources waiting; submit() blocks beyond it
+};
+
+struct PoolSource {
+  size_t index = 0;  // the caller's number for it, handed back
+  std::string origin;
+  std::string text;
+  std::string sha256;  // of `text`
+};
+
+// One run of a source: newly driven, or found among the stored keys (then
+// only `record.key` is set and the caller reads the stored row).
+struct PoolRun {
+  bool stored = false;
+  RunRecord record;
+};
+
+struct PoolResult {
+  size_t index = 0;
+  std::string origin;
+  std::string sha256;
+  std::vector<PoolRun> runs;  // in the order a sequential drive makes them
+  Status error;               // a failure of the drive itself (no worker starts, bad request)
+};
+
+class DrivePool {
+ public:
+  // `stored` maps run_key_id() of the runs already in the database to their
+  // outcomes (stored_run_outcomes()): those are reported, not driven again.
+  DrivePool(PoolOptions options, std::unordered_map<std::string, Outcome> stored);
+  ~DrivePool();  // stops and joins
+  DrivePool(const DrivePool&) = delete;
+  DrivePool& operator=(const DrivePool&) = delete;
+
+  // Queues a source; blocks while the queue is full. False once stopped.
+  bool submit(PoolSource source);
+  // No more sources: next() returns nullopt once the queued ones are done.
+  void close();
+  // The next finished source (in completion order); blocks; nullopt when
+  // closed and drained, or stopped.
+  std::optional<PoolResult> next();
+  // Drops queued sources and ends after the runs in progress (interrupts).
+  void stop();
+  // Worker processes started so far, over all threads.
+  int workers_started() const { return started_.load(); }
+
+ private:
+  void thread_main();
+  PoolResult drive_source(const PoolSource& src, std::vector<std::unique_ptr<WorkerProcess>>& workers);
+
+  PoolOptions options_;
+  const std::unordered_map<std::string, Outcome> stored_;
+  BoundedQueue<PoolSource> in_;
+  BoundedQueue<PoolResult> out_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<unsigned> live_{0};
+  std::atomic<int> started_{0};
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace clgen::driver
