@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -38,6 +39,22 @@ struct SampleOptions {
   // A constrained stream ends once this many of its draws were refused: it
   // has left what the model knows.
   int max_refusals = 4;
+  // The static usefulness check (corpus/preprocess/usefulness.h) after the
+  // compile filter: kernels that provably write nothing input-dependent are
+  // rejected under its categories.
+  bool usefulness_check = true;
+};
+
+// Ways a caller takes part in a run (`sample --check`): both are called on
+// the store thread.
+struct SampleHooks {
+  // Every new unique accepted kernel's normalized text, once counted (its
+  // row is written with the next batch); may block, and the caller's pace
+  // then limits sampling.
+  std::function<void(const std::string& normalized_text)> on_accepted;
+  // Polled between samples: true stops the run (a stop condition of its own,
+  // so target_accepted, max_samples and time_limit may all be unset).
+  std::function<bool()> stop;
 };
 
 struct SampleSummary {
@@ -69,6 +86,7 @@ struct SampleSummary {
 // created if needed); `db` also provides the training hashes (preprocessed).
 // Fails on a bad spec, a model error or a database error; samples stored
 // before a failure are kept.
-Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const SampleOptions& options);
+Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const SampleOptions& options,
+                                     const SampleHooks& hooks = {});
 
 }  // namespace clgen::sampler
