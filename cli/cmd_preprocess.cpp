@@ -88,7 +88,11 @@ Status run_preprocess(const PreprocessOptions& opts) {
     }
     if (opts.usefulness) {
       Expected<preprocess::UsefulnessVerdict> v = preprocess::check_usefulness(r.text);
-      if (!v) return v.status().with_context(path);
+      if (!v) {  // one bad file does not end the listing
+        ++rejected;
+        std::printf("%s: error %s\n", path.c_str(), v.status().message().c_str());
+        continue;
+      }
       if (!v->useful) ++rejected;
       std::printf("%s: %s%s%s\n", path.c_str(), v->useful ? "useful" : "useless [",
                   v->category.c_str(), v->useful ? "" : ("] " + v->reason).c_str());

@@ -8,11 +8,14 @@
 //              loop (its condition and increment included);
 //   dependent  may depend on the input: a memory read (subscript, `*`,
 //              `->`, a builtin given a pointer), item or loop taint.
-// Then every store to __global memory is classified by its address (item or
-// loop taint, or a guard: an enclosing condition with item taint, or an
-// item-tainted early return anywhere) and its value (dependent or not).
+// An assignment under a condition also takes the condition's taints
+// (control dependence: `if (a[i] == 1) r++;` makes r dependent). Then every
+// store to __global memory is classified by its address, its value and the
+// conditions around it (an early return, break or continue under a
+// condition counts for every store: the analysis ignores order).
 #include "corpus/preprocess/usefulness.h"
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <vector>
@@ -75,15 +78,18 @@ class KernelAnalysis {
       changed = false;
       assignments_.clear();
       collect(fn_->getBody(), false);
-      for (const auto& [var, value, in_loop] : assignments_) {
+      for (const Assignment& a : assignments_) {
         for (int t : {kItem, kLoop, kDependent}) {
-          bool tainted = (in_loop && t != kItem) || (value && has(value, static_cast<Taint>(t)));
-          if (tainted && vars_[t].insert(var).second) changed = true;
+          Taint taint = static_cast<Taint>(t);
+          bool tainted = (a.in_loop && t != kItem) || (a.value && has(a.value, taint)) ||
+                         std::any_of(a.guards.begin(), a.guards.end(),
+                                     [&](const clang::Expr* g) { return has(g, taint); });
+          if (tainted && vars_[t].insert(a.var).second) changed = true;
         }
       }
     }
     stores_.clear();
-    classify(fn_->getBody(), false);
+    classify(fn_->getBody());
 
     const std::string kernel = fn_->getNameAsString();
     UsefulnessVerdict v;
@@ -94,16 +100,24 @@ class KernelAnalysis {
       v.reason = "kernel " + kernel + " never writes __global memory";
       return v;
     }
-    bool any_varying_address = false, any_dependent_value = false;
+    // uniform_store_address: every store provably goes wrong for all
+    // work-items at one location: a race of different values, or an index
+    // that is a bare scalar argument (the payload sets scalars to the global
+    // size, one past the buffer). Every work-item writing the same value to
+    // one place is kept: it is deterministic and may pass.
+    bool all_wrong_at_one_place = true, any_dependent_value = false;
     for (const Store& s : stores_) {
-      any_varying_address |= s.atomic || s.varying_address || s.guarded || item_exit_;
-      any_dependent_value |= s.dependent_value;
+      bool one_place = !s.atomic && !s.varying_address && !s.item_guarded && !item_exit_;
+      all_wrong_at_one_place &= one_place && (s.racy_value || s.scalar_index);
+      any_dependent_value |= s.dependent_value || s.dependent_guarded || dependent_exit_;
     }
-    if (!any_varying_address) {
+    if (all_wrong_at_one_place) {
       v.useful = false;
       v.category = "uniform_store_address";
-      v.reason = fmt::format("kernel {}: all {} __global stores write the same location for every work-item",
-                             kernel, stores_.size());
+      v.reason = fmt::format(
+          "kernel {}: all {} __global stores write one location for every work-item (different values, or "
+          "an index that is a scalar argument)",
+          kernel, stores_.size());
     } else if (!any_dependent_value) {
       v.useful = false;
       v.category = "constant_store_value";
@@ -117,15 +131,34 @@ class KernelAnalysis {
  private:
   struct Assignment {
     const clang::VarDecl* var;
-    const clang::Expr* value;  // nullptr: tainted only by the loop (++, --)
+    const clang::Expr* value;  // nullptr: tainted only by the loop and guards (++, --)
     bool in_loop;
+    std::vector<const clang::Expr*> guards;  // enclosing conditions
   };
   struct Store {
     bool atomic = false;
-    bool varying_address = false;
-    bool guarded = false;
+    bool varying_address = false;   // item or loop taint in the address
+    bool item_guarded = false;      // under a condition with item taint
+    bool dependent_guarded = false;  // under a condition with dependent taint
     bool dependent_value = false;
+    bool racy_value = false;        // the value has item taint
+    bool scalar_index = false;      // a[d] with d an integer scalar argument
   };
+
+  // The condition that decides whether (or how often) the children of `s` run.
+  static const clang::Expr* condition_of(const clang::Stmt* s) {
+    if (const auto* i = dyn_cast<clang::IfStmt>(s)) return i->getCond();
+    if (const auto* w = dyn_cast<clang::WhileStmt>(s)) return w->getCond();
+    if (const auto* f = dyn_cast<clang::ForStmt>(s)) return f->getCond();
+    if (const auto* d = dyn_cast<clang::DoStmt>(s)) return d->getCond();
+    if (const auto* sw = dyn_cast<clang::SwitchStmt>(s)) return sw->getCond();
+    if (const auto* c = dyn_cast<clang::ConditionalOperator>(s)) return c->getCond();
+    if (const auto* b = dyn_cast<clang::BinaryOperator>(s); b && b->isLogicalOp()) return b->getLHS();
+    return nullptr;
+  }
+  bool any_has(Taint t) const {
+    return std::any_of(conds_.begin(), conds_.end(), [&](const clang::Expr* c) { return has(c, t); });
+  }
 
   // Whether `e` carries taint `t`.
   bool has(const clang::Stmt* s, Taint t) const {
@@ -197,60 +230,72 @@ class KernelAnalysis {
   // Pass 1: every assignment to a variable, and whether it is in a loop.
   void collect(const clang::Stmt* s, bool in_loop) {
     if (!s) return;
+    const clang::Expr* condition = condition_of(s);
     if (isa<clang::ForStmt>(s) || isa<clang::WhileStmt>(s) || isa<clang::DoStmt>(s)) {
       const auto* f = dyn_cast<clang::ForStmt>(s);
       if (f) collect(f->getInit(), in_loop);  // runs once
-      for (const clang::Stmt* child : s->children())
-        if (!f || child != f->getInit()) collect(child, true);
+      for (const clang::Stmt* child : s->children()) {
+        if (f && child == f->getInit()) continue;
+        bool push = condition && child != condition;
+        if (push) conds_.push_back(condition);
+        collect(child, true);
+        if (push) conds_.pop_back();
+      }
       return;
     }
     if (const auto* decl = dyn_cast<clang::DeclStmt>(s)) {
       for (const clang::Decl* d : decl->decls())
         if (const auto* var = dyn_cast<clang::VarDecl>(d); var && var->hasInit())
-          assignments_.push_back({var, var->getInit(), false});
+          assignments_.push_back({var, var->getInit(), in_loop, conds_});
     } else if (const auto* bin = dyn_cast<clang::BinaryOperator>(s); bin && bin->isAssignmentOp()) {
       if (const clang::VarDecl* var = variable_of(bin->getLHS())) {
-        assignments_.push_back({var, bin->getRHS(), in_loop});
+        assignments_.push_back({var, bin->getRHS(), in_loop, conds_});
         // An element of a private array written at a tainted index.
-        if (!isa<clang::DeclRefExpr>(strip(bin->getLHS()))) assignments_.push_back({var, bin->getLHS(), in_loop});
+        if (!isa<clang::DeclRefExpr>(strip(bin->getLHS())))
+          assignments_.push_back({var, bin->getLHS(), in_loop, conds_});
       }
     } else if (const auto* u = dyn_cast<clang::UnaryOperator>(s); u && u->isIncrementDecrementOp()) {
-      if (const clang::VarDecl* var = variable_of(u->getSubExpr())) assignments_.push_back({var, nullptr, in_loop});
+      if (const clang::VarDecl* var = variable_of(u->getSubExpr()))
+        assignments_.push_back({var, nullptr, in_loop, conds_});
     } else if (const auto* u = dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf) {
       // Written through a pointer we do not follow: assume every taint.
       if (const clang::VarDecl* var = variable_of(u->getSubExpr()))
         for (auto& set : vars_) set.insert(var);
     }
-    for (const clang::Stmt* child : s->children()) collect(child, in_loop);
+    for (const clang::Stmt* child : s->children()) {
+      bool push = condition && child != condition;
+      if (push) conds_.push_back(condition);
+      collect(child, in_loop);
+      if (push) conds_.pop_back();
+    }
   }
 
-  // Pass 2: the __global stores, with the item-tainted guards around them.
-  void classify(const clang::Stmt* s, bool guarded) {
+  // Pass 2: the __global stores, with the conditions around them.
+  void classify(const clang::Stmt* s) {
     if (!s) return;
-    const clang::Expr* condition = nullptr;
-    if (const auto* i = dyn_cast<clang::IfStmt>(s)) condition = i->getCond();
-    else if (const auto* w = dyn_cast<clang::WhileStmt>(s)) condition = w->getCond();
-    else if (const auto* f = dyn_cast<clang::ForStmt>(s)) condition = f->getCond();
-    else if (const auto* d = dyn_cast<clang::DoStmt>(s)) condition = d->getCond();
-    else if (const auto* sw = dyn_cast<clang::SwitchStmt>(s)) condition = sw->getCond();
-    else if (const auto* c = dyn_cast<clang::ConditionalOperator>(s)) condition = c->getCond();
-    else if (const auto* b = dyn_cast<clang::BinaryOperator>(s); b && b->isLogicalOp()) condition = b->getLHS();
-    bool inner_guard = guarded || (condition && has(condition, kItem));
-    if (isa<clang::ReturnStmt>(s) && guarded) item_exit_ = true;
-
-    if (const auto* bin = dyn_cast<clang::BinaryOperator>(s); bin && bin->isAssignmentOp()) {
-      add_store(bin->getLHS(), bin->getOpcode() == clang::BO_Assign ? bin->getRHS() : nullptr, guarded);
-    } else if (const auto* u = dyn_cast<clang::UnaryOperator>(s); u && u->isIncrementDecrementOp()) {
-      add_store(u->getSubExpr(), nullptr, guarded);
-    } else if (const auto* call = dyn_cast<clang::CallExpr>(s)) {
-      add_call(call, guarded);
+    if (isa<clang::ReturnStmt>(s) || isa<clang::BreakStmt>(s) || isa<clang::ContinueStmt>(s)) {
+      item_exit_ |= any_has(kItem);
+      dependent_exit_ |= any_has(kDependent);
     }
-    for (const clang::Stmt* child : s->children()) classify(child, child == condition ? guarded : inner_guard);
+    if (const auto* bin = dyn_cast<clang::BinaryOperator>(s); bin && bin->isAssignmentOp()) {
+      add_store(bin->getLHS(), bin->getOpcode() == clang::BO_Assign ? bin->getRHS() : nullptr);
+    } else if (const auto* u = dyn_cast<clang::UnaryOperator>(s); u && u->isIncrementDecrementOp()) {
+      add_store(u->getSubExpr(), nullptr);
+    } else if (const auto* call = dyn_cast<clang::CallExpr>(s)) {
+      add_call(call);
+    }
+    const clang::Expr* condition = condition_of(s);
+    for (const clang::Stmt* child : s->children()) {
+      bool push = condition && child != condition;
+      if (push) conds_.push_back(condition);
+      classify(child);
+      if (push) conds_.pop_back();
+    }
   }
 
   // `value` nullptr: a read-modify-write (compound assignment, ++, --),
   // which depends on the memory it reads.
-  void add_store(const clang::Expr* lhs, const clang::Expr* value, bool guarded) {
+  void add_store(const clang::Expr* lhs, const clang::Expr* value) {
     const clang::Expr* pointer = pointer_of(lhs);
     if (!pointer) return;
     clang::QualType t = pointer->getType();
@@ -264,14 +309,24 @@ class KernelAnalysis {
         unknown_store_ = true;
       return;
     }
-    Store st;
+    Store st = guarded_store();
     st.varying_address = has(lhs, kItem) || has(lhs, kLoop);
-    st.guarded = guarded;
     st.dependent_value = !value || has(value, kDependent);
+    st.racy_value = value && has(value, kItem);
+    if (const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(strip(lhs)))
+      if (const auto* ref = dyn_cast<clang::DeclRefExpr>(strip(sub->getIdx())))
+        st.scalar_index = isa<clang::ParmVarDecl>(ref->getDecl()) && ref->getType()->isIntegerType();
     stores_.push_back(st);
   }
 
-  void add_call(const clang::CallExpr* call, bool guarded) {
+  Store guarded_store() const {
+    Store st;
+    st.item_guarded = any_has(kItem);
+    st.dependent_guarded = any_has(kDependent);
+    return st;
+  }
+
+  void add_call(const clang::CallExpr* call) {
     std::string name = callee_name(call);
     if (starts_with(name, "write_image")) {
       unknown_store_ = true;  // an image is output, but not memory the check follows
@@ -281,17 +336,16 @@ class KernelAnalysis {
     for (const clang::Expr* arg : call->arguments()) global_pointer_arg |= points_to_global(strip(arg)->getType());
     if (!global_pointer_arg) return;
     if (is_atomic_call(name)) {
-      Store st;
+      Store st = guarded_store();
       st.atomic = true;
       st.dependent_value = true;
-      st.guarded = guarded;
       stores_.push_back(st);
     } else if (starts_with(name, "vstore") && call->getNumArgs() == 3) {
-      Store st;
+      Store st = guarded_store();
       st.varying_address = has(call->getArg(1), kItem) || has(call->getArg(1), kLoop) ||
                            has(call->getArg(2), kItem) || has(call->getArg(2), kLoop);
-      st.guarded = guarded;
       st.dependent_value = has(call->getArg(0), kDependent);
+      st.racy_value = has(call->getArg(0), kItem);
       stores_.push_back(st);
     } else if (is_program_function(call) || starts_with(name, "async_work_group")) {
       unknown_store_ = true;  // may store; not followed
@@ -304,7 +358,9 @@ class KernelAnalysis {
   std::vector<Assignment> assignments_;
   std::vector<Store> stores_;
   bool unknown_store_ = false;
-  bool item_exit_ = false;  // a return under an item-tainted condition
+  std::vector<const clang::Expr*> conds_;  // enclosing conditions of the statement visited
+  bool item_exit_ = false;       // a return, break or continue under an item-tainted condition
+  bool dependent_exit_ = false;  // ... under a dependent condition
 };
 
 class UsefulnessConsumer : public clang::ASTConsumer {

@@ -99,11 +99,37 @@ TEST(UsefulnessTest, RejectsAStoreIndexedByAScalarArgumentOnly) {
                  "uniform_store_address");
 }
 
-TEST(UsefulnessTest, RejectsAnAccumulationIntoOneElementByEveryWorkItem) {
-  // The loop variable changes the value, not the address.
-  expect_useless("kernel void A(global float* a, global const float* b, const int c) {\n"
-                 "  for (int d = 0; d < c; d++) a[0] += b[d];\n}\n",
+TEST(UsefulnessTest, RejectsARaceOfDifferentValuesAtOneLocation) {
+  // Every work-item writes its own value to a[0]: the last writer wins.
+  expect_useless("kernel void A(global float* a, global const float* b) {\n"
+                 "  int c = get_global_id(0);\n  a[0] = b[c];\n}\n",
                  "uniform_store_address");
+}
+
+TEST(UsefulnessTest, KeepsEveryWorkItemWritingTheSameValueToOneLocation) {
+  // Compiler test suites do this (with reqd_work_group_size(1, 1, 1)); it is
+  // deterministic, and passes the dynamic checker on the H100.
+  expect_useful("kernel void A(global float4* a, global float4* b) {\n  *a = atan(*b);\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAnAccumulationIntoOneElementItCannotProveRacy) {
+  // A read-modify-write at one location is left to the dynamic checker.
+  expect_useful("kernel void A(global float* a, global const float* b, const int c) {\n"
+                "  for (int d = 0; d < c; d++) a[0] += b[d];\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsConstantsChosenByAnInputDependentBranch) {
+  // Control dependence: the stored 0 or 1 depends on the input (a cellular
+  // automaton from the GitHub snapshot, reduced).
+  expect_useful("kernel void A(global const char* a, global char* b) {\n"
+                "  int c = get_global_id(0);\n  int d = 0;\n"
+                "  if (a[c] == 1) d++;\n  if (a[c + 1] == 1) d++;\n"
+                "  if (d == 2) b[c] = 1; else b[c] = 0;\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAConstantStoredAfterAnInputDependentEarlyReturn) {
+  expect_useful("kernel void A(global const float* a, global float* b) {\n"
+                "  int c = get_global_id(0);\n  if (a[c] < 0.0f) return;\n  b[c] = 1.0f;\n}\n");
 }
 
 TEST(UsefulnessTest, RejectsStoresOfConstantsAndScalarArguments) {
