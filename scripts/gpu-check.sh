@@ -15,6 +15,11 @@
 #            shuffled $BASE_KERNELS of the accepted kernels with --jobs 1
 #   after    sample --check gpu for $SAMPLE_SECONDS: static check on, and off
 #   cpu      sample --check cpu (PoCL on the 16 cores) for $SAMPLE_SECONDS
+#   levers   sample $LEVER_SECONDS, then the same shuffled $LEVER_KERNELS accepted
+#            kernels driven with each driver setting in $LEVERS (each on its own
+#            copy of the workspace database), kernels/s and outcomes per setting
+#   export   the accepted samples driven by the levers phase, with outcomes,
+#            as samples-driven.jsonl
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${OUT:-gpu-results}
@@ -80,6 +85,38 @@ phase_after() {
 
 phase_cpu() {
   sample after-cpu 14 --check cpu --check-jobs "$JOBS" --check-timeout "$TIMEOUT"
+}
+
+LEVER_SECONDS=${LEVER_SECONDS:-30}
+LEVER_KERNELS=${LEVER_KERNELS:-300}
+LEVERS=${LEVERS:-"gpu:1:3:10 gpu:16:3:10 gpu:16:1:10 gpu:16:1:3 gpu:32:1:3 cpu:16:1:3"}
+phase_levers() {
+  sample levers 21 --no-usefulness-check
+  local v device jobs timeout runs
+  for v in $LEVERS; do
+    IFS=: read -r device jobs timeout runs <<< "$v"
+    rm -rf "gpu-work/lever" && mkdir -p gpu-work/lever && cp "$WS/clgen.db" gpu-work/lever/
+    log "drive $LEVER_KERNELS samples: device $device, --jobs $jobs, --timeout $timeout, --runs $runs"
+    /usr/bin/time -f "wall %e s" "$CLGEN" --workspace gpu-work/lever -q drive --samples --device "$device" \
+      --timeout "$timeout" --runs "$runs" --shuffle 1 --limit "$LEVER_KERNELS" --jobs "$jobs" \
+      > "$RESULTS/lever-$device-$jobs-$timeout-$runs.log" 2>&1
+    grep -E "^pass|^no output|^input|^nondet|^timeout|^crash|sources:|wall" "$RESULTS/lever-$device-$jobs-$timeout-$runs.log" | tr '\n' ';'; echo
+    cp gpu-work/lever/clgen.db "gpu-work/lever-$device-$jobs-$timeout-$runs.db"
+  done
+  return 0
+}
+
+phase_export() {
+  python3 - "$(ls gpu-work/lever-gpu-1-*.db | head -n 1)" "$RESULTS/samples-driven.jsonl" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT k.text, r.outcome, r.message, r.kernel_ns_median FROM runs r "
+                  "JOIN kernel_sources k ON k.sha256 = r.kernel_sha256 WHERE r.origin = 'samples'").fetchall()
+with open(sys.argv[2], "w") as f:
+    for text, outcome, message, ns in rows:
+        f.write(json.dumps({"text": text, "outcome": outcome, "message": message, "kernel_ns": ns}) + "\n")
+print(len(rows), "driven samples exported")
+PY
 }
 
 phase_kernels() {  # three benchmark-grade samples with their GPU runtimes
