@@ -52,22 +52,6 @@ Expected<Source> check_source(const std::string& root, const std::string& dest_r
   return s;
 }
 
-// Attaches a source for the life of the object.
-class Attached {
- public:
-  static Expected<std::unique_ptr<Attached>> attach(Database& db, const std::string& path) {
-    ASSIGN_OR_RETURN(auto st, db.prepare(fmt::format("ATTACH DATABASE ?1 AS {}", kSourceSchema)));
-    RETURN_IF_ERROR(st.bind(1, std::string_view(path)));
-    RETURN_IF_ERROR(st.run());
-    return std::unique_ptr<Attached>(new Attached(db));
-  }
-  ~Attached() { (void)db_.exec(fmt::format("DETACH DATABASE {}", kSourceSchema)); }
-
- private:
-  explicit Attached(Database& db) : db_(db) {}
-  Database& db_;
-};
-
 Status run_merge(const GlobalOptions& global, const MergeCommandOptions& opts) {
   ASSIGN_OR_RETURN(auto ws, Workspace::open(opts.dest.empty() ? global.workspace : opts.dest));
   std::string dest_real = real_path(ws.root()).value_or(ws.root());
@@ -88,7 +72,7 @@ Status run_merge(const GlobalOptions& global, const MergeCommandOptions& opts) {
   for (const Source& s : sources) {
     // One transaction per source: a failure keeps the sources merged before it.
     auto merge_one = [&]() -> Status {
-      ASSIGN_OR_RETURN(auto attached, Attached::attach(db, s.database));
+      ASSIGN_OR_RETURN(Attachment attached, Attachment::attach(db, s.database, kSourceSchema));
       ASSIGN_OR_RETURN(auto tx, Transaction::begin(db));
       sampler::SampleMergeCounts c;
       if (s.samples) {

@@ -7,9 +7,10 @@
 #include <numeric>
 #include <random>
 
-#include "corpus/preprocess/newest_version.h"
+#include "corpus/preprocess/catalog.h"
 #include "driver/args.h"
 #include "driver/worker.h"
+#include "sampler/catalog.h"
 #include "support/files.h"
 #include "support/interrupt.h"
 #include "support/log.h"
@@ -33,22 +34,9 @@ bool writes_global_argument(const KernelSignature& sig) {
   return false;
 }
 
-// Appends the texts a query returns; a missing table is a note, not an error.
-Status collect_query(Database& db, const std::string& table, const std::string& sql,
-                     const std::string& origin, const std::string& missing_note,
-                     std::vector<Source>& out, DriveSummary& summary) {
-  ASSIGN_OR_RETURN(bool exists, db.has_table(table));
-  if (!exists) {
-    summary.notes.push_back(missing_note);
-    return ok_status();
-  }
-  ASSIGN_OR_RETURN(Statement st, db.prepare(sql));
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, st.step());
-    if (!row) break;
-    out.push_back({origin, st.column_text(0)});
-  }
-  return ok_status();
+// Appends `texts` as sources of `origin`.
+void append_sources(std::vector<std::string> texts, const std::string& origin, std::vector<Source>& out) {
+  for (std::string& text : texts) out.push_back({origin, std::move(text)});
 }
 
 uint64_t product(const std::vector<uint64_t>& v) {
@@ -157,26 +145,37 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     sources.push_back({path, std::move(*text)});
   }
   if (options.samples) {
-    RETURN_IF_ERROR_CTX(
-        collect_query(db, "samples", "SELECT normalized_text FROM samples WHERE status='accepted' ORDER BY rowid",
-                      "samples",
-                      "no 'samples' table in the workspace database: no samples to drive "
-                      "(run clgen sample first)",
-                      sources, summary),
-        "reading samples");
+    auto read_samples = [&]() -> Status {
+      ASSIGN_OR_RETURN(bool exists, sampler::has_samples(db));
+      if (!exists) {
+        summary.notes.push_back("no 'samples' table in the workspace database: no samples to drive "
+                                "(run clgen sample first)");
+        return ok_status();
+      }
+      ASSIGN_OR_RETURN(std::vector<std::string> texts, sampler::accepted_sample_texts(db));
+      append_sources(std::move(texts), "samples", sources);
+      return ok_status();
+    };
+    RETURN_IF_ERROR_CTX(read_samples(), "reading samples");
   }
   if (options.corpus) {
-    RETURN_IF_ERROR_CTX(
-        collect_query(db, "preprocessed",
-                      std::string("SELECT normalized_text FROM preprocessed WHERE status='ok' AND "
-                                  "normalized_text IS NOT NULL AND preprocessor_version = ") +
-                          preprocess::kNewestVersionSql +
-                          " GROUP BY normalized_sha256 ORDER BY MIN(rowid)",
-                      "corpus",
-                      "no 'preprocessed' table in the workspace database: no corpus kernels to "
-                      "drive (run clgen corpus preprocess first)",
-                      sources, summary),
-        "reading the preprocessed corpus");
+    auto read_corpus = [&]() -> Status {
+      ASSIGN_OR_RETURN(bool exists, preprocess::has_preprocessed_corpus(db));
+      if (!exists) {
+        summary.notes.push_back("no 'preprocessed' table in the workspace database: no corpus kernels to "
+                                "drive (run clgen corpus preprocess first)");
+        return ok_status();
+      }
+      preprocess::KernelQuery query;
+      query.exclude_decontaminated = false;  // drive what was preprocessed, as stored
+      query.order = preprocess::KernelQuery::Order::kFirstStored;
+      ASSIGN_OR_RETURN(std::vector<preprocess::CatalogKernel> kernels, preprocess::newest_accepted_kernels(db, query));
+      std::vector<std::string> texts;
+      for (auto& k : kernels) texts.push_back(std::move(k.text));
+      append_sources(std::move(texts), "corpus", sources);
+      return ok_status();
+    };
+    RETURN_IF_ERROR_CTX(read_corpus(), "reading the preprocessed corpus");
   }
   {
     std::vector<Source> picked;
