@@ -248,13 +248,12 @@ Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const 
     const uint64_t wgsize = work_items(requested.empty() ? local_gpu : requested);
     std::string dataset = x_joined(global);
     if (!requested.empty()) dataset += "/" + x_joined(requested);
-    out.csv += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-        csv_field(origin.group + "-" + name + "-" + sha.substr(0, 8)), dataset, f->comp, f->rational,
-        f->mem, f->localmem, f->coalesced, f->atomic, run.transferred_bytes, wgsize,
-        rt_cpu <= rt_gpu ? "CPU" : "GPU", rt_cpu, rt_gpu, csv_field(origin.group), origin.origin,
-        csv_field(name), sha, csv_field(global), csv_field(requested), csv_field(local_cpu),
-        csv_field(local_gpu), k_cpu, k_gpu, t_cpu, t_gpu, catalog.ir_fields(sha, name));
+    out.csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                           csv_field(origin.group + "-" + name + "-" + sha.substr(0, 8)), dataset, f->comp, f->rational,
+                           f->mem, f->localmem, f->coalesced, f->atomic, run.transferred_bytes, wgsize,
+                           rt_cpu <= rt_gpu ? "CPU" : "GPU", rt_cpu, rt_gpu, csv_field(origin.group), origin.origin,
+                           csv_field(name), sha, csv_field(global), csv_field(requested), csv_field(local_cpu),
+                           csv_field(local_gpu), k_cpu, k_gpu, t_cpu, t_gpu, catalog.ir_fields(sha, name));
     ++out.rows;
     kernels.emplace(sha, name);
   }

@@ -15,8 +15,8 @@
 #include "support/interrupt.h"
 #include "support/log.h"
 #include "support/progress.h"
-#include "support/text.h"
 #include "support/sha256.h"
+#include "support/text.h"
 
 namespace clgen::driver {
 
@@ -148,8 +148,9 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     auto read_samples = [&]() -> Status {
       ASSIGN_OR_RETURN(bool exists, sampler::has_samples(db));
       if (!exists) {
-        summary.notes.push_back("no 'samples' table in the workspace database: no samples to drive "
-                                "(run clgen sample first)");
+        summary.notes.push_back(
+            "no 'samples' table in the workspace database: no samples to drive "
+            "(run clgen sample first)");
         return ok_status();
       }
       ASSIGN_OR_RETURN(std::vector<std::string> texts, sampler::accepted_sample_texts(db));
@@ -162,8 +163,9 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     auto read_corpus = [&]() -> Status {
       ASSIGN_OR_RETURN(bool exists, preprocess::has_preprocessed_corpus(db));
       if (!exists) {
-        summary.notes.push_back("no 'preprocessed' table in the workspace database: no corpus kernels to "
-                                "drive (run clgen corpus preprocess first)");
+        summary.notes.push_back(
+            "no 'preprocessed' table in the workspace database: no corpus kernels to "
+            "drive (run clgen corpus preprocess first)");
         return ok_status();
       }
       preprocess::KernelQuery query;

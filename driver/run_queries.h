@@ -27,9 +27,9 @@ Expected<std::vector<DeviceRunCount>> run_devices(Database& db);
 // on both devices of a pair (same build options).
 struct PairedRun {
   std::string kernel_sha256, kernel_name, global_size, requested_local_size;
-  std::string origin;                      // the first device's run's origin
+  std::string origin;  // the first device's run's origin
   std::string local_size_first, local_size_second;
-  int64_t transferred_bytes = 0;           // the second device's run's
+  int64_t transferred_bytes = 0;  // the second device's run's
   double kernel_ns_first = 0, kernel_ns_second = 0;
   double transfer_ns_first = 0, transfer_ns_second = 0;  // 0 when not measured
 };
@@ -44,7 +44,7 @@ Expected<std::vector<PairedRun>> paired_passing_runs(Database& db, const std::st
 struct SweepRun {
   std::string kernel_sha256, kernel_name, platform, device, build_options, global_size, requested_local_size;
   std::string outcome;
-  std::optional<double> kernel_ns;    // nullopt when not measured
+  std::optional<double> kernel_ns;     // nullopt when not measured
   int64_t kernel_work_group_size = 0;  // 0 when not reported
   std::string origin;
 };

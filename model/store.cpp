@@ -56,8 +56,8 @@ Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t ma
   constexpr const char* kHint = "run `clgen corpus preprocess` first";
   ASSIGN_OR_RETURN(bool has_table, preprocess::has_preprocessed_corpus(db));
   if (!has_table)
-    return not_found(fmt::format("no preprocessed corpus in {} (table 'preprocessed' is missing): {}",
-                                 db.path(), kHint));
+    return not_found(
+        fmt::format("no preprocessed corpus in {} (table 'preprocessed' is missing): {}", db.path(), kHint));
   // Kernels of an evaluation set (`clgen corpus decontaminate`) are left out.
   preprocess::KernelQuery query;
   query.exclude_decontaminated = true;

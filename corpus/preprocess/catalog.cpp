@@ -113,8 +113,9 @@ Expected<std::map<std::string, std::string>> accepted_kernel_locations(Database&
   if (!has_table) return out;
   ASSIGN_OR_RETURN(auto provenance, corpus::content_provenance(db));
   if (provenance.empty()) return out;
-  ASSIGN_OR_RETURN(Statement st, db.prepare(
-      "SELECT DISTINCT normalized_sha256, content_sha256 FROM preprocessed WHERE status = 'ok'"));
+  ASSIGN_OR_RETURN(
+      Statement st,
+      db.prepare("SELECT DISTINCT normalized_sha256, content_sha256 FROM preprocessed WHERE status = 'ok'"));
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) break;
@@ -130,10 +131,10 @@ Expected<std::map<std::string, int64_t>> newest_result_counts(Database& db) {
   std::map<std::string, int64_t> out;
   ASSIGN_OR_RETURN(bool has_table, has_preprocessed_corpus(db));
   if (!has_table) return out;
-  ASSIGN_OR_RETURN(Statement st, db.prepare(
-      std::string("SELECT status, COALESCE(category, ''), COUNT(*) FROM preprocessed "
-                  "WHERE preprocessor_version = ") +
-      kNewestVersionSql + " GROUP BY status, category ORDER BY status, category"));
+  ASSIGN_OR_RETURN(Statement st,
+                   db.prepare(std::string("SELECT status, COALESCE(category, ''), COUNT(*) FROM preprocessed "
+                                          "WHERE preprocessor_version = ") +
+                              kNewestVersionSql + " GROUP BY status, category ORDER BY status, category"));
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) break;

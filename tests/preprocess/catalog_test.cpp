@@ -19,17 +19,20 @@ void exec(Database& db, const std::string& sql) { ASSERT_TRUE(db.exec(sql).ok())
 // The columns the catalog reads, as the preprocess store creates them.
 Database preprocessed_db() {
   Database db = empty_db();
-  exec(db, "CREATE TABLE preprocessed (content_sha256 TEXT, preprocessor_version TEXT, kernel TEXT, "
-           "status TEXT, category TEXT, normalized_text TEXT, normalized_sha256 TEXT, "
-           "language TEXT NOT NULL DEFAULT 'CL1.2')");
+  exec(db,
+       "CREATE TABLE preprocessed (content_sha256 TEXT, preprocessor_version TEXT, kernel TEXT, "
+       "status TEXT, category TEXT, normalized_text TEXT, normalized_sha256 TEXT, "
+       "language TEXT NOT NULL DEFAULT 'CL1.2')");
   return db;
 }
 
 void add_row(Database& db, const std::string& content, const std::string& version, const std::string& hash,
              const std::string& text, const std::string& status = "ok", const std::string& language = "CL1.2") {
-  exec(db, "INSERT INTO preprocessed (content_sha256, preprocessor_version, kernel, status, normalized_text, "
-           "normalized_sha256, language) VALUES ('" + content + "', '" + version + "', 'k', '" + status + "', '" +
-           text + "', '" + hash + "', '" + language + "')");
+  exec(db,
+       "INSERT INTO preprocessed (content_sha256, preprocessor_version, kernel, status, normalized_text, "
+       "normalized_sha256, language) VALUES ('" +
+           content + "', '" + version + "', 'k', '" + status + "', '" + text + "', '" + hash + "', '" + language +
+           "')");
 }
 
 void add_corpus_tables(Database& db) {
@@ -133,8 +136,9 @@ TEST(PreprocessCatalog, KernelRepositoryIsTheLeastOfItsFilesFirstOrigins) {
   Database db = preprocessed_db();
   add_corpus_tables(db);
   // Repository 1 has an owner; 2 is a directory (no owner); 3 comes after 1 by id.
-  exec(db, "INSERT INTO repositories VALUES (1, 'github:zed/z', 'zed', 'z'), (2, 'dir:/data', NULL, NULL), "
-           "(3, 'github:aa/a', 'aa', 'a')");
+  exec(db,
+       "INSERT INTO repositories VALUES (1, 'github:zed/z', 'zed', 'z'), (2, 'dir:/data', NULL, NULL), "
+       "(3, 'github:aa/a', 'aa', 'a')");
   // File f1 was found in repositories 3 and 1: its first origin (lowest id) is zed/z.
   exec(db, "INSERT INTO content_origins VALUES ('f1', 3, 'x.cl'), ('f1', 1, 'y.cl'), ('f2', 2, 'k.cl')");
   add_row(db, "f1", "v1", "h", "t");
@@ -170,8 +174,8 @@ TEST(CorpusProvenance, NamesTheProgramOwnerSlashNameOnlyWhenBothAreKnown) {
   auto f2 = corpus::content_provenance_of(db, "f2");
   ASSERT_TRUE(f1.ok() && f1->has_value() && f2.ok() && f2->has_value());
   EXPECT_EQ((*f1)->program, "o/n");
-  EXPECT_EQ((*f2)->program, "git:url");    // a name is missing: the source key
-  EXPECT_EQ((*f2)->repository, "o/");      // the training set's rule: an owner is enough
+  EXPECT_EQ((*f2)->program, "git:url");  // a name is missing: the source key
+  EXPECT_EQ((*f2)->repository, "o/");    // the training set's rule: an owner is enough
   EXPECT_FALSE(corpus::content_provenance_of(db, "unknown")->has_value());
 }
 
