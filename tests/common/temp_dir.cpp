@@ -17,7 +17,8 @@ TempDir::TempDir() {
     name += std::string("-") + info->test_suite_name() + "-" + info->name();
   for (char& c : name)
     if (c == '/') c = '_';  // parameterized test names
-  if (name.size() > 120) name.resize(120);  // a file name holds 255 bytes
+  // A file name holds 255 bytes.
+  if (name.size() > 120) name.resize(120);
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + name + "-XXXXXX";
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
