@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -34,9 +35,31 @@ bool writes_global_argument(const KernelSignature& sig) {
   return false;
 }
 
-// Appends `texts` as sources of `origin`.
-void append_sources(std::vector<std::string> texts, const std::string& origin, std::vector<Source>& out) {
+// Appends the texts `read` returns as sources of `origin`; a missing table
+// (`exists` false) is a note, not an error.
+Status collect(Expected<bool> exists, const std::string& missing_note,
+               const std::function<Expected<std::vector<std::string>>()>& read, const std::string& origin,
+               std::vector<Source>& out, DriveSummary& summary) {
+  ASSIGN_OR_RETURN(bool present, std::move(exists));
+  if (!present) {
+    summary.notes.push_back(missing_note);
+    return ok_status();
+  }
+  ASSIGN_OR_RETURN(std::vector<std::string> texts, read());
   for (std::string& text : texts) out.push_back({origin, std::move(text)});
+  return ok_status();
+}
+
+// The newest accepted corpus kernels in the order first stored, as preprocessed
+// (decontamination is for training, not for driving).
+Expected<std::vector<std::string>> corpus_texts(Database& db) {
+  preprocess::KernelQuery query;
+  query.exclude_decontaminated = false;
+  query.order = preprocess::KernelQuery::Order::kFirstStored;
+  ASSIGN_OR_RETURN(std::vector<preprocess::CatalogKernel> kernels, preprocess::newest_accepted_kernels(db, query));
+  std::vector<std::string> texts;
+  for (auto& k : kernels) texts.push_back(std::move(k.text));
+  return texts;
 }
 
 uint64_t product(const std::vector<uint64_t>& v) {
@@ -145,39 +168,20 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     sources.push_back({path, std::move(*text)});
   }
   if (options.samples) {
-    auto read_samples = [&]() -> Status {
-      ASSIGN_OR_RETURN(bool exists, sampler::has_samples(db));
-      if (!exists) {
-        summary.notes.push_back(
-            "no 'samples' table in the workspace database: no samples to drive "
-            "(run clgen sample first)");
-        return ok_status();
-      }
-      ASSIGN_OR_RETURN(std::vector<std::string> texts, sampler::accepted_sample_texts(db));
-      append_sources(std::move(texts), "samples", sources);
-      return ok_status();
-    };
-    RETURN_IF_ERROR_CTX(read_samples(), "reading samples");
+    RETURN_IF_ERROR_CTX(collect(
+                            sampler::has_samples(db),
+                            "no 'samples' table in the workspace database: no samples to drive "
+                            "(run clgen sample first)",
+                            [&db] { return sampler::accepted_sample_texts(db); }, "samples", sources, summary),
+                        "reading samples");
   }
   if (options.corpus) {
-    auto read_corpus = [&]() -> Status {
-      ASSIGN_OR_RETURN(bool exists, preprocess::has_preprocessed_corpus(db));
-      if (!exists) {
-        summary.notes.push_back(
-            "no 'preprocessed' table in the workspace database: no corpus kernels to "
-            "drive (run clgen corpus preprocess first)");
-        return ok_status();
-      }
-      preprocess::KernelQuery query;
-      query.exclude_decontaminated = false;  // drive what was preprocessed, as stored
-      query.order = preprocess::KernelQuery::Order::kFirstStored;
-      ASSIGN_OR_RETURN(std::vector<preprocess::CatalogKernel> kernels, preprocess::newest_accepted_kernels(db, query));
-      std::vector<std::string> texts;
-      for (auto& k : kernels) texts.push_back(std::move(k.text));
-      append_sources(std::move(texts), "corpus", sources);
-      return ok_status();
-    };
-    RETURN_IF_ERROR_CTX(read_corpus(), "reading the preprocessed corpus");
+    RETURN_IF_ERROR_CTX(collect(
+                            preprocess::has_preprocessed_corpus(db),
+                            "no 'preprocessed' table in the workspace database: no corpus kernels to "
+                            "drive (run clgen corpus preprocess first)",
+                            [&db] { return corpus_texts(db); }, "corpus", sources, summary),
+                        "reading the preprocessed corpus");
   }
   {
     std::vector<Source> picked;

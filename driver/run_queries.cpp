@@ -42,20 +42,10 @@ Expected<std::vector<PairedRun>> paired_passing_runs(Database& db, const std::st
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) break;
-    PairedRun r;
-    r.kernel_sha256 = st.column_text(0);
-    r.kernel_name = st.column_text(1);
-    r.global_size = st.column_text(2);
-    r.requested_local_size = st.column_text(3);
-    r.origin = st.column_text(4);
-    r.local_size_first = st.column_text(5);
-    r.local_size_second = st.column_text(6);
-    r.transferred_bytes = st.column_int(7);
-    r.kernel_ns_first = st.column_double(8);
-    r.kernel_ns_second = st.column_double(9);
-    r.transfer_ns_first = st.column_is_null(10) ? 0 : st.column_double(10);
-    r.transfer_ns_second = st.column_is_null(11) ? 0 : st.column_double(11);
-    out.push_back(std::move(r));
+    // Columns in the order of PairedRun's fields.
+    out.push_back({st.column_text(0), st.column_text(1), st.column_text(2), st.column_text(3), st.column_text(4),
+                   st.column_text(5), st.column_text(6), st.column_int(7), st.column_double(8), st.column_double(9),
+                   st.column_is_null(10) ? 0 : st.column_double(10), st.column_is_null(11) ? 0 : st.column_double(11)});
   }
   return out;
 }
@@ -77,19 +67,11 @@ Expected<std::vector<SweepRun>> sweep_runs(Database& db, const std::string* plat
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) break;
-    SweepRun r;
-    r.kernel_sha256 = st.column_text(0);
-    r.kernel_name = st.column_text(1);
-    r.platform = st.column_text(2);
-    r.device = st.column_text(3);
-    r.build_options = st.column_text(4);
-    r.global_size = st.column_text(5);
-    r.requested_local_size = st.column_text(6);
-    r.outcome = st.column_text(7);
-    if (!st.column_is_null(8)) r.kernel_ns = st.column_double(8);
-    r.kernel_work_group_size = st.column_int(9);
-    r.origin = st.column_text(10);
-    out.push_back(std::move(r));
+    // Columns in the order of SweepRun's fields.
+    out.push_back({st.column_text(0), st.column_text(1), st.column_text(2), st.column_text(3), st.column_text(4),
+                   st.column_text(5), st.column_text(6), st.column_text(7),
+                   st.column_is_null(8) ? std::nullopt : std::optional<double>(st.column_double(8)), st.column_int(9),
+                   st.column_text(10)});
   }
   return out;
 }

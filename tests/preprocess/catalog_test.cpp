@@ -40,9 +40,19 @@ void add_corpus_tables(Database& db) {
   exec(db, "CREATE TABLE content_origins (sha256 TEXT, repository_id INTEGER, path TEXT)");
 }
 
-std::vector<std::string> hashes(const std::vector<CatalogKernel>& kernels) {
+// Records `hash` as dropped by decontamination (the columns the catalog reads).
+void decontaminate(Database& db, const std::string& hash) {
+  exec(db, "CREATE TABLE IF NOT EXISTS decontaminated (normalized_sha256 TEXT PRIMARY KEY)");
+  exec(db, "INSERT INTO decontaminated VALUES ('" + hash + "')");
+}
+
+// The hashes newest_accepted_kernels returns for `query`, in its order.
+std::vector<std::string> hashes(Database& db, const KernelQuery& query = {}) {
+  auto kernels = newest_accepted_kernels(db, query);
+  EXPECT_TRUE(kernels.ok()) << kernels.status().message();
   std::vector<std::string> out;
-  for (const auto& k : kernels) out.push_back(k.normalized_sha256);
+  if (kernels.ok())
+    for (const auto& k : *kernels) out.push_back(k.normalized_sha256);
   return out;
 }
 
@@ -61,9 +71,7 @@ TEST(PreprocessCatalog, LeavesOutRejectedKernels) {
   Database db = preprocessed_db();
   add_row(db, "c1", "v1", "good", "g");
   add_row(db, "c2", "v1", "bad", "b", "rejected");
-  auto kernels = newest_accepted_kernels(db);
-  ASSERT_TRUE(kernels.ok());
-  EXPECT_EQ(hashes(*kernels), std::vector<std::string>{"good"});
+  EXPECT_EQ(hashes(db), std::vector<std::string>{"good"});
 }
 
 TEST(PreprocessCatalog, GivesOneKernelPerHashInHashOrderOrInTheOrderFirstStored) {
@@ -71,30 +79,21 @@ TEST(PreprocessCatalog, GivesOneKernelPerHashInHashOrderOrInTheOrderFirstStored)
   add_row(db, "c1", "v1", "b", "B");
   add_row(db, "c2", "v1", "a", "A");
   add_row(db, "c3", "v1", "b", "B");  // the same kernel from another file
-  auto by_hash = newest_accepted_kernels(db);
-  ASSERT_TRUE(by_hash.ok());
-  EXPECT_EQ(hashes(*by_hash), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(hashes(db), (std::vector<std::string>{"a", "b"}));
   KernelQuery stored;
   stored.order = KernelQuery::Order::kFirstStored;
-  auto by_row = newest_accepted_kernels(db, stored);
-  ASSERT_TRUE(by_row.ok());
-  EXPECT_EQ(hashes(*by_row), (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(hashes(db, stored), (std::vector<std::string>{"b", "a"}));
 }
 
 TEST(PreprocessCatalog, LeavesOutDecontaminatedKernelsUnlessAskedNotTo) {
   Database db = preprocessed_db();
   add_row(db, "c1", "v1", "kept", "k");
   add_row(db, "c2", "v1", "dropped", "d");
-  exec(db, "CREATE TABLE decontaminated (normalized_sha256 TEXT PRIMARY KEY)");
-  exec(db, "INSERT INTO decontaminated VALUES ('dropped')");
-  auto training = newest_accepted_kernels(db);
-  ASSERT_TRUE(training.ok());
-  EXPECT_EQ(hashes(*training), std::vector<std::string>{"kept"});
+  decontaminate(db, "dropped");
+  EXPECT_EQ(hashes(db), std::vector<std::string>{"kept"});
   KernelQuery all;
   all.exclude_decontaminated = false;
-  auto everything = newest_accepted_kernels(db, all);
-  ASSERT_TRUE(everything.ok());
-  EXPECT_EQ(hashes(*everything), (std::vector<std::string>{"dropped", "kept"}));
+  EXPECT_EQ(hashes(db, all), (std::vector<std::string>{"dropped", "kept"}));
 }
 
 TEST(PreprocessCatalog, LeavesOutOpenCl20KernelsAndEmptyTextsWhenAsked) {
@@ -105,9 +104,7 @@ TEST(PreprocessCatalog, LeavesOutOpenCl20KernelsAndEmptyTextsWhenAsked) {
   KernelQuery query;
   query.opencl12_only = true;
   query.skip_empty = true;
-  auto kernels = newest_accepted_kernels(db, query);
-  ASSERT_TRUE(kernels.ok());
-  EXPECT_EQ(hashes(*kernels), std::vector<std::string>{"cl12"});
+  EXPECT_EQ(hashes(db, query), std::vector<std::string>{"cl12"});
 }
 
 TEST(PreprocessCatalog, WithoutTheTableReadsNothingAndSaysSo) {
@@ -125,8 +122,7 @@ TEST(PreprocessCatalog, AcceptedHashesSpanEveryVersionAndIgnoreDecontamination) 
   Database db = preprocessed_db();
   add_row(db, "c1", "v1", "old", "o");
   add_row(db, "c1", "v2", "new", "n");
-  exec(db, "CREATE TABLE decontaminated (normalized_sha256 TEXT PRIMARY KEY)");
-  exec(db, "INSERT INTO decontaminated VALUES ('old')");
+  decontaminate(db, "old");
   auto all = accepted_kernel_hashes(db);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(*all, (std::unordered_set<std::string>{"old", "new"}));
