@@ -7,11 +7,13 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "sampler/catalog.h"
 #include "sampler/merge.h"
 #include "sampler/store.h"
 #include "support/files.h"
 #include "support/workspace.h"
 #ifdef CLGEN_HAVE_OPENCL
+#include "driver/run_queries.h"
 #include "driver/runs.h"
 #include "driver/runs_merge.h"
 #endif
@@ -44,8 +46,12 @@ Expected<Source> check_source(const std::string& root, const std::string& dest_r
   if (!real_path(s.database))
     return not_found(fmt::format("{}: no {} (not a clgen workspace)", root, Workspace::kDatabaseName));
   ASSIGN_OR_RETURN(Database db, Database::open(s.database));
-  ASSIGN_OR_RETURN(s.samples, db.has_table("samples"));
-  ASSIGN_OR_RETURN(s.runs, db.has_table("runs"));
+  ASSIGN_OR_RETURN(s.samples, sampler::has_samples(db));
+#ifdef CLGEN_HAVE_OPENCL
+  ASSIGN_OR_RETURN(s.runs, driver::has_runs(db));
+#else
+  ASSIGN_OR_RETURN(s.runs, db.has_table("runs"));  // reported, not merged
+#endif
   if (!s.samples && !s.runs)
     return not_found(fmt::format(
         "{} has neither a samples nor a runs table: nothing to merge (nothing was changed)", root));
