@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that the C++ lines changed since the merge-base with main (on main:
-# since the last commit), committed or not, are laid out as .clang-format
-# says. Only changed lines are checked, so old code is never reformatted.
+# since the last commit), committed or not, and new untracked files, are laid
+# out as .clang-format says. Only changed lines are checked, so old code is never reformatted.
 # Exits 77 (a skip for ctest) with the reason when clang-format or git is absent.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,11 +22,18 @@ if [ -z "$base" ] || [ "$base" = "$(git rev-parse HEAD)" ]; then
   base=$(git rev-parse -q --verify HEAD~1) || skip "no earlier commit to compare with"
 fi
 
-out=$(git diff -U0 --no-color "$base" -- '*.cpp' '*.h' '*.cpp.in' | "$diff_tool" -p1 -binary "$format")
+# Tracked changes against the base, and new files git does not track yet (all their lines).
+changes() {
+  git diff -U0 --no-color "$base" -- '*.cpp' '*.h'
+  git ls-files --others --exclude-standard -- '*.cpp' '*.h' | while read -r f; do
+    git diff --no-index -U0 --no-color /dev/null "$f"
+  done
+}
+out=$(changes | "$diff_tool" -p1 -binary "$format")
 if [ -n "$out" ]; then
   echo "$out"
   echo "check-format: the changed lines above are not formatted (since $(git rev-parse --short "$base")): apply with"
-  echo "  git diff -U0 $(git rev-parse --short "$base") -- '*.cpp' '*.h' | $(basename "$diff_tool") -p1 -i"
+  echo "  git diff -U0 $(git rev-parse --short "$base") -- '*.cpp' '*.h' | $(basename "$diff_tool") -p1 -i   (new files: git add -N them first)"
   exit 1
 fi
 echo "check-format: lines changed since $(git rev-parse --short "$base") are formatted"
