@@ -12,6 +12,7 @@
 #include "corpus/github.h"
 #include "corpus/importer.h"
 #include "corpus/installed.h"
+#include "corpus/preprocess/catalog.h"
 #include "corpus/store.h"
 #include "support/log.h"
 #include "support/workspace.h"
@@ -206,6 +207,7 @@ void print_groups(const char* title, const std::map<std::string, corpus::GroupSt
 Status run_stats(const GlobalOptions& global, const StatsOptions& opts) {
   ASSIGN_OR_RETURN(Database db, open_corpus_db(global));
   ASSIGN_OR_RETURN(corpus::CorpusStats s, corpus::corpus_stats(db));
+  ASSIGN_OR_RETURN(s.preprocessed, preprocess::newest_result_counts(db));
   if (opts.json) {
     nlohmann::json j = {{"sources", s.sources}, {"files", s.files}, {"bytes", s.bytes},
                         {"origins", s.origins}, {"kernel_files", s.kernel_files},

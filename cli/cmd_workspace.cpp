@@ -7,11 +7,13 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "sampler/catalog.h"
 #include "sampler/merge.h"
 #include "sampler/store.h"
 #include "support/files.h"
 #include "support/workspace.h"
 #ifdef CLGEN_HAVE_OPENCL
+#include "driver/run_queries.h"
 #include "driver/runs.h"
 #include "driver/runs_merge.h"
 #endif
@@ -44,29 +46,17 @@ Expected<Source> check_source(const std::string& root, const std::string& dest_r
   if (!real_path(s.database))
     return not_found(fmt::format("{}: no {} (not a clgen workspace)", root, Workspace::kDatabaseName));
   ASSIGN_OR_RETURN(Database db, Database::open(s.database));
-  ASSIGN_OR_RETURN(s.samples, db.has_table("samples"));
-  ASSIGN_OR_RETURN(s.runs, db.has_table("runs"));
+  ASSIGN_OR_RETURN(s.samples, sampler::has_samples(db));
+#ifdef CLGEN_HAVE_OPENCL
+  ASSIGN_OR_RETURN(s.runs, driver::has_runs(db));
+#else
+  ASSIGN_OR_RETURN(s.runs, db.has_table("runs"));  // reported, not merged
+#endif
   if (!s.samples && !s.runs)
     return not_found(fmt::format(
         "{} has neither a samples nor a runs table: nothing to merge (nothing was changed)", root));
   return s;
 }
-
-// Attaches a source for the life of the object.
-class Attached {
- public:
-  static Expected<std::unique_ptr<Attached>> attach(Database& db, const std::string& path) {
-    ASSIGN_OR_RETURN(auto st, db.prepare(fmt::format("ATTACH DATABASE ?1 AS {}", kSourceSchema)));
-    RETURN_IF_ERROR(st.bind(1, std::string_view(path)));
-    RETURN_IF_ERROR(st.run());
-    return std::unique_ptr<Attached>(new Attached(db));
-  }
-  ~Attached() { (void)db_.exec(fmt::format("DETACH DATABASE {}", kSourceSchema)); }
-
- private:
-  explicit Attached(Database& db) : db_(db) {}
-  Database& db_;
-};
 
 Status run_merge(const GlobalOptions& global, const MergeCommandOptions& opts) {
   ASSIGN_OR_RETURN(auto ws, Workspace::open(opts.dest.empty() ? global.workspace : opts.dest));
@@ -88,7 +78,7 @@ Status run_merge(const GlobalOptions& global, const MergeCommandOptions& opts) {
   for (const Source& s : sources) {
     // One transaction per source: a failure keeps the sources merged before it.
     auto merge_one = [&]() -> Status {
-      ASSIGN_OR_RETURN(auto attached, Attached::attach(db, s.database));
+      ASSIGN_OR_RETURN(Attachment attached, Attachment::attach(db, s.database, kSourceSchema));
       ASSIGN_OR_RETURN(auto tx, Transaction::begin(db));
       sampler::SampleMergeCounts c;
       if (s.samples) {

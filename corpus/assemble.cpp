@@ -47,4 +47,31 @@ Expected<std::vector<std::string>> kernel_contents(Database& db) {
   return out;
 }
 
+Expected<KernelFiles> kernel_files(Database& db) {
+  KernelFiles out;
+  ASSIGN_OR_RETURN(bool origins, db.has_table("content_origins"));
+  ASSIGN_OR_RETURN(bool repositories, db.has_table("repositories"));
+  out.assemble = origins && repositories;
+  std::string sql = "SELECT c.sha256 FROM content_files c";
+  if (out.assemble) {
+    RETURN_IF_ERROR(ensure_corpus_schema(db));  // origins get their role column
+    sql += " WHERE EXISTS (SELECT 1 FROM content_origins o WHERE o.sha256 = c.sha256 AND o.role = 'kernel')";
+  }
+  ASSIGN_OR_RETURN(Statement q, db.prepare(sql + " ORDER BY c.sha256"));
+  for (;;) {
+    ASSIGN_OR_RETURN(bool row, q.step());
+    if (!row) break;
+    out.sha256s.push_back(q.column_text(0));
+  }
+  return out;
+}
+
+Expected<std::string> stored_text(Database& db, const std::string& sha256) {
+  ASSIGN_OR_RETURN(Statement q, db.prepare("SELECT text FROM content_files WHERE sha256 = ?1"));
+  RETURN_IF_ERROR(q.bind(1, std::string_view(sha256)));
+  ASSIGN_OR_RETURN(bool row, q.step());
+  if (!row) return not_found("content " + sha256 + " is not stored");
+  return q.column_text(0);
+}
+
 }  // namespace clgen::corpus

@@ -45,4 +45,17 @@ class Assembler {
 // processes), sorted.
 Expected<std::vector<std::string>> kernel_contents(Database& db);
 
+// What preprocess reads, by sha256: with the corpus tables, the stored
+// contents that are kernel files (not headers stored only because a kernel
+// includes them), whose texts come from an Assembler; without them (a bare
+// content_files table), every stored content, read as stored.
+struct KernelFiles {
+  bool assemble = false;             // true: texts via Assembler; false: stored_text
+  std::vector<std::string> sha256s;  // sorted
+};
+Expected<KernelFiles> kernel_files(Database& db);
+
+// The text of content `sha256` as stored; kNotFound when it is not stored.
+Expected<std::string> stored_text(Database& db, const std::string& sha256);
+
 }  // namespace clgen::corpus

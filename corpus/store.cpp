@@ -3,8 +3,6 @@
 
 #include <ctime>
 
-#include "corpus/preprocess/newest_version.h"
-
 namespace clgen::corpus {
 
 namespace {
@@ -256,21 +254,6 @@ FROM repositories r ORDER BY r.kind, r.source)sql"));
     ASSIGN_OR_RETURN(bool more, reasons.step());
     if (!more) break;
     stats.skipped_by_reason[reasons.column_text(0)] = reasons.column_int(1);
-  }
-  ASSIGN_OR_RETURN(bool has_preprocessed, db.has_table("preprocessed"));
-  if (has_preprocessed) {
-    // The corpus as last preprocessed, not the sum over every version run.
-    ASSIGN_OR_RETURN(Statement pre, db.prepare(
-        std::string("SELECT status, COALESCE(category, ''), COUNT(*) FROM preprocessed "
-                    "WHERE preprocessor_version = ") +
-        preprocess::kNewestVersionSql + " GROUP BY status, category ORDER BY status, category"));
-    for (;;) {
-      ASSIGN_OR_RETURN(bool more, pre.step());
-      if (!more) break;
-      std::string key = pre.column_text(0);
-      if (!pre.column_text(1).empty()) key += "/" + pre.column_text(1);
-      stats.preprocessed[key] = pre.column_int(2);
-    }
   }
   return stats;
 }

@@ -104,8 +104,8 @@ struct CorpusStats {
   std::map<std::string, GroupStats> by_domain;   // "" = unknown
   std::map<std::string, GroupStats> by_license;  // "" = unknown
   std::map<std::string, int64_t> skipped_by_reason;
-  // From the preprocess module's table when it exists, for the newest
-  // preprocessor version: "status/category" -> count.
+  // Filled by the caller from preprocess::newest_result_counts (catalog.h),
+  // which the corpus does not read itself: "status/category" -> count.
   std::map<std::string, int64_t> preprocessed;
 };
 

@@ -11,8 +11,12 @@
 
 #include <fmt/format.h>
 
+#include "corpus/preprocess/catalog.h"
+#include "corpus/provenance.h"
+#include "driver/run_queries.h"
 #include "features/ir_features.h"
 #include "features/static_features.h"
+#include "sampler/catalog.h"
 #include "support/csv.h"
 #include "support/interrupt.h"
 #include "support/progress.h"
@@ -23,7 +27,7 @@ namespace clgen::dataset {
 namespace {
 
 Status require_runs(Database& db) {
-  ASSIGN_OR_RETURN(bool runs, db.has_table("runs"));
+  ASSIGN_OR_RETURN(bool runs, driver::has_runs(db));
   if (!runs) return not_found("the workspace database has no runs (run clgen drive first)");
   return ok_status();
 }
@@ -61,33 +65,19 @@ std::string x_joined(const std::string& size) {
 // Looks up sources, origins and features of driven kernels, once per sha256.
 class KernelCatalog {
  public:
-  static Expected<KernelCatalog> open(Database& db) {
-    KernelCatalog c(db);
-    for (const char* t : {"kernel_sources", "samples", "preprocessed", "content_origins", "repositories"}) {
-      ASSIGN_OR_RETURN(bool e, db.has_table(t));
-      if (e) c.tables_.insert(t);
-    }
-    return c;
-  }
+  static Expected<KernelCatalog> open(Database& db) { return KernelCatalog(db); }
 
-  // The stored source text of `sha`, if any.
+  // The stored source text of `sha`, if any: a driven source, else an
+  // accepted sample, else an accepted corpus kernel.
   Expected<std::optional<std::string>> source(const std::string& sha) {
     auto it = sources_.find(sha);
     if (it != sources_.end()) return it->second;
-    std::optional<std::string> text;
-    const std::pair<const char*, const char*> queries[] = {
-        {"kernel_sources", "SELECT text FROM kernel_sources WHERE sha256=?1"},
-        {"samples", "SELECT normalized_text FROM samples WHERE normalized_sha256=?1 AND "
-                    "status='accepted' AND normalized_text IS NOT NULL LIMIT 1"},
-        {"preprocessed", "SELECT normalized_text FROM preprocessed WHERE normalized_sha256=?1 AND "
-                         "status='ok' AND normalized_text IS NOT NULL LIMIT 1"}};
-    for (const auto& [table, sql] : queries) {
-      if (!tables_.count(table)) continue;
-      ASSIGN_OR_RETURN(auto row, first_text(sql, sha));
-      if (row) {
-        text = std::move(row);
-        break;
-      }
+    ASSIGN_OR_RETURN(std::optional<std::string> text, driver::kernel_source_text(*db_, sha));
+    if (!text) {
+      ASSIGN_OR_RETURN(text, sampler::accepted_sample_text(*db_, sha));
+    }
+    if (!text) {
+      ASSIGN_OR_RETURN(text, preprocess::accepted_kernel_text(*db_, sha));
     }
     sources_[sha] = text;
     return text;
@@ -97,36 +87,18 @@ class KernelCatalog {
     auto it = origins_.find(sha);
     if (it != origins_.end()) return it->second;
     KernelOrigin o;
-    if (tables_.count("samples")) {
-      ASSIGN_OR_RETURN(Statement st, db_->prepare("SELECT id, model_id FROM samples WHERE "
-                                                  "normalized_sha256=?1 AND status='accepted' "
-                                                  "ORDER BY id LIMIT 1"));
-      RETURN_IF_ERROR(st.bind(1, sha));
-      ASSIGN_OR_RETURN(bool row, st.step());
-      if (row) {
-        o.origin = "synthetic";
-        o.group = fmt::format("synthetic-{}-{}", st.column_text(1), st.column_int(0));
-      }
+    ASSIGN_OR_RETURN(std::optional<sampler::SampleOrigin> sample, sampler::first_accepted_sample(*db_, sha));
+    if (sample) {
+      o.origin = "synthetic";
+      o.group = fmt::format("synthetic-{}-{}", sample->model_id, sample->id);
     }
-    if (o.origin.empty() && tables_.count("preprocessed")) {
-      ASSIGN_OR_RETURN(auto content, first_text("SELECT content_sha256 FROM preprocessed WHERE "
-                                                "normalized_sha256=?1 AND status='ok' "
-                                                "ORDER BY content_sha256 LIMIT 1",
-                                                sha));
+    if (o.origin.empty()) {
+      ASSIGN_OR_RETURN(auto content, preprocess::accepted_kernel_content(*db_, sha));
       if (content) {
         o.origin = "corpus";
-        if (tables_.count("content_origins") && tables_.count("repositories")) {
-          ASSIGN_OR_RETURN(Statement st,
-                           db_->prepare("SELECT r.owner, r.name, r.source FROM content_origins o "
-                                        "JOIN repositories r ON r.id = o.repository_id "
-                                        "WHERE o.sha256=?1 ORDER BY r.id LIMIT 1"));
-          RETURN_IF_ERROR(st.bind(1, *content));
-          ASSIGN_OR_RETURN(bool row, st.step());
-          if (row) {
-            std::string owner = st.column_text(0), name = st.column_text(1);
-            o.group = !owner.empty() && !name.empty() ? owner + "/" + name : st.column_text(2);
-          }
-        }
+        ASSIGN_OR_RETURN(std::optional<corpus::ContentProvenance> provenance,
+                         corpus::content_provenance_of(*db_, *content));
+        if (provenance) o.group = provenance->program;
         // A corpus kernel whose repository is unknown is a program of its own.
         if (o.group.empty()) o.group = "corpus-" + content->substr(0, 12);
       }
@@ -196,21 +168,12 @@ class KernelCatalog {
  private:
   explicit KernelCatalog(Database& db) : db_(&db) {}
 
-  Expected<std::optional<std::string>> first_text(const char* sql, const std::string& arg) {
-    ASSIGN_OR_RETURN(Statement st, db_->prepare(sql));
-    RETURN_IF_ERROR(st.bind(1, arg));
-    ASSIGN_OR_RETURN(bool row, st.step());
-    if (!row) return std::optional<std::string>();
-    return std::optional<std::string>(st.column_text(0));
-  }
-
   struct Entry {
     std::string error;
     std::map<std::string, features::StaticFeatures> kernels;
     std::map<std::string, std::string> ir;  // kernel -> CSV fields
   };
   Database* db_;
-  std::set<std::string> tables_;
   std::map<std::string, std::optional<std::string>> sources_;
   std::map<std::string, KernelOrigin> origins_;
   std::map<std::string, Entry> features_;
@@ -226,18 +189,13 @@ std::vector<std::string> format_notes(const std::map<std::string, size_t>& skipp
 
 Expected<RunDevice> find_run_device(Database& db, const std::string& spec) {
   RETURN_IF_ERROR(require_runs(db));
-  ASSIGN_OR_RETURN(Statement st,
-                   db.prepare("SELECT platform, device, COUNT(*), SUM(outcome='pass') FROM runs "
-                              "GROUP BY platform, device ORDER BY platform, device"));
+  ASSIGN_OR_RETURN(std::vector<driver::DeviceRunCount> devices, driver::run_devices(db));
   std::vector<RunDevice> matches;
   std::string listing;
   const std::string want = ascii_lower(spec);
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, st.step());
-    if (!row) break;
-    RunDevice d{st.column_text(0), st.column_text(1)};
-    listing += fmt::format("\n  {}: {} ({} runs, {} passing)", d.platform, d.device, st.column_int(2),
-                           st.column_int(3));
+  for (const driver::DeviceRunCount& c : devices) {
+    RunDevice d{c.platform, c.device};
+    listing += fmt::format("\n  {}: {} ({} runs, {} passing)", d.platform, d.device, c.runs, c.passing);
     if (!want.empty() && (ascii_lower(d.device).find(want) != std::string::npos ||
                           ascii_lower(d.platform + " " + d.device).find(want) != std::string::npos))
       matches.push_back(std::move(d));
@@ -256,25 +214,8 @@ Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const 
     return invalid_argument(fmt::format("--cpu and --gpu name the same device ({})", cpu.device));
   RETURN_IF_ERROR(require_runs(db));
   ASSIGN_OR_RETURN(KernelCatalog catalog, KernelCatalog::open(db));
-  ASSIGN_OR_RETURN(
-      Statement st,
-      db.prepare("SELECT c.kernel_sha256, c.kernel_name, c.global_size, c.requested_local_size, "
-                 "c.origin, c.local_size, g.local_size, g.transferred_bytes, c.kernel_ns, "
-                 "g.kernel_ns, c.transfer_ns, g.transfer_ns "
-                 "FROM runs c JOIN runs g ON g.kernel_sha256 = c.kernel_sha256 AND "
-                 "g.kernel_name = c.kernel_name AND g.global_size = c.global_size AND "
-                 "g.requested_local_size = c.requested_local_size AND "
-                 "g.build_options = c.build_options "
-                 "WHERE c.platform=?1 AND c.device=?2 AND g.platform=?3 AND g.device=?4 AND "
-                 "c.outcome='pass' AND g.outcome='pass' AND c.kernel_name != '' AND "
-                 "c.kernel_ns IS NOT NULL AND g.kernel_ns IS NOT NULL "
-                 "ORDER BY c.kernel_sha256, c.kernel_name, c.build_options, c.global_size, "
-                 "c.requested_local_size"));
-  RETURN_IF_ERROR(st.bind(1, cpu.platform));
-  RETURN_IF_ERROR(st.bind(2, cpu.device));
-  RETURN_IF_ERROR(st.bind(3, gpu.platform));
-  RETURN_IF_ERROR(st.bind(4, gpu.device));
-
+  ASSIGN_OR_RETURN(std::vector<driver::PairedRun> runs,
+                   driver::paired_passing_runs(db, cpu.platform, cpu.device, gpu.platform, gpu.device));
   ExportResult out;
   out.csv =
       "benchmark,dataset,comp,rational,mem,localmem,coalesced,atomic,transfer,wgsize,oracle,"
@@ -285,12 +226,12 @@ Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const 
   std::map<std::string, size_t> skipped;
   std::set<std::pair<std::string, std::string>> kernels;
   Progress progress("export", 0);
-  while (true) {
+  for (const driver::PairedRun& run : runs) {
     if (interrupted()) return cancelled("dataset export interrupted (nothing written)");
-    ASSIGN_OR_RETURN(bool row, st.step());
-    if (!row) break;
-    const std::string sha = st.column_text(0), name = st.column_text(1);
-    const std::string global = st.column_text(2), requested = st.column_text(3);
+    const std::string& sha = run.kernel_sha256;
+    const std::string& name = run.kernel_name;
+    const std::string& global = run.global_size;
+    const std::string& requested = run.requested_local_size;
     std::string why;
     ASSIGN_OR_RETURN(auto f, catalog.static_features(sha, name, &why));
     progress.advance();
@@ -298,22 +239,21 @@ Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const 
       ++skipped[why];
       continue;
     }
-    ASSIGN_OR_RETURN(KernelOrigin origin, catalog.origin(sha, st.column_text(4)));
-    const std::string local_cpu = st.column_text(5), local_gpu = st.column_text(6);
-    const double k_cpu = st.column_double(8), k_gpu = st.column_double(9);
-    const double t_cpu = st.column_is_null(10) ? 0 : st.column_double(10);
-    const double t_gpu = st.column_is_null(11) ? 0 : st.column_double(11);
+    ASSIGN_OR_RETURN(KernelOrigin origin, catalog.origin(sha, run.origin));
+    const std::string& local_cpu = run.local_size_first;
+    const std::string& local_gpu = run.local_size_second;
+    const double k_cpu = run.kernel_ns_first, k_gpu = run.kernel_ns_second;
+    const double t_cpu = run.transfer_ns_first, t_gpu = run.transfer_ns_second;
     const double rt_cpu = (k_cpu + t_cpu) / 1e6, rt_gpu = (k_gpu + t_gpu) / 1e6;
     const uint64_t wgsize = work_items(requested.empty() ? local_gpu : requested);
     std::string dataset = x_joined(global);
     if (!requested.empty()) dataset += "/" + x_joined(requested);
-    out.csv += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-        csv_field(origin.group + "-" + name + "-" + sha.substr(0, 8)), dataset, f->comp, f->rational,
-        f->mem, f->localmem, f->coalesced, f->atomic, st.column_int(7), wgsize,
-        rt_cpu <= rt_gpu ? "CPU" : "GPU", rt_cpu, rt_gpu, csv_field(origin.group), origin.origin,
-        csv_field(name), sha, csv_field(global), csv_field(requested), csv_field(local_cpu),
-        csv_field(local_gpu), k_cpu, k_gpu, t_cpu, t_gpu, catalog.ir_fields(sha, name));
+    out.csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                           csv_field(origin.group + "-" + name + "-" + sha.substr(0, 8)), dataset, f->comp, f->rational,
+                           f->mem, f->localmem, f->coalesced, f->atomic, run.transferred_bytes, wgsize,
+                           rt_cpu <= rt_gpu ? "CPU" : "GPU", rt_cpu, rt_gpu, csv_field(origin.group), origin.origin,
+                           csv_field(name), sha, csv_field(global), csv_field(requested), csv_field(local_cpu),
+                           csv_field(local_gpu), k_cpu, k_gpu, t_cpu, t_gpu, catalog.ir_fields(sha, name));
     ++out.rows;
     kernels.emplace(sha, name);
   }
@@ -332,18 +272,8 @@ Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const 
 Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device) {
   RETURN_IF_ERROR(require_runs(db));
   ASSIGN_OR_RETURN(KernelCatalog catalog, KernelCatalog::open(db));
-  ASSIGN_OR_RETURN(
-      Statement st,
-      db.prepare(std::string("SELECT kernel_sha256, kernel_name, platform, device, build_options, "
-                             "global_size, requested_local_size, outcome, kernel_ns, "
-                             "kernel_work_group_size, origin FROM runs WHERE kernel_name != '' AND "
-                             "requested_local_size != ''") +
-                 (device ? " AND platform=?1 AND device=?2" : "") +
-                 " ORDER BY kernel_sha256, kernel_name, platform, device, build_options, global_size"));
-  if (device) {
-    RETURN_IF_ERROR(st.bind(1, device->platform));
-    RETURN_IF_ERROR(st.bind(2, device->device));
-  }
+  ASSIGN_OR_RETURN(std::vector<driver::SweepRun> runs,
+                   device ? driver::sweep_runs(db, &device->platform, &device->device) : driver::sweep_runs(db));
   struct Scenario {
     std::string sha, name, platform, device, global, origin;
     uint64_t max_wg = 0;
@@ -352,13 +282,10 @@ Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device) {
   using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>;
   std::map<Key, Scenario> scenarios;
   std::map<std::string, size_t> skipped;
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, st.step());
-    if (!row) break;
-    Key key{st.column_text(0), st.column_text(1), st.column_text(2),
-            st.column_text(3), st.column_text(4), st.column_text(5)};
+  for (const driver::SweepRun& run : runs) {
+    Key key{run.kernel_sha256, run.kernel_name, run.platform, run.device, run.build_options, run.global_size};
     auto global = parse_dims(std::get<5>(key));
-    auto local = parse_dims(st.column_text(6));
+    auto local = parse_dims(run.requested_local_size);
     if (global.empty() || global.size() > 2 || local.size() != global.size()) {
       ++skipped["runs with 3-D or malformed sizes (the table is 2-D)"];
       continue;
@@ -369,10 +296,10 @@ Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device) {
     s.platform = std::get<2>(key);
     s.device = std::get<3>(key);
     s.global = std::get<5>(key);
-    s.origin = st.column_text(10);
-    s.max_wg = std::max<uint64_t>(s.max_wg, static_cast<uint64_t>(st.column_int(9)));
-    const bool pass = st.column_text(7) == "pass" && !st.column_is_null(8) && st.column_double(8) > 0;
-    s.ms[{local[0], local.size() > 1 ? local[1] : 1}] = pass ? st.column_double(8) / 1e6 : 0;
+    s.origin = run.origin;
+    s.max_wg = std::max<uint64_t>(s.max_wg, static_cast<uint64_t>(run.kernel_work_group_size));
+    const bool pass = run.outcome == "pass" && run.kernel_ns && *run.kernel_ns > 0;
+    s.ms[{local[0], local.size() > 1 ? local[1] : 1}] = pass ? *run.kernel_ns / 1e6 : 0;
   }
   // Keep sweeps (two or more sizes) with at least one passing size.
   std::vector<const Scenario*> kept;

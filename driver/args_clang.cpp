@@ -1,43 +1,25 @@
-// Kernel argument analysis with the Clang 15 front end: parses the source in
-// memory as OpenCL C 1.2 and walks each kernel's AST to find how every pointer
-// argument is used, under LLVM's crash recovery. Clang stays private to this
-// file.
+// Kernel argument analysis with the Clang 15 front end (clgen_clang's
+// set-up): parses the source in memory as OpenCL C 1.2 and walks each
+// kernel's AST to find how every pointer argument is used, under LLVM's crash
+// recovery. Clang stays private to this file.
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
-#include <clang/Basic/Diagnostic.h>
 #include <clang/Frontend/ASTUnit.h>
 #include <clang/Tooling/Tooling.h>
-#include <llvm/ADT/SmallString.h>
 
 #include <map>
 
-#include "corpus/preprocess/crash_recovery.h"
 #include "driver/args.h"
+#include "support/clang/builtin_files.h"
+#include "support/clang/crash_recovery.h"
+#include "support/clang/diagnostics.h"
+#include "support/clang/invocation.h"
 
 namespace clgen::driver {
 
 namespace {
-
-// Collects the front end's errors as "line:col: message" strings.
-class ErrorCollector : public clang::DiagnosticConsumer {
- public:
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                        const clang::Diagnostic& info) override {
-    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
-    if (level < clang::DiagnosticsEngine::Error || errors.size() >= 5) return;
-    llvm::SmallString<256> text;
-    info.FormatDiagnostic(text);
-    std::string where;
-    if (info.hasSourceManager() && info.getLocation().isValid()) {
-      auto loc = info.getSourceManager().getPresumedLoc(info.getLocation());
-      if (loc.isValid()) where = std::to_string(loc.getLine()) + ":" + std::to_string(loc.getColumn()) + ": ";
-    }
-    errors.push_back(where + std::string(text.str()));
-  }
-  std::vector<std::string> errors;
-};
 
 // Fills kind/size/width from a scalar or vector type; false with a reason otherwise.
 bool describe_element(clang::QualType type, ArgInfo& arg) {
@@ -309,22 +291,20 @@ bool have_clang_analysis() { return true; }
 namespace {
 
 Expected<std::vector<KernelSignature>> analyze_unsafe(const std::string& source) {
-  std::vector<std::string> args = {
-      "-cl-std=CL1.2",
-      "--target=spir64-unknown-unknown",
-      "-resource-dir", CLGEN_CLANG_RESOURCE_DIR,
-      "-Xclang", "-finclude-default-header",
-      "-Xclang", "-fdeclare-opencl-builtins",
-      "-w",
-  };
-  ErrorCollector errors;
+  std::vector<std::string> args = {"--target=spir64-unknown-unknown"};
+  for (std::string& a : clang_support::opencl_args(clang_support::OpenClStd::kCL12, clang_support::ArgStyle::kDriver))
+    args.push_back(std::move(a));
+  args.push_back("-w");
+  // Clang's OpenCL header from memory (the copy every compile shares), not read again from disk.
+  clang::tooling::FileContentMappings header;
+  for (const clang_support::HeaderFile& h : clang_support::clang_headers().files) header.emplace_back(h.path, h.text);
+  clang_support::ErrorCollector errors(clang_support::ErrorCollector::Options{5});
   std::unique_ptr<clang::ASTUnit> unit = clang::tooling::buildASTFromCodeWithArgs(
       source, args, "kernel.cl", "clgen", std::make_shared<clang::PCHContainerOperations>(),
-      clang::tooling::getClangStripDependencyFileAdjuster(), clang::tooling::FileContentMappings(),
-      &errors);
+      clang::tooling::getClangStripDependencyFileAdjuster(), header, &errors);
   if (!unit || errors.getNumErrors() > 0) {
     std::string message = "kernel does not compile";
-    for (const auto& e : errors.errors) message += "; " + e;
+    for (const auto& e : errors.errors()) message += "; " + clang_support::line_column_message(e);
     return parse_error(message);
   }
   KernelVisitor visitor(unit->getASTContext());
@@ -338,7 +318,7 @@ Expected<std::vector<KernelSignature>> analyze_kernels(const std::string& source
   Expected<std::vector<KernelSignature>> result = std::vector<KernelSignature>();
   // The source is untrusted and the analysis runs in the parent: a front-end
   // crash must become an outcome, not a dead clgen.
-  if (!preprocess::run_with_crash_recovery([&] { result = analyze_unsafe(source); }))
+  if (!clang_support::run_with_crash_recovery([&] { result = analyze_unsafe(source); }))
     return internal_error("the Clang front end crashed while analysing the kernel's arguments");
   return result;
 }

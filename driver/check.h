@@ -28,11 +28,11 @@ struct CheckOptions {
   // cpu | gpu | a substring of "PLATFORM DEVICE" | all (the first CPU
   // device checks, the other devices profile what passed there).
   std::string device = "gpu";
-  unsigned jobs = 0;          // drive threads; 0 = default_drive_jobs()
+  unsigned jobs = 0;  // drive threads; 0 = default_drive_jobs()
   std::vector<uint64_t> global_size{4096};
-  int runs = 10;              // profiled repetitions of passing kernels
+  int runs = 10;  // profiled repetitions of passing kernels
   uint64_t seed = 20170204;
-  double timeout_s = 10;      // per kernel × device; a sampled kernel is short or useless
+  double timeout_s = 10;  // per kernel × device; a sampled kernel is short or useless
   uint64_t memory_limit_mb = 0;
   std::string worker_binary;  // empty: default_worker_binary()
   std::string out_dir;        // benchmark-grade kernels as <sha256>.cl; "" = none
@@ -41,11 +41,11 @@ struct CheckOptions {
 
 struct CheckSummary {
   uint64_t submitted = 0;
-  uint64_t checked = 0;          // sources whose runs are stored
-  uint64_t benchmark_grade = 0;  // sources with a passing run on the check device
+  uint64_t checked = 0;                  // sources whose runs are stored
+  uint64_t benchmark_grade = 0;          // sources with a passing run on the check device
   std::map<Outcome, uint64_t> outcomes;  // runs on the check device
-  std::string check_device;      // "PLATFORM: DEVICE"
-  double drive_seconds = 0;      // from start() to the last stored result
+  std::string check_device;              // "PLATFORM: DEVICE"
+  double drive_seconds = 0;              // from start() to the last stored result
 };
 
 class Checker {

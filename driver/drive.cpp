@@ -3,21 +3,23 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <thread>
 
-#include "corpus/preprocess/newest_version.h"
+#include "corpus/preprocess/catalog.h"
 #include "driver/args.h"
 #include "driver/drive_pool.h"
 #include "driver/worker.h"
+#include "sampler/catalog.h"
 #include "support/files.h"
 #include "support/interrupt.h"
 #include "support/log.h"
 #include "support/progress.h"
-#include "support/text.h"
 #include "support/sha256.h"
+#include "support/text.h"
 
 namespace clgen::driver {
 
@@ -28,22 +30,31 @@ struct Source {
   std::string text;
 };
 
-// Appends the texts a query returns; a missing table is a note, not an error.
-Status collect_query(Database& db, const std::string& table, const std::string& sql,
-                     const std::string& origin, const std::string& missing_note,
-                     std::vector<Source>& out, DriveSummary& summary) {
-  ASSIGN_OR_RETURN(bool exists, db.has_table(table));
-  if (!exists) {
+// Appends the texts `read` returns as sources of `origin`; a missing table
+// (`exists` false) is a note, not an error.
+Status collect(Expected<bool> exists, const std::string& missing_note,
+               const std::function<Expected<std::vector<std::string>>()>& read, const std::string& origin,
+               std::vector<Source>& out, DriveSummary& summary) {
+  ASSIGN_OR_RETURN(bool present, std::move(exists));
+  if (!present) {
     summary.notes.push_back(missing_note);
     return ok_status();
   }
-  ASSIGN_OR_RETURN(Statement st, db.prepare(sql));
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, st.step());
-    if (!row) break;
-    out.push_back({origin, st.column_text(0)});
-  }
+  ASSIGN_OR_RETURN(std::vector<std::string> texts, read());
+  for (std::string& text : texts) out.push_back({origin, std::move(text)});
   return ok_status();
+}
+
+// The newest accepted corpus kernels in the order first stored, as preprocessed
+// (decontamination is for training, not for driving).
+Expected<std::vector<std::string>> corpus_texts(Database& db) {
+  preprocess::KernelQuery query;
+  query.exclude_decontaminated = false;
+  query.order = preprocess::KernelQuery::Order::kFirstStored;
+  ASSIGN_OR_RETURN(std::vector<preprocess::CatalogKernel> kernels, preprocess::newest_accepted_kernels(db, query));
+  std::vector<std::string> texts;
+  for (auto& k : kernels) texts.push_back(std::move(k.text));
+  return texts;
 }
 
 uint64_t product(const std::vector<uint64_t>& v) {
@@ -157,26 +168,20 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     sources.push_back({path, std::move(*text)});
   }
   if (options.samples) {
-    RETURN_IF_ERROR_CTX(
-        collect_query(db, "samples", "SELECT normalized_text FROM samples WHERE status='accepted' ORDER BY rowid",
-                      "samples",
-                      "no 'samples' table in the workspace database: no samples to drive "
-                      "(run clgen sample first)",
-                      sources, summary),
-        "reading samples");
+    RETURN_IF_ERROR_CTX(collect(
+                            sampler::has_samples(db),
+                            "no 'samples' table in the workspace database: no samples to drive "
+                            "(run clgen sample first)",
+                            [&db] { return sampler::accepted_sample_texts(db); }, "samples", sources, summary),
+                        "reading samples");
   }
   if (options.corpus) {
-    RETURN_IF_ERROR_CTX(
-        collect_query(db, "preprocessed",
-                      std::string("SELECT normalized_text FROM preprocessed WHERE status='ok' AND "
-                                  "normalized_text IS NOT NULL AND preprocessor_version = ") +
-                          preprocess::kNewestVersionSql +
-                          " GROUP BY normalized_sha256 ORDER BY MIN(rowid)",
-                      "corpus",
-                      "no 'preprocessed' table in the workspace database: no corpus kernels to "
-                      "drive (run clgen corpus preprocess first)",
-                      sources, summary),
-        "reading the preprocessed corpus");
+    RETURN_IF_ERROR_CTX(collect(
+                            preprocess::has_preprocessed_corpus(db),
+                            "no 'preprocessed' table in the workspace database: no corpus kernels to "
+                            "drive (run clgen corpus preprocess first)",
+                            [&db] { return corpus_texts(db); }, "corpus", sources, summary),
+                        "reading the preprocessed corpus");
   }
   {
     std::vector<Source> picked;

@@ -87,8 +87,7 @@ void DrivePool::thread_main() {
   if (--live_ == 0) out_.close();
 }
 
-PoolResult DrivePool::drive_source(const PoolSource& src,
-                                   std::vector<std::unique_ptr<WorkerProcess>>& workers) {
+PoolResult DrivePool::drive_source(const PoolSource& src, std::vector<std::unique_ptr<WorkerProcess>>& workers) {
   PoolResult res;
   res.index = src.index;
   res.origin = src.origin;
@@ -103,8 +102,8 @@ PoolResult DrivePool::drive_source(const PoolSource& src,
   std::unordered_set<std::string> passed_first;
   auto add = [&](size_t d, PoolRun run) {
     const RunKey& k = run.record.key;
-    bool passed = run.stored ? stored_.at(run_key_id(k)) == Outcome::kPass
-                             : run.record.result.outcome == Outcome::kPass;
+    bool passed =
+        run.stored ? stored_.at(run_key_id(k)) == Outcome::kPass : run.record.result.outcome == Outcome::kPass;
     if (d == 0 && passed) passed_first.insert(k.kernel_name + "|" + k.global_size + "|" + k.requested_local_size);
     res.runs.push_back(std::move(run));
   };
@@ -121,18 +120,16 @@ PoolResult DrivePool::drive_source(const PoolSource& src,
     Outcome source_outcome = Outcome::kCompileError;
     std::string source_failure;
     auto fail_source = [&](const Status& st) {
-      source_outcome = st.code() == ErrorCode::kTimeout ? Outcome::kTimeout
-                       : st.code() == ErrorCode::kIo || st.code() == ErrorCode::kInternal
-                           ? Outcome::kCrash
-                           : Outcome::kCompileError;
+      source_outcome = st.code() == ErrorCode::kTimeout                                   ? Outcome::kTimeout
+                       : st.code() == ErrorCode::kIo || st.code() == ErrorCode::kInternal ? Outcome::kCrash
+                                                                                          : Outcome::kCompileError;
       source_failure = st.message();
     };
     bool args_from_device = !have_clang_analysis();
     if (!analysis.ok()) {
       fail_source(analysis.status());
     } else if (args_from_device) {
-      auto listed = worker.list_kernels(src.text, options_.build_options, dev.platform_index,
-                                        dev.device_index);
+      auto listed = worker.list_kernels(src.text, options_.build_options, dev.platform_index, dev.device_index);
       if (listed.ok()) {
         kernels = std::move(*listed);
       } else if (listed.status().code() == ErrorCode::kUnavailable) {
@@ -148,13 +145,11 @@ PoolResult DrivePool::drive_source(const PoolSource& src,
 
     for (const auto& gsize : options_.global_sizes) {
       std::vector<std::vector<uint64_t>> lsizes;
-      if (options_.local_size_sweep)
-        lsizes = local_size_sweep(gsize, dev);
-      else
-        lsizes.push_back(options_.local_size);
+      if (options_.local_size_sweep) lsizes = local_size_sweep(gsize, dev);
+      else lsizes.push_back(options_.local_size);
       for (const auto& lsize : lsizes) {
-        RunKey key{src.sha256, "", dev.platform_name, dev.name, options_.build_options,
-                   format_size(gsize), format_size(lsize)};
+        RunKey key{src.sha256,        "", dev.platform_name, dev.name, options_.build_options, format_size(gsize),
+                   format_size(lsize)};
         if (!source_failure.empty()) {
           if (need_pass) continue;
           RunRecord rec{key, src.origin, options_.seed, {}};

@@ -1,7 +1,8 @@
-// Static features from the Clang AST: the code is parsed from an in-memory
-// file system that holds only the kernel and Clang's OpenCL base header, so
-// an #include in untrusted code can read nothing from disk; one
-// RecursiveASTVisitor pass per function body, callee counts memoized.
+// Static features from the Clang AST: the code is parsed (clgen_clang's
+// set-up) from an in-memory file system that holds only the kernel and
+// Clang's OpenCL base header, so an #include in untrusted code can read
+// nothing from disk; one RecursiveASTVisitor pass per function body, callee
+// counts memoized.
 #include "features/static_features.h"
 
 #include <map>
@@ -10,41 +11,22 @@
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
-#include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/FileManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Tooling/Tooling.h>
 #include <fmt/format.h>
-#include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/VirtualFileSystem.h>
 
+#include "support/clang/builtin_files.h"
+#include "support/clang/diagnostics.h"
+#include "support/clang/invocation.h"
 #include "support/csv.h"
-#include "support/files.h"
 
 namespace clgen::features {
 
 namespace {
 
 constexpr long kTranscendentalCost = 15;  // exp, log, sqrt count as 15 operations
-
-// Collects the text of errors, for the Status message.
-class ErrorCollector : public clang::DiagnosticConsumer {
- public:
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
-    DiagnosticConsumer::HandleDiagnostic(level, info);
-    if (level < clang::DiagnosticsEngine::Error || !first_error.empty()) return;
-    llvm::SmallString<256> msg;
-    info.FormatDiagnostic(msg);
-    std::string where;
-    if (info.hasSourceManager() && info.getLocation().isValid()) {
-      auto loc = info.getSourceManager().getPresumedLoc(info.getLocation());
-      if (loc.isValid()) where = fmt::format("{}:{}: ", loc.getLine(), loc.getColumn());
-    }
-    first_error = where + std::string(msg.str());
-  }
-  std::string first_error;
-};
 
 const clang::Expr* strip(const clang::Expr* e) { return e ? e->IgnoreParenImpCasts() : nullptr; }
 
@@ -227,43 +209,33 @@ class FeaturesAction : public clang::ASTFrontendAction {
   std::string file_;
 };
 
-constexpr const char* kResourceDir = CLGEN_CLANG_RESOURCE_DIR;
 constexpr const char* kMainFile = "/clgen/kernel.cl";
-
-// Clang's OpenCL base header (what -finclude-default-header pulls in with
-// -fdeclare-opencl-builtins), read once from the resource directory.
-Expected<std::string> opencl_base_header() {
-  static const Expected<std::string> header =
-      read_file(std::string(kResourceDir) + "/include/opencl-c-base.h", 1 << 20);
-  return header;
-}
 
 }  // namespace
 
 Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view source,
                                                               const std::string& file) {
-  auto header = opencl_base_header();
-  if (!header.ok())
-    return unavailable("Clang's OpenCL header is missing (install libclang-common-15-dev): " +
-                       header.status().message());
-  auto fs = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  fs->addFile(kMainFile, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size())));
-  fs->addFile(std::string(kResourceDir) + "/include/opencl-c-base.h", 0,
-              llvm::MemoryBuffer::getMemBufferCopy(*header));
+  auto fs = clang_support::in_memory_files(kMainFile, source);
+  std::string header_error = clang_support::add_headers(*fs, clang_support::clang_headers());
+  if (!header_error.empty())
+    return unavailable("Clang's OpenCL header is missing (install libclang-common-15-dev): " + header_error);
   fs->setCurrentWorkingDirectory("/clgen");
   auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), fs);
 
-  std::vector<std::string> args = {"clgen-features", "-xcl", "-cl-std=CL1.2", "-Xclang",
-                                   "-finclude-default-header", "-Xclang", "-fdeclare-opencl-builtins",
-                                   "-resource-dir", kResourceDir, "-fsyntax-only", "-w", kMainFile};
+  std::vector<std::string> args = {"clgen-features", "-xcl"};
+  for (std::string& a : clang_support::opencl_args(clang_support::OpenClStd::kCL12, clang_support::ArgStyle::kDriver))
+    args.push_back(std::move(a));
+  for (const char* a : {"-fsyntax-only", "-w", kMainFile}) args.push_back(a);
   std::vector<StaticFeatures> out;
-  ErrorCollector errors;
-  clang::tooling::ToolInvocation invocation(args, std::make_unique<FeaturesAction>(&out, file),
-                                            files.get(), std::make_shared<clang::PCHContainerOperations>());
+  clang_support::ErrorCollector errors(clang_support::ErrorCollector::Options{1});  // the first error is reported
+  clang::tooling::ToolInvocation invocation(args, std::make_unique<FeaturesAction>(&out, file), files.get(),
+                                            std::make_shared<clang::PCHContainerOperations>());
   invocation.setDiagnosticConsumer(&errors);
   bool ran = invocation.run();
   if (errors.getNumErrors() > 0)
-    return parse_error(fmt::format("{}: does not compile as OpenCL C 1.2: {}", file, errors.first_error));
+    return parse_error(
+        fmt::format("{}: does not compile as OpenCL C 1.2: {}", file,
+                    errors.errors().empty() ? "" : clang_support::line_column_message(errors.errors()[0])));
   if (!ran) return parse_error(fmt::format("{}: Clang could not parse the file", file));
   if (out.empty()) return invalid_argument(fmt::format("{}: defines no __kernel function", file));
   return out;

@@ -1,4 +1,4 @@
-// SQL for the model's tables and the training-corpus query.
+// SQL for the model's tables, and the training set read from the corpus catalog.
 #include "model/store.h"
 
 #include <algorithm>
@@ -7,8 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "corpus/preprocess/decontaminated_sql.h"
-#include "corpus/preprocess/newest_version.h"
+#include "corpus/preprocess/catalog.h"
 #include "support/sha256.h"
 
 namespace clgen::model {
@@ -53,46 +52,23 @@ CREATE TABLE IF NOT EXISTS checkpoints(
 )sql");
 }
 
-namespace {
-
-// The repository of a preprocessed content: its first origin's owner/name, or
-// the source key for sources without an owner (directories, packages).
-constexpr const char* kRepositorySql =
-    "COALESCE((SELECT CASE WHEN COALESCE(r.owner, '') != '' THEN r.owner || '/' || r.name ELSE r.source END "
-    "FROM content_origins o JOIN repositories r ON r.id = o.repository_id "
-    "WHERE o.sha256 = p.content_sha256 ORDER BY r.id, o.path LIMIT 1), '')";
-
-}  // namespace
-
 Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t max_chars, bool opencl20) {
   constexpr const char* kHint = "run `clgen corpus preprocess` first";
-  ASSIGN_OR_RETURN(bool has_table, db.has_table("preprocessed"));
+  ASSIGN_OR_RETURN(bool has_table, preprocess::has_preprocessed_corpus(db));
   if (!has_table)
-    return not_found(fmt::format("no preprocessed corpus in {} (table 'preprocessed' is missing): {}",
-                                 db.path(), kHint));
-  ASSIGN_OR_RETURN(bool has_origins, db.has_table("content_origins"));
-  ASSIGN_OR_RETURN(bool has_repositories, db.has_table("repositories"));
-  const std::string repository = has_origins && has_repositories ? kRepositorySql : "''";
+    return not_found(
+        fmt::format("no preprocessed corpus in {} (table 'preprocessed' is missing): {}", db.path(), kHint));
   // Kernels of an evaluation set (`clgen corpus decontaminate`) are left out.
-  ASSIGN_OR_RETURN(std::string not_decontaminated, preprocess::exclude_decontaminated_sql(db, "p.normalized_sha256"));
-  std::string language;
-  if (!opencl20) {
-    ASSIGN_OR_RETURN(Statement has_language,
-                     db.prepare("SELECT 1 FROM pragma_table_info('preprocessed') WHERE name = 'language'"));
-    ASSIGN_OR_RETURN(bool present, has_language.step());
-    if (present) language = " AND p.language = 'CL1.2'";
-  }
-  ASSIGN_OR_RETURN(auto q, db.prepare(
-      "SELECT p.normalized_sha256, p.normalized_text, MIN(" + repository + ") FROM preprocessed p "
-      "WHERE p.status='ok' AND p.normalized_text IS NOT NULL AND p.normalized_text != '' "
-      "AND p.preprocessor_version = " + std::string(preprocess::kNewestVersionSql) + not_decontaminated + language +
-      " GROUP BY p.normalized_sha256 ORDER BY p.normalized_sha256"));
+  preprocess::KernelQuery query;
+  query.exclude_decontaminated = true;
+  query.opencl12_only = !opencl20;
+  query.skip_empty = true;
+  query.with_repository = true;
+  ASSIGN_OR_RETURN(auto catalog, preprocess::newest_accepted_kernels(db, query));
   std::vector<CorpusKernel> kernels;
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, q.step());
-    if (!row) break;
-    CorpusKernel k{q.column_text(0), q.column_text(1), q.column_text(2)};
-    if (max_chars <= 0 || int64_t(k.text.size()) <= max_chars) kernels.push_back(std::move(k));
+  for (auto& k : catalog) {
+    if (max_chars <= 0 || int64_t(k.text.size()) <= max_chars)
+      kernels.push_back({std::move(k.normalized_sha256), std::move(k.text), std::move(k.repository)});
   }
   if (kernels.empty() && max_chars > 0)
     return not_found(fmt::format("no preprocessed kernel file in {} is within training.max_file_chars = {}",

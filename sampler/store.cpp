@@ -1,6 +1,7 @@
 // The samples table: schema, batched inserts and dedupe hash sets.
 #include "sampler/store.h"
 
+#include "corpus/preprocess/catalog.h"
 #include "corpus/preprocess/decontaminated_sql.h"
 #include "corpus/preprocess/newest_version.h"
 
@@ -129,9 +130,7 @@ Expected<std::unordered_set<std::string>> accepted_sample_hashes(Database& db) {
 }
 
 Expected<std::unordered_set<std::string>> training_kernel_hashes(Database& db) {
-  ASSIGN_OR_RETURN(bool has, db.has_table("preprocessed"));
-  if (!has) return std::unordered_set<std::string>{};
-  return hash_set(db, "SELECT DISTINCT normalized_sha256 FROM preprocessed WHERE status = 'ok'");
+  return preprocess::accepted_kernel_hashes(db);
 }
 
 Expected<std::vector<std::string>> training_texts(Database& db) {

@@ -179,6 +179,17 @@ Status Transaction::commit() {
   return ok_status();
 }
 
+Expected<Attachment> Attachment::attach(Database& db, const std::string& path, const std::string& schema) {
+  ASSIGN_OR_RETURN(Statement st, db.prepare("ATTACH DATABASE ?1 AS " + schema));
+  RETURN_IF_ERROR(st.bind(1, std::string_view(path)));
+  RETURN_IF_ERROR(st.run());
+  return Attachment(&db, schema);
+}
+
+Attachment::~Attachment() {
+  if (db_) (void)db_->exec("DETACH DATABASE " + schema_);
+}
+
 std::string sqlite_version() { return sqlite3_libversion(); }
 
 }  // namespace clgen

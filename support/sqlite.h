@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "support/status.h"
@@ -98,6 +99,22 @@ class Transaction {
   explicit Transaction(Database* db) : db_(db) {}
   Database* db_;
   bool done_ = false;
+};
+
+// ATTACH DATABASE `path` AS `schema` on construction, DETACH in the
+// destructor, so another workspace's tables are readable as schema.table
+// for the life of the object. `schema` must be an identifier (it is not bound).
+class Attachment {
+ public:
+  static Expected<Attachment> attach(Database& db, const std::string& path, const std::string& schema);
+  Attachment(Attachment&& other) noexcept : db_(std::exchange(other.db_, nullptr)), schema_(std::move(other.schema_)) {}
+  Attachment& operator=(Attachment&&) = delete;
+  ~Attachment();
+
+ private:
+  Attachment(Database* db, std::string schema) : db_(db), schema_(std::move(schema)) {}
+  Database* db_;
+  std::string schema_;
 };
 
 // Version of the linked SQLite library, e.g. "3.40.1".

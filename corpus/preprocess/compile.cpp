@@ -22,10 +22,10 @@
 #include <llvm/Transforms/Scalar/ADCE.h>
 #include <llvm/Transforms/Utils/Mem2Reg.h>
 
-#include "corpus/preprocess/crash_recovery.h"
 #include "corpus/preprocess/frontend_internal.h"
 #include "corpus/preprocess/preprocess.h"
 #include "corpus/preprocess/ptx.h"
+#include "support/clang/crash_recovery.h"
 
 namespace clgen::preprocess {
 namespace {
@@ -118,7 +118,7 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
     clang::SyntaxOnlyAction check;
     CompileResult r;
     if (!ci->ExecuteAction(check) || ci->getDiagnostics().hasErrorOccurred()) {
-      set_first_error(r, std::move(errors.errors));
+      set_first_error(r, errors.compile_errors());
     } else {
       r.ok = true;
     }
@@ -133,7 +133,7 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
   std::unique_ptr<llvm::Module> module = action->takeModule();
   CompileResult r;
   if (!ran || !module || ci->getDiagnostics().hasErrorOccurred()) {
-    set_first_error(r, std::move(errors.errors));
+    set_first_error(r, errors.compile_errors());
     return r;
   }
   std::string invalid;
@@ -180,7 +180,7 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
     // The NVPTX backend reports what it cannot lower (e.g. libclc's
     // native_cos without fast math: "Cannot select: fcos") as an LLVM fatal
     // error; a crash here is the input's ptx_error, not a Clang crash.
-    if (!run_with_crash_recovery([&] { err = lower_to_ptx(*module, ptx); })) {
+    if (!clang_support::run_with_crash_recovery([&] { err = lower_to_ptx(*module, ptx); })) {
       err = "the NVPTX backend aborted (an LLVM fatal error, e.g. an operation it cannot select)";
     }
     if (!err.empty()) {
@@ -226,7 +226,7 @@ CompileResult compile(std::string_view text, const CompileOptions& options) {
     CompileOptions o = options;
     o.shim = shim;
     CompileResult result;
-    if (!run_with_crash_recovery([&] { result = compile_unsafe(text, o); })) {
+    if (!clang_support::run_with_crash_recovery([&] { result = compile_unsafe(text, o); })) {
       result = failure(category::kClangCrash, "Clang crashed while compiling the input");
     }
     result.used_shim = shim;

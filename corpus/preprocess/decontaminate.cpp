@@ -19,8 +19,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "corpus/preprocess/catalog.h"
 #include "corpus/preprocess/decontaminated_sql.h"
-#include "corpus/preprocess/newest_version.h"
 #include "corpus/preprocess/tokens.h"
 #include "support/files.h"
 #include "support/thread_pool.h"
@@ -339,21 +339,16 @@ CREATE TABLE IF NOT EXISTS decontaminated (
 }
 
 Expected<std::vector<TrainingKernel>> read_training_kernels(Database& db) {
-  ASSIGN_OR_RETURN(bool has_table, db.has_table("preprocessed"));
+  ASSIGN_OR_RETURN(bool has_table, has_preprocessed_corpus(db));
   if (!has_table)
     return not_found("no preprocessed corpus in " + db.path() +
                      " (table 'preprocessed' is missing): run `clgen corpus preprocess` first");
-  ASSIGN_OR_RETURN(Statement q, db.prepare(
-      std::string("SELECT normalized_sha256, MIN(normalized_text) FROM preprocessed "
-                  "WHERE status='ok' AND normalized_text IS NOT NULL AND normalized_sha256 IS NOT NULL "
-                  "AND preprocessor_version = ") +
-      kNewestVersionSql + " GROUP BY normalized_sha256 ORDER BY normalized_sha256"));
+  KernelQuery query;
+  query.exclude_decontaminated = false;  // a rerun compares the whole corpus again
+  ASSIGN_OR_RETURN(std::vector<CatalogKernel> kernels, newest_accepted_kernels(db, query));
   std::vector<TrainingKernel> out;
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, q.step());
-    if (!row) break;
-    out.push_back({q.column_text(0), q.column_text(1)});
-  }
+  for (CatalogKernel& k : kernels)
+    if (!k.normalized_sha256.empty()) out.push_back({std::move(k.normalized_sha256), std::move(k.text)});
   return out;
 }
 
@@ -390,23 +385,11 @@ Expected<std::unordered_set<std::string>> decontaminated_hashes(Database& db) {
 
 Expected<std::vector<std::string>> kernel_origins(Database& db, const std::vector<std::string>& hashes) {
   std::vector<std::string> out(hashes.size());
-  for (const char* table : {"preprocessed", "content_origins", "repositories"}) {
-    ASSIGN_OR_RETURN(bool has_table, db.has_table(table));
-    if (!has_table) return out;
-  }
-  std::unordered_map<std::string, std::vector<size_t>> wanted;
-  for (size_t i = 0; i < hashes.size(); ++i) wanted[hashes[i]].push_back(i);
-  if (wanted.empty()) return out;
-  ASSIGN_OR_RETURN(Statement q, db.prepare(
-      "SELECT p.normalized_sha256, MIN(r.source || ' ' || o.path) FROM preprocessed p "
-      "JOIN content_origins o ON o.sha256 = p.content_sha256 JOIN repositories r ON r.id = o.repository_id "
-      "WHERE p.status = 'ok' GROUP BY p.normalized_sha256"));
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, q.step());
-    if (!row) break;
-    auto it = wanted.find(q.column_text(0));
-    if (it == wanted.end()) continue;
-    for (size_t i : it->second) out[i] = q.column_text(1);
+  if (hashes.empty()) return out;
+  ASSIGN_OR_RETURN(auto locations, accepted_kernel_locations(db));
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    auto it = locations.find(hashes[i]);
+    if (it != locations.end()) out[i] = it->second;
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // The training-set readers' side of decontamination (decontaminate.h): SQL
-// that leaves out the kernels recorded in the `decontaminated` table.
-// Header-only, so modules that do not link the preprocessor can use it.
+// that leaves out the kernels recorded in the `decontaminated` table. Private
+// to the preprocess module (catalog.cpp); other modules read through
+// catalog.h (sampler/store.cpp's constraint corpus is the last outside reader).
 #pragma once
 
 #include <string>

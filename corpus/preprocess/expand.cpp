@@ -17,9 +17,9 @@
 #include <clang/Lex/Preprocessor.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "corpus/preprocess/crash_recovery.h"
 #include "corpus/preprocess/frontend_internal.h"
 #include "corpus/preprocess/preprocess.h"
+#include "support/clang/crash_recovery.h"
 
 namespace clgen::preprocess {
 namespace {
@@ -179,7 +179,7 @@ class ExpandAction : public clang::PreprocessorFrontendAction {
 Expected<std::string> expand_main_file(std::string_view text, const CompileOptions& options) {
   std::string out, setup_error, first_error;
   bool ok = false;
-  bool safe = run_with_crash_recovery([&] {
+  bool safe = clang_support::run_with_crash_recovery([&] {
     // First with the builtin headers' macros kept as written; again with
     // them expanded when an #if of the input tests one.
     for (bool keep : {true, false}) {
@@ -190,7 +190,7 @@ Expected<std::string> expand_main_file(std::string_view text, const CompileOptio
       bool conflict = false;
       ExpandAction action(&pp, keep, &conflict);
       if (!ci->ExecuteAction(action) || ci->getDiagnostics().hasErrorOccurred()) {
-        first_error = errors.errors.empty() ? "preprocessing failed" : errors.errors.front().message;
+        first_error = errors.errors().empty() ? "preprocessing failed" : errors.compile_errors().front().message;
         return;
       }
       if (conflict) continue;

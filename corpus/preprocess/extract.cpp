@@ -16,9 +16,9 @@
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Lex/Lexer.h>
 
-#include "corpus/preprocess/crash_recovery.h"
 #include "corpus/preprocess/frontend_internal.h"
 #include "corpus/preprocess/preprocess.h"
+#include "support/clang/crash_recovery.h"
 
 namespace clgen::preprocess {
 namespace {
@@ -317,13 +317,13 @@ Expected<std::vector<ExtractedKernel>> extract_once(std::string_view text, const
   std::vector<ExtractedKernel> out;
   std::string setup_error, error;
   bool done = false;
-  bool safe = run_with_crash_recovery([&] {
+  bool safe = clang_support::run_with_crash_recovery([&] {
     ErrorCollector errors(1);
     auto ci = internal::make_instance(text, options, Mode::kSyntax, errors, setup_error);
     if (!ci) return;
     ExtractAction action(&out, &done);
     if (!ci->ExecuteAction(action) || ci->getDiagnostics().hasErrorOccurred() || !done) {
-      error = errors.errors.empty() ? "parsing failed" : errors.errors.front().message;
+      error = errors.errors().empty() ? "parsing failed" : errors.compile_errors().front().message;
       done = false;
     }
   });

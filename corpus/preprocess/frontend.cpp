@@ -17,10 +17,11 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
-#include "corpus/preprocess/builtin_headers.h"
-#include "corpus/preprocess/crash_recovery.h"
 #include "corpus/preprocess/frontend_internal.h"
 #include "corpus/preprocess/preprocess.h"
+#include "support/clang/builtin_files.h"
+#include "support/clang/crash_recovery.h"
+#include "support/clang/invocation.h"
 
 namespace clgen::preprocess {
 namespace {
@@ -65,7 +66,7 @@ class BuildPchAction : public clang::ASTFrontendAction {
 const std::string& builtins_pch(bool opencl20) {
   auto build = [](bool cl20) {
     std::string out;
-    run_with_crash_recovery([&] {
+    clang_support::run_with_crash_recovery([&] {
       ErrorCollector errors(1);
       std::string setup_error;
       CompileOptions o;
@@ -137,7 +138,7 @@ const std::string& builtin_macros_text() {
   static const std::string text = [] {
     std::string out;
     bool ok = false;
-    run_with_crash_recovery([&] {
+    clang_support::run_with_crash_recovery([&] {
       ErrorCollector errors(1);
       std::string setup_error;
       CompileOptions o;
@@ -154,14 +155,12 @@ const std::string& builtin_macros_text() {
 
 }  // namespace
 
-std::unique_ptr<clang::CompilerInstance> internal::make_instance(std::string_view text,
-                                                       const CompileOptions& opts, Mode mode,
-                                                       ErrorCollector& errors,
-                                                       std::string& setup_error) {
-  auto fs = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+std::unique_ptr<clang::CompilerInstance> internal::make_instance(std::string_view text, const CompileOptions& opts,
+                                                                 Mode mode, ErrorCollector& errors,
+                                                                 std::string& setup_error) {
   // The PCH records its own main file, which must not be the input's name.
   const char* main_file = mode == Mode::kBuildPch ? kPchSource : kMainFile;
-  fs->addFile(main_file, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text.data(), text.size()), main_file));
+  auto fs = clang_support::in_memory_files(main_file, text);
   std::string_view shim = shim_text();
   fs->addFile(kShimFile, 0,
               llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(shim.data(), shim.size()), kShimFile, false));
@@ -176,15 +175,9 @@ std::unique_ptr<clang::CompilerInstance> internal::make_instance(std::string_vie
     fs->addFile(kMacrosFile, 0, llvm::MemoryBuffer::getMemBuffer(builtin_macros_text(), kMacrosFile, false));
   }
   if (builtins) {
-    const HeaderSet& headers =
-        opts.header == BuiltinHeader::kClang ? clang_headers() : libclc_headers();
-    if (!headers.error.empty()) {
-      setup_error = headers.error;
-      return nullptr;
-    }
-    for (const HeaderFile& h : headers.files) {
-      fs->addFile(h.path, 0, llvm::MemoryBuffer::getMemBuffer(h.text, h.path, true));
-    }
+    setup_error = clang_support::add_headers(
+        *fs, opts.header == BuiltinHeader::kClang ? clang_support::clang_headers() : clang_support::libclc_headers());
+    if (!setup_error.empty()) return nullptr;
   }
 
   // Clang's builtin header, precompiled once per process (see builtins_pch).
@@ -199,25 +192,17 @@ std::unique_ptr<clang::CompilerInstance> internal::make_instance(std::string_vie
   }
 
   std::string error_limit = std::to_string(std::max(1, opts.error_limit));
-  // The OpenCL C 2.0 fallback also enables the optional extensions device
-  // code commonly assumes (half precision, 3-D image writes, sub-groups, 64-bit atomics).
-  std::vector<const char*> args = {
-      "-triple", kTriple, "-x", mode == Mode::kBuildPch ? "cl-header" : "cl",
-      opts.opencl20 ? "-cl-std=CL2.0" : "-cl-std=CL1.2",
-      "-resource-dir", CLGEN_CLANG_RESOURCE_DIR,
-      "-w", "-fno-spell-checking", "-ferror-limit", error_limit.c_str(), "-O0",
-      "-fno-caret-diagnostics"};
-  if (opts.opencl20) {
-    args.push_back("-cl-ext=+cl_khr_fp16,+cl_khr_fp64,+cl_khr_3d_image_writes,+cl_khr_subgroups,"
-                   "+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics");
-  }
-  if (builtins && opts.header == BuiltinHeader::kClang) {
-    args.push_back("-finclude-default-header");
-    args.push_back("-fdeclare-opencl-builtins");
-  }
+  std::vector<std::string> args = {"-triple", kTriple, "-x", mode == Mode::kBuildPch ? "cl-header" : "cl"};
+  for (std::string& a :
+       clang_support::opencl_args(opts.opencl20 ? clang_support::OpenClStd::kCL20 : clang_support::OpenClStd::kCL12,
+                                  clang_support::ArgStyle::kCc1, builtins && opts.header == BuiltinHeader::kClang))
+    args.push_back(std::move(a));
+  for (const char* a :
+       {"-w", "-fno-spell-checking", "-ferror-limit", error_limit.c_str(), "-O0", "-fno-caret-diagnostics"})
+    args.push_back(a);
   if (builtins && opts.header == BuiltinHeader::kLibclc) {
     args.push_back("-isystem");
-    args.push_back(libclc_include_dir().c_str());
+    args.push_back(clang_support::libclc_include_dir());
     args.push_back("-include");
     args.push_back("clc/clc.h");
   }
@@ -247,7 +232,9 @@ std::unique_ptr<clang::CompilerInstance> internal::make_instance(std::string_vie
   auto ci = std::make_unique<clang::CompilerInstance>();
   ci->createDiagnostics(&errors, /*ShouldOwnClient=*/false);
   auto invocation = std::make_shared<clang::CompilerInvocation>();
-  if (!clang::CompilerInvocation::CreateFromArgs(*invocation, args, ci->getDiagnostics())) {
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  if (!clang::CompilerInvocation::CreateFromArgs(*invocation, argv, ci->getDiagnostics())) {
     setup_error = "invalid compiler arguments";
     return nullptr;
   }

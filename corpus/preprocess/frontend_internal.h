@@ -1,6 +1,7 @@
 // Private to clgen_preprocess: the in-process Clang set-up that every
 // Clang-based pass shares (make_instance in frontend.cpp, ErrorCollector in
-// diagnostics.cpp; compile, expand, rename and extract use them).
+// diagnostics.cpp; compile, expand, rename and extract use them), on top of
+// the clgen_clang support library (support/clang/).
 #pragma once
 
 #include <cstddef>
@@ -9,11 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include <clang/Basic/Diagnostic.h>
 #include <clang/Frontend/CompilerInstance.h>
-#include <clang/Lex/Preprocessor.h>
 
 #include "corpus/preprocess/preprocess.h"
+#include "support/clang/diagnostics.h"
 
 namespace clgen::preprocess::internal {
 
@@ -22,26 +22,13 @@ inline constexpr const char* kMainFile = "/clgen/input.cl";
 inline constexpr const char* kShimFile = "/clgen/shim.h";
 inline constexpr const char* kTriple = "nvptx64-nvidia-nvcl";
 
-// Records compile errors (messages with "file:line:col: " and the offset in
-// the input), up to a limit; at the limit the input's lexer is cut off.
-class ErrorCollector : public clang::DiagnosticConsumer {
+// The shared collector (support/clang/diagnostics.h) as preprocess uses it:
+// errors located where they are written, the input cut off at the limit.
+class ErrorCollector : public clang_support::ErrorCollector {
  public:
-  explicit ErrorCollector(size_t limit) : limit_(limit) {}
-
-  void BeginSourceFile(const clang::LangOptions&, const clang::Preprocessor* pp) override {
-    pp_ = pp;
-  }
-  void EndSourceFile() override { pp_ = nullptr; }
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                        const clang::Diagnostic& info) override;
-
-  std::vector<CompileError> errors;
-
- private:
-  void record(const clang::Diagnostic& info);
-
-  size_t limit_;
-  const clang::Preprocessor* pp_ = nullptr;
+  explicit ErrorCollector(size_t limit) : clang_support::ErrorCollector(Options{limit, true, true}) {}
+  // The errors as CompileErrors: category, the identifier named, "file:line:col: message", offset.
+  std::vector<CompileError> compile_errors() const;
 };
 
 // What the instance is set up for. kSyntax: parse and check (with the

@@ -1,6 +1,7 @@
 // The names the rewriter gives identifiers, in order of first appearance:
-// variables a..z, aa..zz, aaa..., functions A..Z, AA... Header-only (no
-// LLVM), so the sampler's constraint can follow the same numbering.
+// variables a..z, aa..zz, aaa..., functions A..Z, AA... A face header of the
+// preprocess module with no Clang and no library (header only), so the
+// sampler's constraint can follow the same numbering without linking Clang.
 #pragma once
 
 #include <cctype>

@@ -1,7 +1,8 @@
 // The corpus as last preprocessed: a workspace keeps the results of every
-// preprocessor version it ran, and readers (training, the driver's corpus,
-// the sampler's constraint tables) want the version of the newest row.
-// Header-only SQL, so modules that do not link the preprocessor can use it.
+// preprocessor version it ran, and readers want the version of the newest
+// row. Private to the preprocess module: other modules read through
+// catalog.h (the last outside reader, sampler/store.cpp's constraint corpus,
+// goes when the constraint's tables are built at `clgen train`).
 #pragma once
 
 namespace clgen::preprocess {

@@ -19,8 +19,8 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include "corpus/preprocess/builtin_headers.h"
 #include "corpus/preprocess/frontend_internal.h"
+#include "support/clang/builtin_files.h"
 
 namespace clgen::preprocess::internal {
 namespace {
@@ -39,7 +39,7 @@ void init_nvptx() {
 
 std::string lower_to_ptx(llvm::Module& module, std::string& ptx) {
   std::string err;
-  const std::string& bc = libclc_bitcode(err);
+  const std::string& bc = clang_support::libclc_bitcode(err);
   if (!err.empty()) return err;
   init_nvptx();
   llvm::LLVMContext& ctx = module.getContext();

@@ -17,10 +17,10 @@
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 
-#include "corpus/preprocess/crash_recovery.h"
 #include "corpus/preprocess/frontend_internal.h"
 #include "corpus/preprocess/generated_names.h"
 #include "corpus/preprocess/preprocess.h"
+#include "support/clang/crash_recovery.h"
 
 namespace clgen::preprocess {
 namespace {
@@ -205,7 +205,7 @@ class RenameAction : public clang::ASTFrontendAction {
 Expected<std::string> rename_identifiers(std::string_view text, const CompileOptions& options) {
   std::string out, setup_error, error;
   bool ok = false;
-  bool safe = run_with_crash_recovery([&] {
+  bool safe = clang_support::run_with_crash_recovery([&] {
     ErrorCollector errors(1);
     auto ci = make_instance(text, options, Mode::kSyntax, errors, setup_error);
     if (!ci) return;
@@ -213,7 +213,7 @@ Expected<std::string> rename_identifiers(std::string_view text, const CompileOpt
     bool ran = ci->ExecuteAction(action);
     if (!ran || ci->getDiagnostics().hasErrorOccurred()) {
       if (error.empty()) {
-        error = errors.errors.empty() ? "parsing failed" : errors.errors.front().message;
+        error = errors.errors().empty() ? "parsing failed" : errors.compile_errors().front().message;
       }
       return;
     }

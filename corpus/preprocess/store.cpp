@@ -3,10 +3,10 @@
 #include "corpus/preprocess/store.h"
 
 #include <future>
+#include <unordered_set>
 #include <vector>
 
 #include "corpus/assemble.h"
-#include "corpus/store.h"
 #include "support/interrupt.h"
 #include "support/progress.h"
 #include "support/sha256.h"
@@ -82,34 +82,22 @@ struct Item {
   Status assembled = ok_status();  // why the text could not be put together, if it could not
 };
 
-// What the run reads: with the corpus tables, the contents that are kernel
-// files (not headers stored only because a kernel includes them), assembled
-// with their stored includes; without them (a bare content_files table), every
-// content as stored.
-struct Source {
-  bool corpus = false;
-  std::string where;  // SQL condition on content_files c
-};
-
-Expected<Source> source_of(Database& db, const std::string& version_param) {
-  Source s;
-  ASSIGN_OR_RETURN(bool origins, db.has_table("content_origins"));
-  ASSIGN_OR_RETURN(bool repositories, db.has_table("repositories"));
-  s.corpus = origins && repositories;
-  s.where = "NOT EXISTS (SELECT 1 FROM preprocessed p WHERE p.content_sha256 = c.sha256 "
-            "AND p.preprocessor_version = " + version_param + ")";
-  if (s.corpus) {
-    RETURN_IF_ERROR(corpus::ensure_corpus_schema(db));  // origins get their role column
-    s.where += " AND EXISTS (SELECT 1 FROM content_origins o WHERE o.sha256 = c.sha256 AND o.role = 'kernel')";
+// The kernel files without a result for `version`, sorted by sha256.
+Expected<std::vector<std::string>> pending_files(Database& db, const std::vector<std::string>& files,
+                                                 const std::string& version) {
+  std::unordered_set<std::string> done;
+  ASSIGN_OR_RETURN(Statement st, db.prepare("SELECT DISTINCT content_sha256 FROM preprocessed "
+                                            "WHERE preprocessor_version = ?1"));
+  RETURN_IF_ERROR(st.bind(1, std::string_view(version)));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    done.insert(st.column_text(0));
   }
-  return s;
-}
-
-Expected<uint64_t> count_pending(Database& db, const Source& source, const std::string& version) {
-  ASSIGN_OR_RETURN(Statement st, db.prepare("SELECT COUNT(*) FROM content_files c WHERE " + source.where));
-  RETURN_IF_ERROR(st.bind(1, version));
-  ASSIGN_OR_RETURN(bool row, st.step());
-  return row ? static_cast<uint64_t>(st.column_int(0)) : 0;
+  std::vector<std::string> out;
+  for (const std::string& sha : files)
+    if (!done.count(sha)) out.push_back(sha);
+  return out;
 }
 
 // One stored row: a kernel's result, or a whole file's rejection.
@@ -137,12 +125,10 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
   RETURN_IF_ERROR_CTX(ensure_preprocess_schema(db), "creating the preprocessed table");
   CorpusPreprocessStats stats;
   stats.version = preprocessor_version(options.compile);
-  ASSIGN_OR_RETURN(Source source, source_of(db, "?1"));
-  ASSIGN_OR_RETURN(stats.pending, count_pending(db, source, stats.version));
+  ASSIGN_OR_RETURN(corpus::KernelFiles files, corpus::kernel_files(db));
+  ASSIGN_OR_RETURN(std::vector<std::string> pending, pending_files(db, files.sha256s, stats.version));
+  stats.pending = pending.size();
 
-  ASSIGN_OR_RETURN(Statement select,
-                   db.prepare("SELECT c.sha256, c.text FROM content_files c WHERE c.sha256 > ?2 AND " +
-                              source.where + " ORDER BY c.sha256 LIMIT ?3"));
   ASSIGN_OR_RETURN(Statement insert, db.prepare(
       "INSERT OR REPLACE INTO preprocessed (content_sha256, preprocessor_version, kernel, status, category, "
       "reason, normalized_text, normalized_sha256, instruction_count, inferred, language) "
@@ -151,27 +137,16 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
   corpus::Assembler assembler(db);
   ThreadPool pool(options.threads);
   Progress progress("preprocess", stats.pending, nullptr, options.progress ? -1 : 0);
-  std::string last;
   const size_t batch_size = options.batch_size > 0 ? options.batch_size : 256;
-  while (!interrupted()) {
+  for (size_t next = 0; next < pending.size() && !interrupted();) {
     std::vector<Item> batch;
-    select.reset();
-    RETURN_IF_ERROR(select.bind(1, stats.version));
-    RETURN_IF_ERROR(select.bind(2, last));
-    RETURN_IF_ERROR(select.bind(3, static_cast<int64_t>(batch_size)));
-    while (true) {
-      ASSIGN_OR_RETURN(bool row, select.step());
-      if (!row) break;
-      batch.push_back({select.column_text(0), select.column_text(1)});
-    }
-    if (batch.empty()) break;
-    last = batch.back().sha256;
-    if (source.corpus) {
-      for (Item& item : batch) {
-        Expected<std::string> text = assembler.assemble(item.sha256);
-        if (text.ok()) item.text = std::move(*text);
-        else item.assembled = text.status();
-      }
+    for (; next < pending.size() && batch.size() < batch_size; ++next) {
+      Item item{pending[next], ""};
+      Expected<std::string> text =
+          files.assemble ? assembler.assemble(item.sha256) : corpus::stored_text(db, item.sha256);
+      if (text.ok()) item.text = std::move(*text);
+      else item.assembled = text.status();
+      batch.push_back(std::move(item));
     }
 
     std::vector<std::future<FileRewriteResult>> futures;

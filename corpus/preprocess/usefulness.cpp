@@ -29,8 +29,8 @@
 #include <clang/Frontend/FrontendAction.h>
 #include <fmt/format.h>
 
-#include "corpus/preprocess/crash_recovery.h"
 #include "corpus/preprocess/frontend_internal.h"
+#include "support/clang/crash_recovery.h"
 
 namespace clgen::preprocess {
 namespace {
@@ -50,9 +50,7 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 bool is_id_call(const std::string& name) {
   return name == "get_global_id" || name == "get_local_id" || name == "get_group_id";
 }
-bool is_atomic_call(const std::string& name) {
-  return starts_with(name, "atomic_") || starts_with(name, "atom_");
-}
+bool is_atomic_call(const std::string& name) { return starts_with(name, "atomic_") || starts_with(name, "atom_"); }
 // A function of the program itself (not a builtin): its body is not followed.
 bool is_program_function(const clang::CallExpr* call) {
   const clang::FunctionDecl* fn = call->getDirectCallee();
@@ -81,9 +79,9 @@ class KernelAnalysis {
       for (const Assignment& a : assignments_) {
         for (int t : {kItem, kLoop, kDependent}) {
           Taint taint = static_cast<Taint>(t);
-          bool tainted = (a.in_loop && t != kItem) || (a.value && has(a.value, taint)) ||
-                         std::any_of(a.guards.begin(), a.guards.end(),
-                                     [&](const clang::Expr* g) { return has(g, taint); });
+          bool tainted =
+              (a.in_loop && t != kItem) || (a.value && has(a.value, taint)) ||
+              std::any_of(a.guards.begin(), a.guards.end(), [&](const clang::Expr* g) { return has(g, taint); });
           if (tainted && vars_[t].insert(a.var).second) changed = true;
         }
       }
@@ -121,9 +119,9 @@ class KernelAnalysis {
     } else if (!any_dependent_value) {
       v.useful = false;
       v.category = "constant_store_value";
-      v.reason = fmt::format(
-          "kernel {}: all {} __global stores write values that depend on no input, work-item id or loop",
-          kernel, stores_.size());
+      v.reason =
+          fmt::format("kernel {}: all {} __global stores write values that depend on no input, work-item id or loop",
+                      kernel, stores_.size());
     }
     return v;
   }
@@ -137,12 +135,12 @@ class KernelAnalysis {
   };
   struct Store {
     bool atomic = false;
-    bool varying_address = false;   // item or loop taint in the address
-    bool item_guarded = false;      // under a condition with item taint
+    bool varying_address = false;    // item or loop taint in the address
+    bool item_guarded = false;       // under a condition with item taint
     bool dependent_guarded = false;  // under a condition with dependent taint
     bool dependent_value = false;
-    bool racy_value = false;        // the value has item taint
-    bool scalar_index = false;      // a[d] with d an integer scalar argument
+    bool racy_value = false;    // the value has item taint
+    bool scalar_index = false;  // a[d] with d an integer scalar argument
   };
 
   // The condition that decides whether (or how often) the children of `s` run.
@@ -342,8 +340,8 @@ class KernelAnalysis {
       stores_.push_back(st);
     } else if (starts_with(name, "vstore") && call->getNumArgs() == 3) {
       Store st = guarded_store();
-      st.varying_address = has(call->getArg(1), kItem) || has(call->getArg(1), kLoop) ||
-                           has(call->getArg(2), kItem) || has(call->getArg(2), kLoop);
+      st.varying_address = has(call->getArg(1), kItem) || has(call->getArg(1), kLoop) || has(call->getArg(2), kItem) ||
+                           has(call->getArg(2), kLoop);
       st.dependent_value = has(call->getArg(0), kDependent);
       st.racy_value = has(call->getArg(0), kItem);
       stores_.push_back(st);
@@ -359,8 +357,8 @@ class KernelAnalysis {
   std::vector<Store> stores_;
   bool unknown_store_ = false;
   std::vector<const clang::Expr*> conds_;  // enclosing conditions of the statement visited
-  bool item_exit_ = false;       // a return, break or continue under an item-tainted condition
-  bool dependent_exit_ = false;  // ... under a dependent condition
+  bool item_exit_ = false;                 // a return, break or continue under an item-tainted condition
+  bool dependent_exit_ = false;            // ... under a dependent condition
 };
 
 class UsefulnessConsumer : public clang::ASTConsumer {
@@ -395,18 +393,18 @@ class UsefulnessAction : public clang::ASTFrontendAction {
 
 Expected<UsefulnessVerdict> check_usefulness(std::string_view text, const CompileOptions& options) {
   if (text.size() > kMaxInputBytes)
-    return invalid_argument(fmt::format("usefulness check: input of {} bytes exceeds the limit of {}",
-                                        text.size(), kMaxInputBytes));
+    return invalid_argument(
+        fmt::format("usefulness check: input of {} bytes exceeds the limit of {}", text.size(), kMaxInputBytes));
   std::vector<UsefulnessVerdict> kernels;
   std::string setup_error, error;
   bool parsed = false;
-  bool safe = run_with_crash_recovery([&] {
+  bool safe = clang_support::run_with_crash_recovery([&] {
     internal::ErrorCollector errors(1);
     auto ci = internal::make_instance(text, options, internal::Mode::kSyntax, errors, setup_error);
     if (!ci) return;
     UsefulnessAction action(&kernels);
     parsed = ci->ExecuteAction(action) && !ci->getDiagnostics().hasErrorOccurred();
-    if (!parsed) error = errors.errors.empty() ? "parsing failed" : errors.errors.front().message;
+    if (!parsed) error = errors.errors().empty() ? "parsing failed" : errors.errors().front().message;
   });
   if (!safe) return internal_error("usefulness check: Clang crashed");
   if (!setup_error.empty()) return internal_error("usefulness check: " + setup_error);

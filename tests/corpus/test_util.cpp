@@ -23,17 +23,6 @@ namespace clgen::testing {
 
 namespace fs = std::filesystem;
 
-TempDir::TempDir() {
-  std::string tmpl = (fs::temp_directory_path() / "clgen-corpus-test-XXXXXX").string();
-  char* made = ::mkdtemp(tmpl.data());
-  path_ = made ? made : "";
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  if (!path_.empty()) fs::remove_all(path_, ec);
-}
-
 void write_text(const std::string& path, const std::string& content) {
   fs::create_directories(fs::path(path).parent_path());
   std::ofstream out(path, std::ios::binary);

@@ -1,4 +1,4 @@
-// Helpers for corpus tests: temporary directories, git repositories built
+// Helpers for corpus tests (TempDir comes from tests/common): git repositories built
 // with the git command line, background processes, and store snapshots.
 #pragma once
 
@@ -10,21 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "tests/common/temp_dir.h"
+
 namespace clgen::testing {
-
-// A fresh directory under $TMPDIR, removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& rel) const { return path_ + "/" + rel; }
-
- private:
-  std::string path_;
-};
 
 // Writes `content` to `path`, creating parent directories.
 void write_text(const std::string& path, const std::string& content);

@@ -9,6 +9,7 @@
 
 #include "support/files.h"
 #include "tests/cli/run_command.h"
+#include "tests/common/temp_dir.h"
 #include "tests/dataset/workspace_fixture.h"
 
 namespace clgen::dataset {
@@ -20,14 +21,7 @@ using namespace clgen::dataset::testing;
 
 class DatasetCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ws_ = fs::temp_directory_path() /
-          ("clgen-dataset-cli-" + std::to_string(::getpid()) + "-" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(ws_);
-    fs::create_directories(ws_);
-  }
-  void TearDown() override { fs::remove_all(ws_); }
+  void SetUp() override { ws_ = tmp_.path(); }
   Database db() {
     auto d = Database::open((ws_ / "clgen.db").string());
     EXPECT_TRUE(d.ok()) << d.status().message();
@@ -38,6 +32,7 @@ class DatasetCliTest : public ::testing::Test {
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
+  clgen::testing::TempDir tmp_;
   fs::path ws_;
 };
 

@@ -13,6 +13,7 @@
 #include "predict/mapping.h"
 #include "predict/wgsize.h"
 #include "support/files.h"
+#include "tests/common/temp_dir.h"
 #include "tests/dataset/workspace_fixture.h"
 
 namespace clgen::dataset {
@@ -24,16 +25,11 @@ using namespace clgen::dataset::testing;
 class DatasetExportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("clgen-dataset-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = tmp_.path();
     auto db = Database::open((dir_ / "clgen.db").string());
     ASSERT_TRUE(db.ok()) << db.status().message();
     db_ = std::make_unique<Database>(std::move(*db));
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // The CSV's rows keyed by the value of column `key`.
   std::map<std::string, std::map<std::string, std::string>> rows_by(const std::string& csv,
@@ -50,6 +46,7 @@ class DatasetExportTest : public ::testing::Test {
     return out;
   }
 
+  clgen::testing::TempDir tmp_;
   fs::path dir_;
   std::unique_ptr<Database> db_;
 };

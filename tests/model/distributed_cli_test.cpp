@@ -31,8 +31,8 @@ using clgen::testing::TempDir;
 // A workspace whose preprocessed table holds the hand-written kernels, and a small config.
 struct TrainWorkspace {
   TempDir dir;
-  std::string ws = dir.str() + "/ws";
-  std::string config = dir.str() + "/small.toml";
+  std::string ws = dir.path() + "/ws";
+  std::string config = dir.path() + "/small.toml";
   TrainWorkspace() {
     std::filesystem::create_directories(ws);
     auto db = Database::open(ws + "/clgen.db");

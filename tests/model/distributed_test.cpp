@@ -126,15 +126,15 @@ TEST(Distributed, TwoRanksProduceTheWeightsOfOneRankOnTheWholeBatch) {
   SKIP_WITHOUT_GLOO();
   TempDir single, two;
   TrainingRun run;  // batch 8, SGD, no dropout, 2 epochs
-  TrainResult alone = train_here(single.str(), run);
+  TrainResult alone = train_here(single.path(), run);
   ASSERT_TRUE(alone.completed);
 
-  auto ranks = run_world(two.str(), 2, run);
+  auto ranks = run_world(two.path(), 2, run);
   ASSERT_EQ(ranks[0].exit_code, 0) << describe(ranks);
   ASSERT_EQ(ranks[1].exit_code, 0) << describe(ranks);
 
-  auto [w_single, p_single] = checkpoint_of(single.str(), run);
-  auto [w_two, p_two] = checkpoint_of(two.str(), run);
+  auto [w_single, p_single] = checkpoint_of(single.path(), run);
+  auto [w_two, p_two] = checkpoint_of(two.path(), run);
   EXPECT_EQ(p_two.epoch, 2);
   double diff = max_difference(w_single, w_two);
   EXPECT_LT(diff, 1e-4) << "two ranks drifted from one rank on the whole batch";
@@ -154,11 +154,11 @@ TEST(Distributed, AWorldOfOneEqualsASingleProcess) {
   TrainingRun run;
   run.optimizer = "adam";
   run.dropout = 0.1;
-  TrainResult alone = train_here(single.str(), run);
+  TrainResult alone = train_here(single.path(), run);
   TrainOptions options = quiet_cpu();
   options.distributed = DistributedEnv{};  // rank 0 of 1, no variables
   options.distributed_timeout_seconds = 20;
-  TrainResult one = train_here(world_of_one.str(), run, options);
+  TrainResult one = train_here(world_of_one.path(), run, options);
   ASSERT_TRUE(alone.completed && one.completed);
   EXPECT_EQ(one.backend, "gloo");
   EXPECT_EQ(one.world_size, 1);
@@ -168,8 +168,8 @@ TEST(Distributed, AWorldOfOneEqualsASingleProcess) {
     // Summed in float32 beside the gradients rather than float64.
     EXPECT_NEAR(one.epochs[e].train_loss, alone.epochs[e].train_loss, 1e-5);
   }
-  auto a = checkpoint_of(single.str(), run).first;
-  auto b = checkpoint_of(world_of_one.str(), run).first;
+  auto a = checkpoint_of(single.path(), run).first;
+  auto b = checkpoint_of(world_of_one.path(), run).first;
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << "parameter " << i;
 }
@@ -183,34 +183,34 @@ TEST(Distributed, ResumesOnAnotherWorldSizeAfterAnInterrupt) {
   SKIP_WITHOUT_GLOO();
   TempDir straight, two_then_one, one_then_three;
   TrainingRun run;
-  train_here(straight.str(), run);
-  auto expected = checkpoint_of(straight.str(), run).first;
+  train_here(straight.path(), run);
+  auto expected = checkpoint_of(straight.path(), run).first;
 
-  auto stopped = run_world(two_then_one.str(), 2, run, [](int rank) {
+  auto stopped = run_world(two_then_one.path(), 2, run, [](int rank) {
     return rank == 1 ? std::vector<std::string>{"interrupt=0:2"} : std::vector<std::string>{};
   });
   ASSERT_EQ(stopped[0].exit_code, 4) << describe(stopped);  // interrupted, not failed
   ASSERT_EQ(stopped[1].exit_code, 4) << describe(stopped);
-  auto [w_mid, mid] = checkpoint_of(two_then_one.str(), run);
+  auto [w_mid, mid] = checkpoint_of(two_then_one.path(), run);
   EXPECT_EQ(mid.epoch, 0);
   EXPECT_EQ(mid.batch, 4);  // rank 1's flag travelled with batch 3's gradients
   ASSERT_TRUE(mid.h.defined());
   EXPECT_EQ(mid.h.size(1), 8);
-  TrainResult resumed = train_here(two_then_one.str(), run);
+  TrainResult resumed = train_here(two_then_one.path(), run);
   EXPECT_TRUE(resumed.resumed && resumed.completed);
-  EXPECT_LT(max_difference(checkpoint_of(two_then_one.str(), run).first, expected), 1e-4);
+  EXPECT_LT(max_difference(checkpoint_of(two_then_one.path(), run).first, expected), 1e-4);
 
   TrainOptions stop = quiet_cpu();
   stop.after_batch = [](int epoch, int batch) {
     if (epoch == 0 && batch == 2) request_interrupt();
   };
-  TrainResult first = train_here(one_then_three.str(), run, stop);
+  TrainResult first = train_here(one_then_three.path(), run, stop);
   clear_interrupt();
   ASSERT_FALSE(first.completed);
-  auto three = run_world(one_then_three.str(), 3, run);
+  auto three = run_world(one_then_three.path(), 3, run);
   for (const auto& r : three) ASSERT_EQ(r.exit_code, 0) << describe(three);
   EXPECT_NE((three[0].out + three[0].err).find("resuming"), std::string::npos) << describe(three);
-  auto [w_end, end] = checkpoint_of(one_then_three.str(), run);
+  auto [w_end, end] = checkpoint_of(one_then_three.path(), run);
   EXPECT_EQ(end.epoch, 2);
   EXPECT_LT(max_difference(w_end, expected), 1e-4);
 }
@@ -221,7 +221,7 @@ TEST(Distributed, ARankThatDiesFailsTheOthersInsteadOfHangingThem) {
   SKIP_WITHOUT_GLOO();
   TempDir dir;
   TrainingRun run;
-  auto ranks = run_world(dir.str(), 2, run, [](int rank) {
+  auto ranks = run_world(dir.path(), 2, run, [](int rank) {
     std::vector<std::string> args = {"timeout=60"};
     if (rank == 1) args.push_back("exit=0:2");
     return args;

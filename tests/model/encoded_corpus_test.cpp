@@ -24,9 +24,9 @@ TEST(ShuffledOrder, IsAFixedPermutationForASeed) {
 TEST(EncodedCorpus, JoinsKernelsWithSeparatorsAndSplitsByFile) {
   TempDir dir;
   auto texts = model_test_kernels();
-  auto vocab = train_vocabulary({"char"}, texts, dir.str());
+  auto vocab = train_vocabulary({"char"}, texts, dir.path());
   ASSERT_TRUE(vocab.ok());
-  auto ec = encode_corpus(texts, **vocab, 1, 0.25, dir.str() + "/encoded");
+  auto ec = encode_corpus(texts, **vocab, 1, 0.25, dir.path() + "/encoded");
   ASSERT_TRUE(ec.ok()) << ec.status().message();
   EXPECT_EQ(ec->train_kernels + ec->valid_kernels, texts.size());
   EXPECT_EQ(ec->valid_kernels, 3u);  // 25% of 12
@@ -60,28 +60,28 @@ TEST(EncodedCorpus, JoinsKernelsWithSeparatorsAndSplitsByFile) {
 TEST(EncodedCorpus, IsCachedByCorpusAndVocabulary) {
   TempDir dir;
   auto texts = model_test_kernels();
-  auto vocab = train_vocabulary({"char"}, texts, dir.str());
+  auto vocab = train_vocabulary({"char"}, texts, dir.path());
   ASSERT_TRUE(vocab.ok());
-  auto first = encode_corpus(texts, **vocab, 1, 0.1, dir.str() + "/encoded");
+  auto first = encode_corpus(texts, **vocab, 1, 0.1, dir.path() + "/encoded");
   ASSERT_TRUE(first.ok());
   auto mtime = std::filesystem::last_write_time(first->train_path);
-  auto again = encode_corpus(texts, **vocab, 1, 0.1, dir.str() + "/encoded");
+  auto again = encode_corpus(texts, **vocab, 1, 0.1, dir.path() + "/encoded");
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->key, first->key);
   EXPECT_EQ(std::filesystem::last_write_time(again->train_path), mtime);
 
-  auto other_seed = encode_corpus(texts, **vocab, 2, 0.1, dir.str() + "/encoded");
+  auto other_seed = encode_corpus(texts, **vocab, 2, 0.1, dir.path() + "/encoded");
   ASSERT_TRUE(other_seed.ok());
   EXPECT_NE(other_seed->key, first->key);
   texts.pop_back();
-  auto other_corpus = encode_corpus(texts, **vocab, 1, 0.1, dir.str() + "/encoded");
+  auto other_corpus = encode_corpus(texts, **vocab, 1, 0.1, dir.path() + "/encoded");
   ASSERT_TRUE(other_corpus.ok());
   EXPECT_NE(other_corpus->key, first->key);
 }
 
 TEST(TokenFile, RejectsTruncatedFiles) {
   TempDir dir;
-  std::string path = dir.str() + "/bad.tokens";
+  std::string path = dir.path() + "/bad.tokens";
   {
     std::ofstream out(path, std::ios::binary);
     out << "abcdef";

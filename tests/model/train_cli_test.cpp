@@ -39,10 +39,10 @@ void fill_preprocessed(const std::string& db_path) {
 
 TEST(TrainCommand, TrainsPrintsSamplesRecordsMetricsAndResumes) {
   TempDir dir;
-  std::string ws = dir.str() + "/ws";
+  std::string ws = dir.path() + "/ws";
   std::filesystem::create_directories(ws);
   fill_preprocessed(ws + "/clgen.db");
-  std::string config = dir.str() + "/small.toml";
+  std::string config = dir.path() + "/small.toml";
   std::ofstream(config) << "[model]\nembedding_size = 16\nhidden_size = 32\nlayers = 1\n"
                            "[training]\nepochs = 2\nbatch_size = 4\nsequence_length = 32\n"
                            "validation_fraction = 0.2\n[preview]\nsamples = 2\nmax_tokens = 40\n";
@@ -75,18 +75,18 @@ TEST(TrainCommand, TrainsPrintsSamplesRecordsMetricsAndResumes) {
 
 TEST(TrainCommand, WithoutAPreprocessedCorpusSaysWhatToRun) {
   TempDir dir;
-  auto r = run_clgen({"--workspace", dir.str(), "train", "--device", "cpu"});
+  auto r = run_clgen({"--workspace", dir.path(), "train", "--device", "cpu"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("clgen corpus preprocess"), std::string::npos) << r.err;
 }
 
 TEST(TrainCommand, RejectsBadFlagsAndConfigs) {
   TempDir dir;
-  auto r = run_clgen({"--workspace", dir.str(), "train", "--device", "tpu"});
+  auto r = run_clgen({"--workspace", dir.path(), "train", "--device", "tpu"});
   EXPECT_EQ(r.exit_code, 2);
-  std::string config = dir.str() + "/bad.toml";
+  std::string config = dir.path() + "/bad.toml";
   std::ofstream(config) << "[model]\nlayers = -1\n";
-  auto bad = run_clgen({"--workspace", dir.str(), "train", "--config", config});
+  auto bad = run_clgen({"--workspace", dir.path(), "train", "--config", config});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("model.layers"), std::string::npos) << bad.err;
 }

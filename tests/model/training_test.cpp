@@ -51,7 +51,7 @@ TrainOptions quiet_cpu() {
 
 TEST(Training, OverfitsATinyCorpus) {
   TempDir dir;
-  auto ws = Workspace::open(dir.str());
+  auto ws = Workspace::open(dir.path());
   ASSERT_TRUE(ws.ok());
   auto texts = model_test_kernels();
   texts.resize(2);
@@ -87,7 +87,7 @@ TEST(Checkpoint, SaveThenLoadGivesIdenticalLogits) {
   auto logits_b = std::get<0>(b->forward(input, b->zero_state(3, torch::kCPU)));
   ASSERT_FALSE(torch::equal(logits_a, logits_b));  // different initialisation
 
-  std::string path = dir.str() + "/c.pt";
+  std::string path = dir.path() + "/c.pt";
   TrainingPosition pos;
   pos.epoch = 3;
   pos.batch = 5;
@@ -115,8 +115,8 @@ std::vector<torch::Tensor> checkpoint_parameters(const TrainResult& r, const Mod
 
 TEST(Training, InterruptedAndResumedRunEqualsUninterruptedRun) {
   TempDir dir_a, dir_b;
-  auto ws_a = Workspace::open(dir_a.str());
-  auto ws_b = Workspace::open(dir_b.str());
+  auto ws_a = Workspace::open(dir_a.path());
+  auto ws_b = Workspace::open(dir_b.path());
   ASSERT_TRUE(ws_a.ok() && ws_b.ok());
   auto texts = model_test_kernels();
   ModelConfig c = small_config();
@@ -165,16 +165,16 @@ TEST(Training, InterruptedAndResumedRunEqualsUninterruptedRun) {
 
 TEST(LanguageModelApi, FeedsStepsSamplesAndRefillsStreams) {
   TempDir dir;
-  auto ws = Workspace::open(dir.str());
+  auto ws = Workspace::open(dir.path());
   ASSERT_TRUE(ws.ok());
   ModelConfig c = small_config();
   c.training.epochs = 1;
   auto r = train_model(*ws, c, model_test_kernels(), quiet_cpu());
   ASSERT_TRUE(r.ok()) << r.status().message();
 
-  auto missing = LanguageModel::load(dir.str(), "0000000000000000", "cpu");
+  auto missing = LanguageModel::load(dir.path(), "0000000000000000", "cpu");
   EXPECT_FALSE(missing.ok());
-  auto lm = LanguageModel::load(dir.str(), "", "cpu");  // the latest model
+  auto lm = LanguageModel::load(dir.path(), "", "cpu");  // the latest model
   ASSERT_TRUE(lm.ok()) << lm.status().message();
   EXPECT_EQ((*lm)->id(), r->model_id);
   auto batch = (*lm)->new_batch(3, 42);
@@ -250,7 +250,7 @@ bool sentencepiece_mapped() {
 TEST(Training, SentencePieceAndLibTorchWorkInOneProcess) {
   if (sentencepiece_library_path().empty()) GTEST_SKIP() << "libclgen_sentencepiece not built";
   TempDir dir;
-  auto ws = Workspace::open(dir.str());
+  auto ws = Workspace::open(dir.path());
   ASSERT_TRUE(ws.ok());
   // LibTorch is in use before SentencePiece is loaded (its protobuf first in
   // the process), and must compute exactly the same after.
@@ -265,7 +265,7 @@ TEST(Training, SentencePieceAndLibTorchWorkInOneProcess) {
   EXPECT_TRUE(r->completed);
   ASSERT_TRUE(sentencepiece_mapped()) << "training a SentencePiece vocabulary did not load the library";
   EXPECT_TRUE(torch::equal(before, seeded_logits())) << "LibTorch computes otherwise once SentencePiece is loaded";
-  auto lm = LanguageModel::load(dir.str(), r->model_id, "cpu");
+  auto lm = LanguageModel::load(dir.path(), r->model_id, "cpu");
   ASSERT_TRUE(lm.ok()) << lm.status().message();
   const Vocabulary& vocab = (*lm)->vocabulary();
   EXPECT_EQ(vocab.type(), "sentencepiece");
@@ -297,7 +297,7 @@ void expect_loss_fell(const TrainResult& r) {
 TEST(Training, GpuSmokeTest) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: GPU smoke test skipped";
   TempDir dir;
-  auto ws = Workspace::open(dir.str());
+  auto ws = Workspace::open(dir.path());
   ASSERT_TRUE(ws.ok());
   ModelConfig c = small_config();
   c.training.epochs = 2;
@@ -307,7 +307,7 @@ TEST(Training, GpuSmokeTest) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->device.substr(0, 4), "cuda");
   expect_loss_fell(*r);
-  auto lm = LanguageModel::load(dir.str(), r->model_id, "cuda");
+  auto lm = LanguageModel::load(dir.path(), r->model_id, "cuda");
   ASSERT_TRUE(lm.ok()) << lm.status().message();
   auto batch = (*lm)->new_batch(8, 1);
   ASSERT_TRUE((*batch)->feed_all("__kernel void A(").ok());

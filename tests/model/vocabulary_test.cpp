@@ -15,7 +15,7 @@ TEST(CharVocabulary, RoundTripsEveryCorpusFileExactly) {
   TempDir dir;
   auto texts = model_test_kernels();
   ASSERT_GE(texts.size(), 10u);
-  auto vocab = train_vocabulary({"char"}, texts, dir.str());
+  auto vocab = train_vocabulary({"char"}, texts, dir.path());
   ASSERT_TRUE(vocab.ok()) << vocab.status().message();
   for (const auto& t : texts) {
     auto ids = (*vocab)->encode(t);
@@ -29,7 +29,7 @@ TEST(CharVocabulary, RoundTripsEveryCorpusFileExactly) {
 
 TEST(CharVocabulary, HasOneTokenPerDistinctByteAndSpecialSymbols) {
   TempDir dir;
-  auto vocab = train_vocabulary({"char"}, {"abca", "\n"}, dir.str());
+  auto vocab = train_vocabulary({"char"}, {"abca", "\n"}, dir.path());
   ASSERT_TRUE(vocab.ok());
   EXPECT_EQ((*vocab)->size(), 3 + 4);  // pad, separator, unknown + a b c \n
   auto ids = (*vocab)->encode("abz");
@@ -44,10 +44,10 @@ TEST(CharVocabulary, HasOneTokenPerDistinctByteAndSpecialSymbols) {
 TEST(CharVocabulary, SavedAndLoadedVocabularyEncodesTheSame) {
   TempDir dir;
   auto texts = model_test_kernels();
-  auto vocab = train_vocabulary({"char"}, texts, dir.str());
+  auto vocab = train_vocabulary({"char"}, texts, dir.path());
   ASSERT_TRUE(vocab.ok());
-  ASSERT_TRUE((*vocab)->save(dir.str() + "/saved").ok());
-  auto loaded = load_vocabulary(dir.str() + "/saved");
+  ASSERT_TRUE((*vocab)->save(dir.path() + "/saved").ok());
+  auto loaded = load_vocabulary(dir.path() + "/saved");
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   EXPECT_EQ((*loaded)->fingerprint(), (*vocab)->fingerprint());
   EXPECT_EQ(*(*loaded)->encode(texts[0]), *(*vocab)->encode(texts[0]));
@@ -57,11 +57,11 @@ TEST(Vocabulary, RejectsUnknownTypeAndEmptyCorpus) {
   TempDir dir;
   VocabularyConfig bad;
   bad.type = "word";
-  auto v = train_vocabulary(bad, {"x"}, dir.str());
+  auto v = train_vocabulary(bad, {"x"}, dir.path());
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.status().message().find("vocabulary.type"), std::string::npos);
-  EXPECT_FALSE(train_vocabulary({"char"}, {}, dir.str()).ok());
-  auto missing = load_vocabulary(dir.str() + "/nothing-here");
+  EXPECT_FALSE(train_vocabulary({"char"}, {}, dir.path()).ok());
+  auto missing = load_vocabulary(dir.path() + "/nothing-here");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("vocabulary.json"), std::string::npos);
 }
@@ -76,7 +76,7 @@ TEST_P(SentencePieceVocabularyTest, RoundTripsEveryCorpusFileExactlyAndShortensI
   config.type = "sentencepiece";
   config.algorithm = GetParam();
   config.size = 150;
-  auto vocab = train_vocabulary(config, texts, dir.str() + "/work");
+  auto vocab = train_vocabulary(config, texts, dir.path() + "/work");
   ASSERT_TRUE(vocab.ok()) << vocab.status().message();
   EXPECT_EQ((*vocab)->type(), "sentencepiece");
   size_t chars = 0, tokens = 0;
@@ -92,8 +92,8 @@ TEST_P(SentencePieceVocabularyTest, RoundTripsEveryCorpusFileExactlyAndShortensI
   EXPECT_LT(tokens * 3, chars * 2) << "pieces should be longer than characters on average";
 
   // Saved and reloaded, it encodes identically.
-  ASSERT_TRUE((*vocab)->save(dir.str() + "/saved").ok());
-  auto loaded = load_vocabulary(dir.str() + "/saved");
+  ASSERT_TRUE((*vocab)->save(dir.path() + "/saved").ok());
+  auto loaded = load_vocabulary(dir.path() + "/saved");
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   EXPECT_EQ(*(*loaded)->encode(texts[2]), *(*vocab)->encode(texts[2]));
   EXPECT_EQ((*loaded)->fingerprint(), (*vocab)->fingerprint());

@@ -1,5 +1,5 @@
 // Builtin headers (Clang's, libclc's) and libclc's bitcode: where they are, read once per process.
-#include "corpus/preprocess/builtin_headers.h"
+#include "support/clang/builtin_files.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-namespace clgen::preprocess::internal {
+namespace clgen::clang_support {
 namespace {
 
 void add_file(HeaderSet& set, const std::filesystem::path& path) {
@@ -36,10 +36,12 @@ const std::string& libclc_bitcode_path() {
 
 }  // namespace
 
+const char* resource_dir() { return CLGEN_CLANG_RESOURCE_DIR; }
+
 const HeaderSet& clang_headers() {
   static const HeaderSet set = [] {
     HeaderSet s;
-    std::filesystem::path dir = std::filesystem::path(CLGEN_CLANG_RESOURCE_DIR) / "include";
+    std::filesystem::path dir = std::filesystem::path(resource_dir()) / "include";
     // -fdeclare-opencl-builtins makes -finclude-default-header read only
     // opencl-c-base.h; opencl-c.h (800 KB) is never opened, and the
     // in-memory file system hashes every file's contents on addFile.
@@ -89,4 +91,4 @@ const std::string& libclc_bitcode(std::string& error) {
   return bc;
 }
 
-}  // namespace clgen::preprocess::internal
+}  // namespace clgen::clang_support

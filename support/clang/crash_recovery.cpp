@@ -1,11 +1,11 @@
 // LLVM's CrashRecoveryContext behind run_with_crash_recovery (crash_recovery.h).
-#include "corpus/preprocess/crash_recovery.h"
+#include "support/clang/crash_recovery.h"
 
 #include <mutex>
 
 #include <llvm/Support/CrashRecoveryContext.h>
 
-namespace clgen::preprocess {
+namespace clgen::clang_support {
 
 bool run_with_crash_recovery(const std::function<void()>& fn) {
   static std::once_flag once;
@@ -14,4 +14,4 @@ bool run_with_crash_recovery(const std::function<void()>& fn) {
   return crc.RunSafely(fn);
 }
 
-}  // namespace clgen::preprocess
+}  // namespace clgen::clang_support
