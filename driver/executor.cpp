@@ -387,6 +387,14 @@ Expected<std::vector<KernelSignature>> Executor::list_kernels(const std::string&
   return out;
 }
 
+Status Executor::prepare(int platform_index, int device_index) {
+  ASSIGN_OR_RETURN(DeviceContext * dc, impl_->device(platform_index, device_index));
+  Failure failure;
+  if (!impl_->program(*dc, "kernel void clgen_prepare(global int* a) { a[0] = 1; }", "", failure))
+    return unavailable("the device compiler fails on a trivial kernel: " + failure.message);
+  return ok_status();
+}
+
 Expected<DriveResult> Executor::drive(const DriveJob& job) {
   if (job.global_size.empty() || job.global_size.size() > 3)
     return invalid_argument("global size needs 1 to 3 dimensions");

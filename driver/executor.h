@@ -31,6 +31,12 @@ class Executor {
                                                        const std::string& build_options,
                                                        int platform_index, int device_index);
 
+  // Opens the device's context and queue and builds a trivial program, so
+  // that the first kernel's time limit covers that kernel only (a first
+  // build on NVIDIA loads the compiler). Errors: no such device, or the
+  // device cannot be opened or compile.
+  Status prepare(int platform_index, int device_index);
+
   // True after an execution error that may have corrupted the context (the
   // worker then exits, and the parent starts a fresh one).
   bool poisoned() const;

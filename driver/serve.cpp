@@ -42,6 +42,10 @@ int run_worker(int in_fd, int out_fd) {
       if (op == "exit") return 0;
       if (op == "ping") {
         reply = {{"ok", true}, {"result", "pong"}};
+      } else if (op == "prepare") {
+        Status prepared =
+            executor.prepare(request.at("platform_index").get<int>(), request.at("device_index").get<int>());
+        reply = prepared.ok() ? nlohmann::json{{"ok", true}, {"result", "ready"}} : error_reply(prepared);
       } else if (op == "drive") {
         reply = reply_for(executor.drive(request.at("job").get<DriveJob>()));
       } else if (op == "list") {

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -136,6 +137,7 @@ void WorkerProcess::kill_worker() {
   }
   if (to_worker_ >= 0) ::close(to_worker_);
   if (from_worker_ >= 0) ::close(from_worker_);
+  prepared_.clear();
   pid_ = -1;
   to_worker_ = from_worker_ = -1;
 }
@@ -196,7 +198,45 @@ Status WorkerProcess::call(const std::string& request, std::string& response) {
   return io_error(signal_text(status));
 }
 
+Status WorkerProcess::prepare(int platform_index, int device_index) {
+  // A worker that died while idle is replaced here, not during the job.
+  if (pid_ > 0) {
+    int status;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      kill_worker();
+    }
+  }
+  if (pid_ > 0 && prepared_.count({platform_index, device_index})) return ok_status();
+  const double job_timeout = options_.timeout_s;
+  options_.timeout_s = std::max(options_.startup_timeout_s, job_timeout);
+  std::string response;
+  Status st = call(dump(nlohmann::json{{"op", "prepare"},
+                                       {"platform_index", platform_index},
+                                       {"device_index", device_index}}),
+                   response);
+  options_.timeout_s = job_timeout;
+  if (st.ok()) {
+    auto reply = nlohmann::json::parse(response, nullptr, /*allow_exceptions=*/false);
+    if (reply.is_object() && reply.value("ok", false)) {
+      prepared_.insert({platform_index, device_index});
+      return ok_status();
+    }
+    if (!reply.is_object()) return internal_error("malformed worker reply to prepare");
+    // The worker's own code (no such device: kNotFound), with context.
+    return Status(static_cast<ErrorCode>(reply.value("code", static_cast<int>(ErrorCode::kUnavailable))),
+                  fmt::format("opening device {}.{} in the worker: {}", platform_index, device_index,
+                              reply.value("error", std::string("no message"))));
+  }
+  return Status(st.code() == ErrorCode::kTimeout || st.code() == ErrorCode::kIo ? ErrorCode::kUnavailable
+                                                                              : st.code(),
+                fmt::format("opening device {}.{} in the worker: {}", platform_index, device_index, st.message()));
+}
+
 Expected<DriveResult> WorkerProcess::drive(const DriveJob& job) {
+  // The device is opened outside the job's limit; a device that cannot be
+  // opened fails the drive, not the kernel.
+  RETURN_IF_ERROR(prepare(job.platform_index, job.device_index));
   std::string response;
   Status st = call(dump(nlohmann::json{{"op", "drive"}, {"job", job}}), response);
   if (st.code() == ErrorCode::kTimeout || st.code() == ErrorCode::kIo) {

@@ -6,7 +6,9 @@
 
 #include <sys/types.h>
 
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "driver/devices.h"
@@ -24,6 +26,9 @@ struct WorkerOptions {
   std::string binary;             // empty: default_worker_binary()
   std::vector<std::string> args;  // extra arguments (none: serve on fds 3 and 4)
   double timeout_s = 60;          // wall-clock limit per request (build + check + profiling)
+  // Limit for starting a worker and opening a device in it (platform and
+  // context creation, the compiler's first load): outside every job's limit.
+  double startup_timeout_s = 60;
   uint64_t memory_limit_mb = 0;   // RLIMIT_DATA of the worker; 0 = unlimited
   bool inherit_stderr = false;    // otherwise the worker's stderr goes to /dev/null
 };
@@ -52,6 +57,12 @@ class WorkerProcess {
   // The OpenCL devices and ICD loader the worker sees. Errors as above.
   Expected<DeviceReport> list_devices();
 
+  // Starts a worker if none runs and opens the device in it (Executor::
+  // prepare) under startup_timeout_s; drive() does this before each job
+  // whose device is not open yet. Errors: kUnavailable (no worker, or the
+  // device cannot be opened), kTimeout.
+  Status prepare(int platform_index, int device_index);
+
   // Changes the wall-clock limit for later requests.
   void set_timeout(double seconds) { options_.timeout_s = seconds; }
 
@@ -73,6 +84,7 @@ class WorkerProcess {
   int to_worker_ = -1;
   int from_worker_ = -1;
   int started_ = 0;
+  std::set<std::pair<int, int>> prepared_;  // devices open in the running worker
 };
 
 // Starts a worker, asks for its device report and stops it: what `clgen

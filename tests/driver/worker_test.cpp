@@ -91,6 +91,25 @@ TEST_F(WorkerTest, MalformedRequestIsAnErrorNotACrash) {
   EXPECT_GT(worker.pid(), 0);  // still alive
 }
 
+TEST_F(WorkerTest, DeviceIsOpenedOnceOutsideTheJobsTimeLimit) {
+  WorkerProcess worker(options(60));
+  ASSERT_TRUE(worker.prepare(device_.platform_index, device_.device_index).ok());
+  pid_t pid = worker.pid();
+  ASSERT_TRUE(worker.prepare(device_.platform_index, device_.device_index).ok());
+  auto r = worker.drive(make_job(device_, "saxpy.cl", "saxpy"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->outcome, Outcome::kPass) << r->message;
+  EXPECT_EQ(worker.pid(), pid);  // the same worker, opened once
+  EXPECT_EQ(worker.started(), 1);
+  // A worker that died idle is replaced, and the device opened again, before the job.
+  ::kill(worker.pid(), SIGKILL);
+  ::usleep(100000);
+  auto again = worker.drive(make_job(device_, "saxpy.cl", "saxpy"));
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->outcome, Outcome::kPass) << again->message;
+  EXPECT_EQ(worker.started(), 2);
+}
+
 TEST(WorkerStart, WorkerThatCannotStartIsAnErrorNotAKernelCrash) {
   WorkerOptions o;
   o.binary = "/bin/false";  // exits at once without answering
@@ -111,10 +130,8 @@ TEST(WorkerStart, MissingWorkerBinaryIsAClearError) {
   auto r = worker.list_devices();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kUnavailable);
-  EXPECT_NE(r.status().message().find("/nonexistent/dir/clgen-worker"), std::string::npos)
-      << r.status().message();
-  EXPECT_NE(r.status().message().find("No such file or directory"), std::string::npos)
-      << r.status().message();
+  EXPECT_NE(r.status().message().find("/nonexistent/dir/clgen-worker"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("No such file or directory"), std::string::npos) << r.status().message();
   EXPECT_NE(r.status().message().find("CLGEN_WORKER"), std::string::npos) << r.status().message();
   EXPECT_EQ(worker.started(), 0);  // nothing was forked
 }
@@ -126,7 +143,8 @@ TEST(WorkerStart, DefaultBinaryIsClgenWorkerBesideThisExecutableUnlessOverridden
   std::string beside = default_worker_binary();
   ::setenv("CLGEN_WORKER", "/opt/x/clgen-worker", 1);
   std::string overridden = default_worker_binary();
-  if (saved) ::setenv("CLGEN_WORKER", saved_value.c_str(), 1); else ::unsetenv("CLGEN_WORKER");
+  if (saved) ::setenv("CLGEN_WORKER", saved_value.c_str(), 1);
+  else ::unsetenv("CLGEN_WORKER");
   char self[4096];
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   ASSERT_GT(n, 0);
