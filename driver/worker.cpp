@@ -211,10 +211,9 @@ Status WorkerProcess::prepare(int platform_index, int device_index) {
   const double job_timeout = options_.timeout_s;
   options_.timeout_s = std::max(options_.startup_timeout_s, job_timeout);
   std::string response;
-  Status st = call(dump(nlohmann::json{{"op", "prepare"},
-                                       {"platform_index", platform_index},
-                                       {"device_index", device_index}}),
-                   response);
+  Status st =
+      call(dump(nlohmann::json{{"op", "prepare"}, {"platform_index", platform_index}, {"device_index", device_index}}),
+           response);
   options_.timeout_s = job_timeout;
   if (st.ok()) {
     auto reply = nlohmann::json::parse(response, nullptr, /*allow_exceptions=*/false);
@@ -228,8 +227,7 @@ Status WorkerProcess::prepare(int platform_index, int device_index) {
                   fmt::format("opening device {}.{} in the worker: {}", platform_index, device_index,
                               reply.value("error", std::string("no message"))));
   }
-  return Status(st.code() == ErrorCode::kTimeout || st.code() == ErrorCode::kIo ? ErrorCode::kUnavailable
-                                                                              : st.code(),
+  return Status(st.code() == ErrorCode::kTimeout || st.code() == ErrorCode::kIo ? ErrorCode::kUnavailable : st.code(),
                 fmt::format("opening device {}.{} in the worker: {}", platform_index, device_index, st.message()));
 }
 
