@@ -73,7 +73,6 @@ class BatchSampler {
   StreamModel& model_;
   BatchSamplerOptions opts_;
   std::unique_ptr<ThreadPool> pool_;  // for the per-stream work of a step
-  SamplerChain chain_;
   BatchSamplerStats stats_;
 };
 
