@@ -11,9 +11,12 @@
 
 #include "cli/command.h"
 #include "model/distributed_env.h"
+#include "model/trainer.h"
 #include "sampler/arg_spec.h"
+#include "sampler/constraint_tables.h"
 #include "sampler/pipeline.h"
 #include "sampler/stream_model.h"
+#include "support/log.h"
 #include "support/workspace.h"
 
 namespace clgen::cli {
@@ -84,6 +87,17 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   ASSIGN_OR_RETURN(auto model, sampler::load_stream_model(ws.root(), model_id, opts.device,
                                                           opts.batch_size, opts.sample.seed,
                                                           opts.start == "file", shard.local_rank));
+  if (opts.sample.constrain) {
+    auto tables = sampler::load_constraint_tables(model::model_directory(ws, model->model_id()));
+    if (tables.ok())
+      opts.sample.constraint_tables = std::make_shared<const sampler::ConstraintTables>(std::move(*tables));
+    else if (tables.status().code() == ErrorCode::kNotFound)
+      spdlog::warn("model {} has no constraint tables (trained before they were saved with it): learning them "
+                   "from the workspace's corpus; `clgen train` with its config saves them",
+                   model->model_id());
+    else
+      return tables.status();
+  }
   opts.sample.out_dir = opts.out.empty() ? ws.root() + "/samples/" + model->model_id() : opts.out;
   ASSIGN_OR_RETURN(auto db, ws.open_database());
   ASSIGN_OR_RETURN(auto sum, sampler::run_sampling(*model, db, opts.sample));

@@ -1,13 +1,18 @@
 // What the training corpus says about identifiers, for constrained decoding
 // (code_constraint.h): fixed words, fields, declarators, called words,
-// builtins' argument counts, user types and kept names.
+// builtins' argument counts, user types and kept names. `clgen train` learns
+// them from the model's training texts and saves them beside the checkpoint;
+// `clgen sample` loads them.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+
+#include "support/status.h"
 
 namespace clgen::sampler {
 // What the training corpus says about identifiers, learned once per run.
@@ -15,6 +20,11 @@ class ConstraintTables {
  public:
   // Learns from normalized kernels (the rewriter's output).
   static ConstraintTables from_corpus(const std::vector<std::string>& normalized_texts);
+  // The tables as versioned JSON (sorted, so equal tables give equal text),
+  // and back; the prefix sets are derived again on load.
+  std::string to_json() const;
+  static Expected<ConstraintTables> from_json(std::string_view json);
+  bool operator==(const ConstraintTables& other) const;
 
   // A generated name: lower-case letters, 1-3 of them (variables), or
   // upper-case letters, 1-2 of them (functions), that is not a fixed word.
@@ -71,5 +81,14 @@ class ConstraintTables {
   };
   std::unordered_map<std::string, Words> after_declarator_;
 };
+
+// The file beside a model's checkpoint that holds the tables learned from
+// the model's training texts.
+inline constexpr const char* kConstraintTablesFile = "constraint_tables.json";
+// Writes `tables` to <model_dir>/constraint_tables.json (atomically).
+Status save_constraint_tables(const ConstraintTables& tables, const std::string& model_dir);
+// Reads <model_dir>/constraint_tables.json; kNotFound when the model has none
+// (it was trained before the tables were saved with it).
+Expected<ConstraintTables> load_constraint_tables(const std::string& model_dir);
 
 }  // namespace clgen::sampler

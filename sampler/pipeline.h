@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
+#include "sampler/constraint_tables.h"
 #include "sampler/policy.h"
 #include "sampler/shard.h"
 #include "sampler/stream_model.h"
@@ -35,6 +37,10 @@ struct SampleOptions {
   // Constrained decoding (sampler/code_constraint.h) with tables learned from
   // the training corpus; off = the model's raw distribution.
   bool constrain = true;
+  // The model's constraint tables (saved by `clgen train`); null = learned
+  // from the workspace's preprocessed corpus, for models trained before the
+  // tables were saved with them.
+  std::shared_ptr<const ConstraintTables> constraint_tables;
   // A constrained stream ends once this many of its draws were refused: it
   // has left what the model knows.
   int max_refusals = 4;
