@@ -172,10 +172,7 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
 
 void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   auto opts = std::make_shared<SampleCommandOptions>();
-  auto& s = opts->sample;
-  s.target_accepted = 10;
-  s.policy.temperature = 0.8;
-  s.max_length = 3000;
+  auto& s = opts->sample;  // bound directly: its defaults are the command's
   CLI::App* cmd = app.add_subcommand("sample", "Synthesize OpenCL kernels with a trained model");
   cmd->add_option("--args", s.args,
                   "Kernel argument types, e.g. \"float*,float*,float*,int\" (default: the model "

@@ -140,13 +140,9 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
 
   // Sampling thread.
   BatchSamplerOptions bopts;
+  static_cast<StreamOptions&>(bopts) = opts;
   bopts.seed_text = seed;
-  bopts.max_length = opts.max_length;
-  bopts.policy = opts.policy;
-  bopts.seed = opts.seed;
-  bopts.shard = opts.shard;
   bopts.constraint = tables.get();
-  bopts.max_refusals = opts.max_refusals;
   BatchSampler sampler(model, bopts);
   Status sampler_status;
   double queue_wait = 0;

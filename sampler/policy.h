@@ -161,7 +161,7 @@ class SamplerChain : public SamplerStep {
 };
 
 struct SamplingPolicy {
-  double temperature = 1.0;  // 0 = greedy (argmax)
+  double temperature = 0.8;  // 0 = greedy (argmax)
   int top_k = 0;             // 0 = disabled
   double top_p = 1.0;        // 1.0 = disabled
 };
