@@ -91,10 +91,10 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   struct Counts {
     uint64_t redrawn = 0, dead_ends = 0, abandoned = 0;
   };
-  auto step_range = [&](const std::vector<float>& logits, int from, int to, Counts& counts) {
+  auto step_range = [&](const std::vector<float>& logits, int from, int to, Counts& counts, Candidates& work) {
     for (int i = from; i < to; ++i) {
       Stream& s = streams[i];
-      const Choice choice = s.sampler->sample(&logits[size_t(i) * vocab], vocab);
+      const Choice choice = s.sampler->sample(&logits[size_t(i) * vocab], vocab, work);
       counts.redrawn += choice.refused;
       counts.abandoned += choice.abandoned;
       counts.dead_ends += choice.dead_end;
@@ -121,6 +121,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   // Ranges of at least 32 streams: one per pool thread plus the caller's.
   const int ranges = pool_ ? std::max(1, std::min<int>(int(pool_->size()) + 1, n / 32)) : 1;
   std::vector<Counts> counts(ranges);
+  std::vector<Candidates> work(ranges);  // each range's candidates, reused step after step
   std::vector<std::future<void>> pending;
 
   while (!stop()) {
@@ -132,12 +133,13 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     t0 = Clock::now();
     pending.clear();
     for (int r = 1; r < ranges; ++r)
-      pending.push_back(pool_->submit([&, r] { step_range(logits, n * r / ranges, n * (r + 1) / ranges, counts[r]); }));
+      pending.push_back(pool_->submit(
+          [&, r] { step_range(logits, n * r / ranges, n * (r + 1) / ranges, counts[r], work[r]); }));
     // Every range finishes before anything it uses goes out of scope, even
     // when one throws.
     std::string failure;
     try {
-      step_range(logits, 0, n / ranges, counts[0]);
+      step_range(logits, 0, n / ranges, counts[0], work[0]);
     } catch (const std::exception& e) {
       failure = e.what();
     }

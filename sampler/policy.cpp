@@ -165,11 +165,11 @@ std::unique_ptr<SamplerStep> SamplerChain::clone() const {
   return copy;
 }
 
-Choice SamplerChain::sample(const float* logits, int vocab_size) {
+Choice SamplerChain::sample(const float* logits, int vocab_size, Candidates& work) {
   Choice choice;
-  scratch_.assign(logits, vocab_size);
-  for (const auto& step : steps_) step->apply(scratch_);
-  choice.token = scratch_.selected;
+  work.assign(logits, vocab_size);
+  for (const auto& step : steps_) step->apply(work);
+  choice.token = work.selected;
   if (!constraint_ || constraint_->allows(choice.token)) return choice;
   choice.refused = true;
   // A stream whose draws the constraint keeps refusing has lost the
@@ -178,14 +178,14 @@ Choice SamplerChain::sample(const float* logits, int vocab_size) {
     choice.abandoned = true;
     return choice;
   }
-  scratch_.assign(logits, vocab_size);
-  constraint_->apply(scratch_);
-  if (scratch_.ids.empty()) {
+  work.assign(logits, vocab_size);
+  constraint_->apply(work);
+  if (work.ids.empty()) {
     choice.dead_end = true;
     return choice;
   }
-  for (const auto& step : steps_) step->apply(scratch_);
-  choice.token = scratch_.selected;
+  for (const auto& step : steps_) step->apply(work);
+  choice.token = work.selected;
   return choice;
 }
 

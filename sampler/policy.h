@@ -148,7 +148,14 @@ class SamplerChain : public SamplerStep {
   // narrowed to those it allows and the members run again; the model's
   // distribution is thus renormalized over the allowed tokens, at the cost
   // of checking every token only after a refusal.
-  Choice sample(const float* logits, int vocab_size);
+  // `work` holds the candidates: the batch sampler passes one per thread,
+  // reused for all its streams, so a choice allocates nothing and stays in
+  // cache.
+  Choice sample(const float* logits, int vocab_size, Candidates& work);
+  Choice sample(const float* logits, int vocab_size) {
+    Candidates work;
+    return sample(logits, vocab_size, work);
+  }
   // Draws the constraint refused in this sample (since reset()).
   int refusals() const { return refusals_; }
 
@@ -157,7 +164,6 @@ class SamplerChain : public SamplerStep {
   std::unique_ptr<ConstraintStep> constraint_;
   int max_refusals_ = 1;
   int refusals_ = 0;
-  Candidates scratch_;  // reused for every choice: no allocation per token
 };
 
 struct SamplingPolicy {
