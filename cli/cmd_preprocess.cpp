@@ -1,4 +1,4 @@
-// `clgen preprocess FILE... [--check] [--kernels]`: the corpus filter + rewriter
+// `clgen preprocess FILE... [--check] [--kernels] [--usefulness]`: the corpus filter + rewriter
 // on files, whole or one kernel at a time.
 #include <cstdio>
 #include <memory>
@@ -6,6 +6,7 @@
 #include "cli/command.h"
 #include "cli/preprocess_options.h"
 #include "corpus/preprocess/preprocess.h"
+#include "corpus/preprocess/usefulness.h"
 #include "support/files.h"
 
 namespace clgen::cli {
@@ -15,6 +16,7 @@ struct PreprocessOptions {
   std::vector<std::string> files;
   bool check = false;  // print only the verdict
   bool kernels = false;  // rewrite_kernels: one normalized text per kernel
+  bool usefulness = false;  // print the static usefulness verdict of the normalized text
   CompileFlags flags;
 };
 
@@ -84,7 +86,17 @@ Status run_preprocess(const PreprocessOptions& opts) {
                   r.category.c_str(), r.reason.c_str());
       continue;
     }
-    if (opts.check) {
+    if (opts.usefulness) {
+      Expected<preprocess::UsefulnessVerdict> v = preprocess::check_usefulness(r.text);
+      if (!v) {  // one bad file does not end the listing
+        ++rejected;
+        std::printf("%s: error %s\n", path.c_str(), v.status().message().c_str());
+        continue;
+      }
+      if (!v->useful) ++rejected;
+      std::printf("%s: %s%s%s\n", path.c_str(), v->useful ? "useful" : "useless [",
+                  v->category.c_str(), v->useful ? "" : ("] " + v->reason).c_str());
+    } else if (opts.check) {
       std::printf("%s: ok (kernels: %s; %lld instructions)%s%s\n", path.c_str(), join(r.kernels).c_str(),
                   static_cast<long long>(r.instruction_count), r.opencl20 ? " as OpenCL C 2.0" : "",
                   inferred_note(r.inferred).c_str());
@@ -111,6 +123,8 @@ void add_preprocess_command(CLI::App& app, const GlobalOptions& global, Action& 
   cmd->add_flag("--check", opts->check, "Print only the verdict for each file");
   cmd->add_flag("--kernels", opts->kernels,
                 "One normalized text per kernel with only what it reaches (rewrite_kernels)");
+  cmd->add_flag("--usefulness", opts->usefulness,
+                "Print the static usefulness verdict of each accepted file (what the sampler's filter applies)");
   opts->flags.add_to(*cmd);
   cmd->final_callback([opts, &action] { action = [opts] { return run_preprocess(*opts); }; });
   (void)global;

@@ -1,6 +1,8 @@
 // `clgen sample`: synthesizes kernels with a trained model, filters them with
 // the preprocessor, stores them in the workspace and writes accepted ones as
-// .cl files.
+// .cl files; with --check, drives them through the dynamic checker meanwhile
+// and writes the benchmark-grade ones to their own folder.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -10,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "driver/check.h"
 #include "model/distributed_env.h"
 #include "model/trainer.h"
 #include "sampler/arg_spec.h"
@@ -33,6 +36,10 @@ struct SampleCommandOptions {
   std::string out;        // "" = <workspace>/samples/<model id>
   std::string shard;      // "I/N", "auto" (from the launcher's rank environment) or "" = unsharded
   bool json = false;
+  // --check: drive accepted kernels through the dynamic checker meanwhile.
+  std::string check_device;  // "" = no check
+  driver::CheckOptions check;
+  std::string check_out;     // "" = <workspace>/benchmark-grade/<model id>
 };
 
 // Where this process's shard comes from, and the GPU it samples on.
@@ -100,7 +107,34 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   }
   opts.sample.out_dir = opts.out.empty() ? ws.root() + "/samples/" + model->model_id() : opts.out;
   ASSIGN_OR_RETURN(auto db, ws.open_database());
-  ASSIGN_OR_RETURN(auto sum, sampler::run_sampling(*model, db, opts.sample));
+  const auto wall_start = std::chrono::steady_clock::now();
+  std::unique_ptr<driver::Checker> checker;
+  sampler::SampleHooks hooks;
+  const uint64_t target = opts.sample.target_accepted;
+  if (!opts.check_device.empty()) {
+    opts.check.device = opts.check_device;
+    opts.check.out_dir = !opts.check_out.empty() ? opts.check_out
+                         : !opts.out.empty()     ? opts.out + "-benchmark-grade"
+                                                 : ws.root() + "/benchmark-grade/" + model->model_id();
+    ASSIGN_OR_RETURN(auto check_db, ws.open_database());
+    ASSIGN_OR_RETURN(checker, driver::Checker::start(std::move(check_db), opts.check));
+    // -n counts benchmark-grade kernels: the checker's count stops the run.
+    opts.sample.target_accepted = 0;
+    hooks.on_accepted = [&](const std::string& text) { checker->submit(text); };
+    hooks.stop = [&, target] { return target > 0 && checker->benchmark_grade() >= target; };
+    if (target == 0 && opts.sample.max_samples == 0 && opts.sample.time_limit <= 0)
+      return usage_error("sampling needs a stop condition: -n, --max-samples or --time-limit");
+  }
+  auto sampled = sampler::run_sampling(*model, db, opts.sample, hooks);
+  std::optional<driver::CheckSummary> check;
+  if (checker) {
+    auto finished = checker->finish();  // also after a failed sampling: stored checks are kept
+    if (sampled.ok() && !finished.ok()) return finished.status().with_context("checking samples");
+    if (finished.ok()) check = *finished;
+  }
+  if (!sampled.ok()) return sampled.status();
+  const sampler::SampleSummary& sum = *sampled;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   double secs = std::max(sum.seconds, 1e-9);
   auto status_count = [&](const char* s) {
@@ -138,6 +172,18 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
                         {"passed_by_refusals", sum.passed_by_refusals},
                         {"interrupted", sum.interrupted},
                         {"out_dir", sum.out_dir}};
+    if (check) {
+      nlohmann::json outcomes = nlohmann::json::object();
+      for (const auto& [o, n] : check->outcomes) outcomes[driver::outcome_name(o)] = n;
+      j["check_device"] = check->check_device;
+      j["checked"] = check->checked;
+      j["dynamically_valid"] = check->benchmark_grade;
+      j["wall_seconds"] = wall;
+      j["dynamically_valid_per_minute"] = 60.0 * check->benchmark_grade / std::max(wall, 1e-9);
+      j["checked_per_second"] = check->checked / std::max(check->drive_seconds, 1e-9);
+      j["check_outcomes"] = outcomes;
+      j["benchmark_grade_dir"] = opts.check.out_dir;
+    }
     std::printf("%s\n", j.dump(2).c_str());
     return ok_status();
   }
@@ -165,6 +211,18 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
               sum.filter_threads, sum.store_seconds);
   if (sum.interrupted) std::printf("interrupted: everything accepted so far is kept\n");
   std::printf("kernels written to %s\n", sum.out_dir.c_str());
+  if (check) {
+    std::printf("dynamic check on %s: %llu of %llu checked kernels benchmark-grade (%.1f%%), "
+                "%.1f per minute over %.1fs from the start of sampling to the last check; %.1f checked/s\n",
+                check->check_device.c_str(), (unsigned long long)check->benchmark_grade,
+                (unsigned long long)check->checked,
+                check->checked ? 100.0 * check->benchmark_grade / check->checked : 0.0,
+                60.0 * check->benchmark_grade / std::max(wall, 1e-9), wall,
+                check->checked / std::max(check->drive_seconds, 1e-9));
+    for (const auto& [o, n] : check->outcomes)
+      std::printf("    %-30s %llu\n", driver::outcome_name(o), (unsigned long long)n);
+    std::printf("benchmark-grade kernels written to %s\n", opts.check.out_dir.c_str());
+  }
   return ok_status();
 }
 
@@ -219,6 +277,19 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
                   "shard of the same --seed uses, and 0/1 is the unsharded run; \"auto\" takes I/N "
                   "from torchrun's RANK/WORLD_SIZE or Slurm's SLURM_PROCID/SLURM_NTASKS and the "
                   "GPU from LOCAL_RANK/SLURM_LOCALID (see docs/SAMPLER.md)");
+  cmd->add_flag("!--no-usefulness-check", s.usefulness_check,
+                "Keep kernels the static usefulness check proves useless (see docs/SAMPLER.md)");
+  cmd->add_option("--check", opts->check_device,
+                  "Drive accepted kernels through the dynamic checker while sampling: cpu, gpu, part of "
+                  "a device name, or all (the CPU checks, the other devices profile what passed); "
+                  "-n then counts benchmark-grade kernels");
+  cmd->add_option("--check-jobs", opts->check.jobs, "Kernels checked at once (0: one per core, at most 16)")
+      ->capture_default_str()->check(CLI::Range(0u, 256u));
+  cmd->add_option("--check-timeout", opts->check.timeout_s, "Wall-clock seconds per checked kernel")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--check-out", opts->check_out,
+                  "Directory for benchmark-grade kernels (default: <workspace>/benchmark-grade/<model "
+                  "id>, or <--out>-benchmark-grade)");
   cmd->add_flag("--json", opts->json, "Print the summary as JSON");
   cmd->final_callback([opts, &global, &action] {
     action = [opts, &global] { return run_sample(global, *opts); };

@@ -238,24 +238,12 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
       continue;
     }
     ++summary.sources;
-    Status st = [&]() -> Status {
-      ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
-      for (PoolRun& run : res->runs) {
-        RunRecord rec = std::move(run.record);
-        if (run.stored) {
-          ASSIGN_OR_RETURN(auto found, find_run(db, rec.key));
-          if (!found) return internal_error("a stored run vanished from the database");
-          rec = std::move(*found);
-          ++summary.already_stored;
-        } else {
-          RETURN_IF_ERROR_CTX(insert_run(db, rec), "storing a run");
-          ++summary.driven;
-        }
-        ++summary.outcomes[rec.result.outcome];
-        by_source[res->index].push_back(std::move(rec));
-      }
-      return tx.commit();
-    }();
+    std::vector<RunRecord>& records = by_source[res->index];
+    Status st = record_pool_result(db, *res, records);
+    for (size_t i = 0; i < records.size(); ++i) {
+      ++summary.outcomes[records[i].result.outcome];
+      ++(res->runs[i].stored ? summary.already_stored : summary.driven);
+    }
     if (!st.ok()) {
       failure = st;
       pool.stop();

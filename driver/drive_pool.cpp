@@ -23,6 +23,22 @@ bool writes_global_argument(const KernelSignature& sig) {
 
 }  // namespace
 
+Status record_pool_result(Database& db, PoolResult& result, std::vector<RunRecord>& records) {
+  ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
+  for (PoolRun& run : result.runs) {
+    RunRecord rec = std::move(run.record);
+    if (run.stored) {
+      ASSIGN_OR_RETURN(auto found, find_run(db, rec.key));
+      if (!found) return internal_error("a stored run of " + result.origin + " vanished from the database");
+      rec = std::move(*found);
+    } else {
+      RETURN_IF_ERROR_CTX(insert_run(db, rec), "storing a run of " + result.origin);
+    }
+    records.push_back(std::move(rec));
+  }
+  return tx.commit();
+}
+
 DrivePool::DrivePool(PoolOptions options, std::unordered_map<std::string, Outcome> stored)
     : options_(std::move(options)),
       stored_(std::move(stored)),
@@ -59,7 +75,9 @@ void DrivePool::thread_main() {
   std::vector<std::unique_ptr<WorkerProcess>> workers(options_.devices.size());
   while (auto src = in_.pop()) {
     if (stopping_) continue;  // stopping: queued sources are dropped undriven
-    out_.push(drive_source(*src, workers));
+    PoolResult result = drive_source(*src, workers);
+    result.text = std::move(src->text);
+    out_.push(std::move(result));
   }
   for (auto& w : workers)
     if (w) {

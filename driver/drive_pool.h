@@ -19,6 +19,7 @@
 #include "driver/runs.h"
 #include "driver/worker.h"
 #include "support/bounded_queue.h"
+#include "support/sqlite.h"
 #include "support/status.h"
 
 namespace clgen::driver {
@@ -59,6 +60,7 @@ struct PoolResult {
   size_t index = 0;
   std::string origin;
   std::string sha256;
+  std::string text;           // the source's text, handed back
   std::vector<PoolRun> runs;  // in the order a sequential drive makes them
   Status error;               // a failure of the drive itself (no worker starts, bad request)
 };
@@ -97,5 +99,9 @@ class DrivePool {
   std::atomic<int> started_{0};
   std::vector<std::thread> threads_;
 };
+
+// Stores the new runs of `result` in one transaction and reads the stored
+// ones back; appends every run's record, in order, to `records`.
+Status record_pool_result(Database& db, PoolResult& result, std::vector<RunRecord>& records);
 
 }  // namespace clgen::driver

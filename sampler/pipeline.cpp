@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "corpus/preprocess/preprocess.h"
+#include "corpus/preprocess/usefulness.h"
 #include "sampler/arg_spec.h"
 #include "sampler/batch_sampler.h"
 #include "support/bounded_queue.h"
@@ -29,7 +30,8 @@ double since(Clock::time_point t) {
 }
 
 // The filter's verdict on one sample, before deduplication.
-SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int max_length) {
+SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int max_length,
+                        bool usefulness_check) {
   SampleRow row;
   row.text = raw.text;
   row.sample_index = raw.index;
@@ -80,6 +82,16 @@ SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int 
       return row;
     }
   }
+  if (usefulness_check) {
+    // A failure to parse what just compiled proves nothing: the kernel stays.
+    Expected<preprocess::UsefulnessVerdict> v = preprocess::check_usefulness(row.normalized_text);
+    if (v.ok() && !v->useful) {
+      row.status = sample_status::kRejected;
+      row.category = v->category;
+      row.reason = v->reason;
+      return row;
+    }
+  }
   row.status = sample_status::kAccepted;  // until deduplicated by the store
   return row;
 }
@@ -96,8 +108,9 @@ std::string SampleSummary::bottleneck() const {
   return "model";
 }
 
-Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const SampleOptions& opts) {
-  if (opts.target_accepted == 0 && opts.max_samples == 0 && opts.time_limit <= 0)
+Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const SampleOptions& opts,
+                                     const SampleHooks& hooks) {
+  if (opts.target_accepted == 0 && opts.max_samples == 0 && opts.time_limit <= 0 && !hooks.stop)
     return invalid_argument("sampling needs a stop condition: -n, --max-samples or --time-limit");
   if (opts.max_length <= 0) return invalid_argument("--max-length must be positive");
   if (opts.policy.temperature < 0) return invalid_argument("--temperature must not be negative");
@@ -172,7 +185,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
       while (auto raw = raw_queue.pop()) {
         if (stop.load()) continue;  // stopping: queued samples are dropped unfiltered
         auto t = Clock::now();
-        SampleRow row = filter_sample(*raw, prototype, opts.max_length);
+        SampleRow row = filter_sample(*raw, prototype, opts.max_length, opts.usefulness_check);
         row.filter_seconds = since(t);
         busy += row.filter_seconds;
         results.push(std::move(row));
@@ -201,6 +214,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   bool target_reached = false;
   while (true) {
     if (interrupted()) sum.interrupted = true;
+    if (hooks.stop && hooks.stop()) target_reached = true;
     if (sum.interrupted || time_up() || target_reached) stop = true;
     auto row = results.pop_for(std::chrono::milliseconds(200));
     if (!row) {
@@ -229,7 +243,8 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
         store_status = write_file_atomic(path, row->normalized_text);
       }
     }
-    if (row->status == sample_status::kAccepted) ++sum.accepted;
+    bool fresh = row->status == sample_status::kAccepted;
+    if (fresh) ++sum.accepted;
     ++sum.samples;
     ++sum.by_status[row->status];
     if (!row->category.empty()) ++sum.by_category[row->category];
@@ -244,12 +259,14 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
           row->status == sample_status::kTrainingCopy)
         ++sum.passed_by_refusals[bucket];
     }
+    std::string hand_over = fresh && hooks.on_accepted ? row->normalized_text : "";
     pending.push_back(std::move(*row));
     sum.store_seconds += since(t);
     if (opts.target_accepted && sum.accepted >= opts.target_accepted) target_reached = true;
     if (store_status.ok() && (pending.size() >= 256 || since(last_commit) > 1.0 || target_reached))
       store_status = flush();
     if (!store_status.ok()) stop = true;
+    if (!hand_over.empty() && store_status.ok()) hooks.on_accepted(hand_over);
     double secs = std::max(since(start), 1e-9);
     progress.set_extra(fmt::format("accepted {}{} ({:.1f}%), {:.2f} unique/s", sum.accepted,
                                    opts.target_accepted ? fmt::format("/{}", opts.target_accepted) : "",

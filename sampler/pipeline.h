@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,6 +38,22 @@ struct SampleOptions : StreamOptions {
   // from the workspace's preprocessed corpus, for models trained before the
   // tables were saved with them.
   std::shared_ptr<const ConstraintTables> constraint_tables;
+  // The static usefulness check (corpus/preprocess/usefulness.h) after the
+  // compile filter: kernels that provably write nothing input-dependent are
+  // rejected under its categories.
+  bool usefulness_check = true;
+};
+
+// Ways a caller takes part in a run (`sample --check`): both are called on
+// the store thread.
+struct SampleHooks {
+  // Every new unique accepted kernel's normalized text, once counted (its
+  // row is written with the next batch); may block, and the caller's pace
+  // then limits sampling.
+  std::function<void(const std::string& normalized_text)> on_accepted;
+  // Polled between samples: true stops the run (a stop condition of its own,
+  // so target_accepted, max_samples and time_limit may all be unset).
+  std::function<bool()> stop;
 };
 
 struct SampleSummary {
@@ -68,6 +85,7 @@ struct SampleSummary {
 // created if needed); `db` also provides the training hashes (preprocessed).
 // Fails on a bad spec, a model error or a database error; samples stored
 // before a failure are kept.
-Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const SampleOptions& options);
+Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const SampleOptions& options,
+                                     const SampleHooks& hooks = {});
 
 }  // namespace clgen::sampler

@@ -193,7 +193,8 @@ TEST_F(SampleEndToEnd, AModelWithoutSavedTablesLearnsThemFromTheCorpusWithANotic
 
 // The README's main job in small: the `tiny` model trained on the kernels
 // that scripts/install-deps.sh installs (pocl-tests, ufo-filters) must write
-// at least one new kernel with exactly the requested prototype.
+// at least one new kernel with exactly the requested prototype, and with
+// --check cpu at least one benchmark-grade kernel and its .cl file.
 TEST(TinyModelEndToEnd, WritesAnAcceptedKernelWithTheRequestedPrototype) {
   for (const char* dir : {"/usr/share/pocl-tests", "/usr/share/ufo"})
     if (!fs::exists(dir)) GTEST_SKIP() << dir << " is missing: install pocl-tests and ufo-filters-data";
@@ -216,6 +217,39 @@ TEST(TinyModelEndToEnd, WritesAnAcceptedKernelWithTheRequestedPrototype) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_GE(j["accepted"].get<int>(), 1) << r.out;
   for (const auto& e : fs::directory_iterator(out)) EXPECT_EQ(0u, slurp(e.path()).find(kPrototype + "\n"));
+
+  // The README's last step: with --check cpu, -n counts benchmark-grade
+  // kernels; each is written to its own folder and has a passing run.
+  auto devices = run_clgen({"devices"});
+  if (devices.exit_code != 0 || devices.out.find("[CPU]") == std::string::npos) {
+    (void)remove_tree(root.string());
+    GTEST_SKIP() << "no OpenCL CPU device: the dynamic check needs one";
+  }
+  const std::string checked = (root / "checked").string(), grade = (root / "grade").string();
+  auto c = run_clgen({"--workspace", ws, "-q", "sample", "--config", config, "--args", kArgs, "-n", "1",
+                      "--time-limit", "300", "--seed", "2", "--temperature", "0.5", "--max-length", "1500",
+                      "--device", "cpu", "--out", checked, "--max-refusals", "32", "--check", "cpu",
+                      "--check-jobs", "2", "--check-out", grade, "--json"});
+  ASSERT_EQ(0, c.exit_code) << c.out << c.err;
+  auto k = nlohmann::json::parse(c.out);
+  ASSERT_GE(k["dynamically_valid"].get<int>(), 1) << c.out;
+  EXPECT_GT(k["dynamically_valid_per_minute"].get<double>(), 0.0);
+  EXPECT_EQ(grade, k["benchmark_grade_dir"].get<std::string>());
+  auto db = Database::open(ws + "/clgen.db");
+  ASSERT_TRUE(db.ok());
+  int written = 0;
+  for (const auto& e : fs::directory_iterator(grade)) {
+    std::string text = slurp(e.path());
+    EXPECT_EQ(e.path().stem().string(), sha256_hex(text));
+    EXPECT_TRUE(fs::exists(fs::path(checked) / e.path().filename())) << "not among the accepted kernels";
+    auto st = db->prepare("SELECT COUNT(*) FROM runs WHERE kernel_sha256 = ?1 AND outcome = 'pass'");
+    ASSERT_TRUE(st.ok());
+    ASSERT_TRUE(st->bind(1, e.path().stem().string()).ok());
+    ASSERT_TRUE(*st->step());
+    EXPECT_EQ(1, st->column_int(0)) << text;
+    ++written;
+  }
+  EXPECT_EQ(k["dynamically_valid"].get<int>(), written);
   (void)remove_tree(root.string());
 }
 

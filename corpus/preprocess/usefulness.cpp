@@ -1,0 +1,420 @@
+// The static usefulness check (usefulness.h): a flow-insensitive taint
+// analysis per kernel over Clang's AST. Three taints are propagated through
+// assignments to variables until nothing changes:
+//   item       differs between work-items: get_global_id, get_local_id,
+//              get_group_id, the result of an atomic, a call of the
+//              program's own functions (not followed, so assumed);
+//   loop       changes between loop iterations: variables assigned inside a
+//              loop (its condition and increment included);
+//   dependent  may depend on the input: a memory read (subscript, `*`,
+//              `->`, a builtin given a pointer), item or loop taint.
+// An assignment under a condition also takes the condition's taints
+// (control dependence: `if (a[i] == 1) r++;` makes r dependent). Then every
+// store to __global memory is classified by its address, its value and the
+// conditions around it (an early return, break or continue under a
+// condition counts for every store: the analysis ignores order).
+#include "corpus/preprocess/usefulness.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/Stmt.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <fmt/format.h>
+
+#include "corpus/preprocess/crash_recovery.h"
+#include "corpus/preprocess/frontend_internal.h"
+
+namespace clgen::preprocess {
+namespace {
+
+using clang::dyn_cast;
+using clang::isa;
+
+const clang::Expr* strip(const clang::Expr* e) { return e ? e->IgnoreParenImpCasts() : nullptr; }
+
+std::string callee_name(const clang::CallExpr* call) {
+  const clang::FunctionDecl* fn = call->getDirectCallee();
+  return fn ? fn->getNameAsString() : "";
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool is_id_call(const std::string& name) {
+  return name == "get_global_id" || name == "get_local_id" || name == "get_group_id";
+}
+bool is_atomic_call(const std::string& name) {
+  return starts_with(name, "atomic_") || starts_with(name, "atom_");
+}
+// A function of the program itself (not a builtin): its body is not followed.
+bool is_program_function(const clang::CallExpr* call) {
+  const clang::FunctionDecl* fn = call->getDirectCallee();
+  return !fn || fn->hasBody();
+}
+
+bool points_to_global(clang::QualType t) {
+  if (const auto* p = t->getAs<clang::PointerType>())
+    return p->getPointeeType().getAddressSpace() == clang::LangAS::opencl_global;
+  return false;
+}
+
+enum Taint { kItem = 0, kLoop = 1, kDependent = 2 };
+
+class KernelAnalysis {
+ public:
+  explicit KernelAnalysis(const clang::FunctionDecl* fn) : fn_(fn) {}
+
+  UsefulnessVerdict run() {
+    // Propagate until no variable gains a taint.
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      assignments_.clear();
+      collect(fn_->getBody(), false);
+      for (const Assignment& a : assignments_) {
+        for (int t : {kItem, kLoop, kDependent}) {
+          Taint taint = static_cast<Taint>(t);
+          bool tainted = (a.in_loop && t != kItem) || (a.value && has(a.value, taint)) ||
+                         std::any_of(a.guards.begin(), a.guards.end(),
+                                     [&](const clang::Expr* g) { return has(g, taint); });
+          if (tainted && vars_[t].insert(a.var).second) changed = true;
+        }
+      }
+    }
+    stores_.clear();
+    classify(fn_->getBody());
+
+    const std::string kernel = fn_->getNameAsString();
+    UsefulnessVerdict v;
+    if (unknown_store_) return v;
+    if (stores_.empty()) {
+      v.useful = false;
+      v.category = "no_global_store";
+      v.reason = "kernel " + kernel + " never writes __global memory";
+      return v;
+    }
+    // uniform_store_address: every store provably goes wrong for all
+    // work-items at one location: a race of different values, or an index
+    // that is a bare scalar argument (the payload sets scalars to the global
+    // size, one past the buffer). Every work-item writing the same value to
+    // one place is kept: it is deterministic and may pass.
+    bool all_wrong_at_one_place = true, any_dependent_value = false;
+    for (const Store& s : stores_) {
+      bool one_place = !s.atomic && !s.varying_address && !s.item_guarded && !item_exit_;
+      all_wrong_at_one_place &= one_place && (s.racy_value || s.scalar_index);
+      any_dependent_value |= s.dependent_value || s.dependent_guarded || dependent_exit_;
+    }
+    if (all_wrong_at_one_place) {
+      v.useful = false;
+      v.category = "uniform_store_address";
+      v.reason = fmt::format(
+          "kernel {}: all {} __global stores write one location for every work-item (different values, or "
+          "an index that is a scalar argument)",
+          kernel, stores_.size());
+    } else if (!any_dependent_value) {
+      v.useful = false;
+      v.category = "constant_store_value";
+      v.reason = fmt::format(
+          "kernel {}: all {} __global stores write values that depend on no input, work-item id or loop",
+          kernel, stores_.size());
+    }
+    return v;
+  }
+
+ private:
+  struct Assignment {
+    const clang::VarDecl* var;
+    const clang::Expr* value;  // nullptr: tainted only by the loop and guards (++, --)
+    bool in_loop;
+    std::vector<const clang::Expr*> guards;  // enclosing conditions
+  };
+  struct Store {
+    bool atomic = false;
+    bool varying_address = false;   // item or loop taint in the address
+    bool item_guarded = false;      // under a condition with item taint
+    bool dependent_guarded = false;  // under a condition with dependent taint
+    bool dependent_value = false;
+    bool racy_value = false;        // the value has item taint
+    bool scalar_index = false;      // a[d] with d an integer scalar argument
+  };
+
+  // The condition that decides whether (or how often) the children of `s` run.
+  static const clang::Expr* condition_of(const clang::Stmt* s) {
+    if (const auto* i = dyn_cast<clang::IfStmt>(s)) return i->getCond();
+    if (const auto* w = dyn_cast<clang::WhileStmt>(s)) return w->getCond();
+    if (const auto* f = dyn_cast<clang::ForStmt>(s)) return f->getCond();
+    if (const auto* d = dyn_cast<clang::DoStmt>(s)) return d->getCond();
+    if (const auto* sw = dyn_cast<clang::SwitchStmt>(s)) return sw->getCond();
+    if (const auto* c = dyn_cast<clang::ConditionalOperator>(s)) return c->getCond();
+    if (const auto* b = dyn_cast<clang::BinaryOperator>(s); b && b->isLogicalOp()) return b->getLHS();
+    return nullptr;
+  }
+  bool any_has(Taint t) const {
+    return std::any_of(conds_.begin(), conds_.end(), [&](const clang::Expr* c) { return has(c, t); });
+  }
+
+  // Whether `e` carries taint `t`.
+  bool has(const clang::Stmt* s, Taint t) const {
+    if (!s) return false;
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(s)) {
+      if (const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl())) return vars_[t].count(var) > 0;
+      return false;
+    }
+    if (const auto* call = dyn_cast<clang::CallExpr>(s)) {
+      std::string name = callee_name(call);
+      if (t != kLoop && (is_id_call(name) || is_atomic_call(name) || is_program_function(call))) return true;
+      if (t == kDependent)
+        for (const clang::Expr* arg : call->arguments())
+          if (strip(arg)->getType()->isPointerType()) return true;  // vload, ...: reads memory
+    }
+    if (t == kDependent) {
+      if (isa<clang::ArraySubscriptExpr>(s)) return true;
+      if (const auto* u = dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_Deref) return true;
+      if (const auto* m = dyn_cast<clang::MemberExpr>(s); m && m->isArrow()) return true;
+    }
+    for (const clang::Stmt* child : s->children())
+      if (has(child, t)) return true;
+    return false;
+  }
+
+  // The variable an lvalue names when it is a plain variable (or an element
+  // of a private array variable), else nullptr.
+  static const clang::VarDecl* variable_of(const clang::Expr* lhs) {
+    lhs = strip(lhs);
+    while (true) {
+      if (const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(lhs)) {
+        if (!strip(sub->getBase())->getType()->isArrayType()) return nullptr;  // through a pointer
+        lhs = strip(sub->getBase());
+      } else if (const auto* m = dyn_cast<clang::MemberExpr>(lhs); m && !m->isArrow()) {
+        lhs = strip(m->getBase());
+      } else if (const auto* v = dyn_cast<clang::ExtVectorElementExpr>(lhs)) {
+        lhs = strip(v->getBase());
+      } else {
+        break;
+      }
+    }
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(lhs)) return dyn_cast<clang::VarDecl>(ref->getDecl());
+    return nullptr;
+  }
+
+  // The pointer expression a memory lvalue goes through (a[i], *p, p->x,
+  // a[i].x), or nullptr when it is not a store through a pointer.
+  static const clang::Expr* pointer_of(const clang::Expr* lhs) {
+    lhs = strip(lhs);
+    while (true) {
+      if (const auto* m = dyn_cast<clang::MemberExpr>(lhs)) {
+        if (m->isArrow()) return strip(m->getBase());
+        lhs = strip(m->getBase());
+      } else if (const auto* v = dyn_cast<clang::ExtVectorElementExpr>(lhs)) {
+        lhs = strip(v->getBase());
+      } else {
+        break;
+      }
+    }
+    if (const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(lhs)) {
+      const clang::Expr* base = strip(sub->getBase());
+      return base->getType()->isPointerType() ? base : nullptr;
+    }
+    if (const auto* u = dyn_cast<clang::UnaryOperator>(lhs); u && u->getOpcode() == clang::UO_Deref)
+      return strip(u->getSubExpr());
+    return nullptr;
+  }
+
+  // Pass 1: every assignment to a variable, and whether it is in a loop.
+  void collect(const clang::Stmt* s, bool in_loop) {
+    if (!s) return;
+    const clang::Expr* condition = condition_of(s);
+    if (isa<clang::ForStmt>(s) || isa<clang::WhileStmt>(s) || isa<clang::DoStmt>(s)) {
+      const auto* f = dyn_cast<clang::ForStmt>(s);
+      if (f) collect(f->getInit(), in_loop);  // runs once
+      for (const clang::Stmt* child : s->children()) {
+        if (f && child == f->getInit()) continue;
+        bool push = condition && child != condition;
+        if (push) conds_.push_back(condition);
+        collect(child, true);
+        if (push) conds_.pop_back();
+      }
+      return;
+    }
+    if (const auto* decl = dyn_cast<clang::DeclStmt>(s)) {
+      for (const clang::Decl* d : decl->decls())
+        if (const auto* var = dyn_cast<clang::VarDecl>(d); var && var->hasInit())
+          assignments_.push_back({var, var->getInit(), in_loop, conds_});
+    } else if (const auto* bin = dyn_cast<clang::BinaryOperator>(s); bin && bin->isAssignmentOp()) {
+      if (const clang::VarDecl* var = variable_of(bin->getLHS())) {
+        assignments_.push_back({var, bin->getRHS(), in_loop, conds_});
+        // An element of a private array written at a tainted index.
+        if (!isa<clang::DeclRefExpr>(strip(bin->getLHS())))
+          assignments_.push_back({var, bin->getLHS(), in_loop, conds_});
+      }
+    } else if (const auto* u = dyn_cast<clang::UnaryOperator>(s); u && u->isIncrementDecrementOp()) {
+      if (const clang::VarDecl* var = variable_of(u->getSubExpr()))
+        assignments_.push_back({var, nullptr, in_loop, conds_});
+    } else if (const auto* u = dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf) {
+      // Written through a pointer we do not follow: assume every taint.
+      if (const clang::VarDecl* var = variable_of(u->getSubExpr()))
+        for (auto& set : vars_) set.insert(var);
+    }
+    for (const clang::Stmt* child : s->children()) {
+      bool push = condition && child != condition;
+      if (push) conds_.push_back(condition);
+      collect(child, in_loop);
+      if (push) conds_.pop_back();
+    }
+  }
+
+  // Pass 2: the __global stores, with the conditions around them.
+  void classify(const clang::Stmt* s) {
+    if (!s) return;
+    if (isa<clang::ReturnStmt>(s) || isa<clang::BreakStmt>(s) || isa<clang::ContinueStmt>(s)) {
+      item_exit_ |= any_has(kItem);
+      dependent_exit_ |= any_has(kDependent);
+    }
+    if (const auto* bin = dyn_cast<clang::BinaryOperator>(s); bin && bin->isAssignmentOp()) {
+      add_store(bin->getLHS(), bin->getOpcode() == clang::BO_Assign ? bin->getRHS() : nullptr);
+    } else if (const auto* u = dyn_cast<clang::UnaryOperator>(s); u && u->isIncrementDecrementOp()) {
+      add_store(u->getSubExpr(), nullptr);
+    } else if (const auto* call = dyn_cast<clang::CallExpr>(s)) {
+      add_call(call);
+    }
+    const clang::Expr* condition = condition_of(s);
+    for (const clang::Stmt* child : s->children()) {
+      bool push = condition && child != condition;
+      if (push) conds_.push_back(condition);
+      classify(child);
+      if (push) conds_.pop_back();
+    }
+  }
+
+  // `value` nullptr: a read-modify-write (compound assignment, ++, --),
+  // which depends on the memory it reads.
+  void add_store(const clang::Expr* lhs, const clang::Expr* value) {
+    const clang::Expr* pointer = pointer_of(lhs);
+    if (!pointer) return;
+    clang::QualType t = pointer->getType();
+    if (!t->isPointerType()) return;
+    if (!points_to_global(t)) {
+      // A store through a pointer of another space is not output; a cast
+      // or generic pointer we cannot place counts as unknown.
+      clang::LangAS as = t->getPointeeType().getAddressSpace();
+      if (as != clang::LangAS::opencl_local && as != clang::LangAS::opencl_private &&
+          as != clang::LangAS::opencl_constant && as != clang::LangAS::Default)
+        unknown_store_ = true;
+      return;
+    }
+    Store st = guarded_store();
+    st.varying_address = has(lhs, kItem) || has(lhs, kLoop);
+    st.dependent_value = !value || has(value, kDependent);
+    st.racy_value = value && has(value, kItem);
+    if (const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(strip(lhs)))
+      if (const auto* ref = dyn_cast<clang::DeclRefExpr>(strip(sub->getIdx())))
+        st.scalar_index = isa<clang::ParmVarDecl>(ref->getDecl()) && ref->getType()->isIntegerType();
+    stores_.push_back(st);
+  }
+
+  Store guarded_store() const {
+    Store st;
+    st.item_guarded = any_has(kItem);
+    st.dependent_guarded = any_has(kDependent);
+    return st;
+  }
+
+  void add_call(const clang::CallExpr* call) {
+    std::string name = callee_name(call);
+    if (starts_with(name, "write_image")) {
+      unknown_store_ = true;  // an image is output, but not memory the check follows
+      return;
+    }
+    bool global_pointer_arg = false;
+    for (const clang::Expr* arg : call->arguments()) global_pointer_arg |= points_to_global(strip(arg)->getType());
+    if (!global_pointer_arg) return;
+    if (is_atomic_call(name)) {
+      Store st = guarded_store();
+      st.atomic = true;
+      st.dependent_value = true;
+      stores_.push_back(st);
+    } else if (starts_with(name, "vstore") && call->getNumArgs() == 3) {
+      Store st = guarded_store();
+      st.varying_address = has(call->getArg(1), kItem) || has(call->getArg(1), kLoop) ||
+                           has(call->getArg(2), kItem) || has(call->getArg(2), kLoop);
+      st.dependent_value = has(call->getArg(0), kDependent);
+      st.racy_value = has(call->getArg(0), kItem);
+      stores_.push_back(st);
+    } else if (is_program_function(call) || starts_with(name, "async_work_group")) {
+      unknown_store_ = true;  // may store; not followed
+    }
+    // Other builtins given a global pointer (vload, prefetch, ...) read it.
+  }
+
+  const clang::FunctionDecl* fn_;
+  std::set<const clang::VarDecl*> vars_[3];
+  std::vector<Assignment> assignments_;
+  std::vector<Store> stores_;
+  bool unknown_store_ = false;
+  std::vector<const clang::Expr*> conds_;  // enclosing conditions of the statement visited
+  bool item_exit_ = false;       // a return, break or continue under an item-tainted condition
+  bool dependent_exit_ = false;  // ... under a dependent condition
+};
+
+class UsefulnessConsumer : public clang::ASTConsumer {
+ public:
+  explicit UsefulnessConsumer(std::vector<UsefulnessVerdict>* out) : out_(out) {}
+  void HandleTranslationUnit(clang::ASTContext& ctx) override {
+    for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
+      const auto* fn = dyn_cast<clang::FunctionDecl>(d);
+      if (fn && fn->hasAttr<clang::OpenCLKernelAttr>() && fn->doesThisDeclarationHaveABody())
+        out_->push_back(KernelAnalysis(fn).run());
+    }
+  }
+
+ private:
+  std::vector<UsefulnessVerdict>* out_;
+};
+
+class UsefulnessAction : public clang::ASTFrontendAction {
+ public:
+  explicit UsefulnessAction(std::vector<UsefulnessVerdict>* out) : out_(out) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&, llvm::StringRef) override {
+    return std::make_unique<UsefulnessConsumer>(out_);
+  }
+
+ private:
+  std::vector<UsefulnessVerdict>* out_;
+};
+
+}  // namespace
+
+Expected<UsefulnessVerdict> check_usefulness(std::string_view text, const CompileOptions& options) {
+  if (text.size() > kMaxInputBytes)
+    return invalid_argument(fmt::format("usefulness check: input of {} bytes exceeds the limit of {}",
+                                        text.size(), kMaxInputBytes));
+  std::vector<UsefulnessVerdict> kernels;
+  std::string setup_error, error;
+  bool parsed = false;
+  bool safe = run_with_crash_recovery([&] {
+    internal::ErrorCollector errors(1);
+    auto ci = internal::make_instance(text, options, internal::Mode::kSyntax, errors, setup_error);
+    if (!ci) return;
+    UsefulnessAction action(&kernels);
+    parsed = ci->ExecuteAction(action) && !ci->getDiagnostics().hasErrorOccurred();
+    if (!parsed) error = errors.errors.empty() ? "parsing failed" : errors.errors.front().message;
+  });
+  if (!safe) return internal_error("usefulness check: Clang crashed");
+  if (!setup_error.empty()) return internal_error("usefulness check: " + setup_error);
+  if (!parsed) return parse_error("usefulness check: " + error);
+  if (kernels.empty()) return UsefulnessVerdict{false, "no_global_store", "the text defines no kernel"};
+  for (const UsefulnessVerdict& v : kernels)
+    if (v.useful) return v;
+  return kernels.front();
+}
+
+}  // namespace clgen::preprocess

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Run ON THE GPU MACHINE: benchmark-grade kernels per GPU-machine minute,
+# before and after the checker changes, same model, same call
+# (docs/BENCHMARKS.md, "Benchmark-grade kernels"). Needs
+# .carry/gpu-deps.tar.xz and .wsmin/github.db.xz (scripts/gpu-workspace.sh).
+# Results go to $OUT (or gpu-results/).
+#
+#   scripts/gpu-check.sh PHASE...
+#   build    scripts/gpu-build.sh (skipped when build-gpu/ holds clgen)
+#   train    configs/github.toml on the snapshot for at most $TRAIN_SECONDS
+#   corpus   the snapshot's kernels through the checker on the GPU: a shuffled
+#            $BASE_KERNELS with --jobs 1 (the old driver), then all of them with
+#            --jobs $JOBS; then bench/usefulness.py (static check vs outcomes)
+#   before   sample $SAMPLE_SECONDS without the static check, then drive a
+#            shuffled $BASE_KERNELS of the accepted kernels with --jobs 1
+#   after    sample --check gpu for $SAMPLE_SECONDS: static check on, and off
+#   cpu      sample --check cpu (PoCL on the 16 cores) for $SAMPLE_SECONDS
+set -uo pipefail
+cd "$(dirname "$0")/.."
+RESULTS=${OUT:-gpu-results}
+BUILD_DIR=${BUILD_DIR:-build-gpu}
+CLGEN=$BUILD_DIR/cli/clgen
+WS=gpu-work/github
+TRAIN_SECONDS=${TRAIN_SECONDS:-150}
+SAMPLE_SECONDS=${SAMPLE_SECONDS:-45}
+BATCH=${BATCH:-8192}
+JOBS=${JOBS:-16}
+BASE_KERNELS=${BASE_KERNELS:-200}
+TIMEOUT=${TIMEOUT:-3}
+mkdir -p "$RESULTS"
+log() { echo "== $(date -u +%T) $*"; }
+sample() {  # NAME SEED FLAGS...: one timed sampling run, JSON summary to $RESULTS/NAME.json
+  local name=$1 seed=$2
+  shift 2
+  log "sample $name: $*"
+  "$CLGEN" --workspace "$WS" -q sample --config configs/github.toml --device cuda --batch-size "$BATCH" \
+    --temperature 0.8 --seed "$seed" --time-limit "$SAMPLE_SECONDS" -n 0 --json "$@" > "$RESULTS/$name.json" \
+    2> "$RESULTS/$name.err"
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","accepted_per_minute","seconds","wall_seconds","checked","dynamically_valid","dynamically_valid_per_minute","checked_per_second","check_outcomes","by_category")})' "$RESULTS/$name.json" || tail -5 "$RESULTS/$name.err"
+}
+
+phase_build() {
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
+  [ -x "$CLGEN" ] || ./scripts/gpu-build.sh > "$RESULTS/build.log" 2>&1 || { tail -40 "$RESULTS/build.log"; return 1; }
+}
+
+phase_train() {
+  [ -f "$WS/clgen.db" ] || { mkdir -p "$WS" && xz -dc .wsmin/github.db.xz > "$WS/clgen.db"; }
+  log "train configs/github.toml for at most $TRAIN_SECONDS s"
+  /usr/bin/time -f "wall %e s" timeout --signal=INT "$TRAIN_SECONDS" "$CLGEN" --workspace "$WS" train \
+    --config configs/github.toml --device cuda 2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$RESULTS/train.log" | tail -4
+  return 0
+}
+
+phase_corpus() {
+  log "drive $BASE_KERNELS shuffled corpus kernels, --jobs 1"
+  /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "$WS" -q drive --corpus --device gpu --timeout "$TIMEOUT" \
+    --shuffle 1 --limit "$BASE_KERNELS" --jobs 1 > "$RESULTS/corpus-j1.log" 2>&1
+  tail -4 "$RESULTS/corpus-j1.log"
+  log "drive every corpus kernel, --jobs $JOBS"
+  /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "$WS" -q drive --corpus --device gpu --timeout "$TIMEOUT" \
+    --jobs "$JOBS" > "$RESULTS/corpus-j$JOBS.log" 2>&1
+  tail -16 "$RESULTS/corpus-j$JOBS.log"
+  log "static usefulness check against the GPU outcomes of the corpus"
+  python3 bench/usefulness.py "$WS" --clgen "$CLGEN" --device NVIDIA --origin corpus | tee "$RESULTS/usefulness-corpus.txt"
+}
+
+phase_before() {
+  sample before 11 --no-usefulness-check
+  log "drive $BASE_KERNELS of the accepted samples, --jobs 1"
+  /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "$WS" -q drive --samples --device gpu --timeout "$TIMEOUT" \
+    --shuffle 1 --limit "$BASE_KERNELS" --jobs 1 > "$RESULTS/before-drive.log" 2>&1
+  tail -16 "$RESULTS/before-drive.log"
+}
+
+phase_after() {
+  sample after-nostatic 12 --no-usefulness-check --check gpu --check-jobs "$JOBS" --check-timeout "$TIMEOUT"
+  sample after 13 --check gpu --check-jobs "$JOBS" --check-timeout "$TIMEOUT"
+}
+
+phase_cpu() {
+  sample after-cpu 14 --check cpu --check-jobs "$JOBS" --check-timeout "$TIMEOUT"
+}
+
+phase_kernels() {  # three benchmark-grade samples with their GPU runtimes
+  python3 - "$WS/clgen.db" <<'PY' | tee "$RESULTS/kernels.txt"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for text, ns, dev in db.execute(
+        "SELECT k.text, r.kernel_ns_median, r.device FROM runs r JOIN kernel_sources k ON k.sha256 = r.kernel_sha256 "
+        "WHERE r.origin = 'samples' AND r.outcome = 'pass' AND r.device LIKE '%H100%' "
+        "ORDER BY length(k.text) DESC LIMIT 3"):
+    print(f"// {dev}: median kernel time {ns} ns at global size 4096\n{text}")
+PY
+}
+
+for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; exit 1; }; done

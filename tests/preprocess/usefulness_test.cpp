@@ -1,0 +1,158 @@
+// The static usefulness check: kernels it must keep (each writes output that
+// depends on its input for some work-item) and kernels it must reject, one
+// per category, with the reason it gives.
+#include <gtest/gtest.h>
+
+#include "corpus/preprocess/usefulness.h"
+
+namespace clgen::preprocess {
+namespace {
+
+UsefulnessVerdict verdict(const std::string& text) {
+  auto v = check_usefulness(text);
+  EXPECT_TRUE(v.ok()) << v.status().message();
+  return v.ok() ? *v : UsefulnessVerdict{};
+}
+
+void expect_useful(const std::string& text) {
+  UsefulnessVerdict v = verdict(text);
+  EXPECT_TRUE(v.useful) << v.category << ": " << v.reason << "\n" << text;
+}
+
+void expect_useless(const std::string& text, const std::string& category) {
+  UsefulnessVerdict v = verdict(text);
+  EXPECT_FALSE(v.useful) << text;
+  EXPECT_EQ(v.category, category) << v.reason << "\n" << text;
+}
+
+TEST(UsefulnessTest, KeepsAStoreIndexedByTheGlobalId) {
+  expect_useful("kernel void A(global float* a, global const float* b) {\n"
+                "  a[get_global_id(0)] = b[get_global_id(0)] * 2.0f;\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAStoreThatDependsOnTheIdOnlyThroughALocalVariable) {
+  expect_useful("kernel void A(global int* a, global const int* b) {\n"
+                "  int c = get_global_id(0);\n  int d = c * 2 + 1;\n  a[d / 2] = b[c] + 1;\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAStoreIndexedByALoopVariable) {
+  expect_useful("kernel void A(global float* a, global const float* b, const int c) {\n"
+                "  for (int d = 0; d < c; d++) {\n    a[d] = b[d] + 1.0f;\n  }\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAGroupResultWrittenByItsFirstWorkItemThroughLocalMemory) {
+  expect_useful("kernel void A(global float* a, global const float* b, local float* c) {\n"
+                "  int d = get_local_id(0);\n  c[d] = b[get_global_id(0)];\n"
+                "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+                "  if (d == 0) {\n    float e = 0;\n    for (int f = 0; f < get_local_size(0); f++) e += c[f];\n"
+                "    a[get_group_id(0)] = e;\n  }\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsASingleWriterGuardedByTheGlobalId) {
+  // Only work-item 0 writes a[0]: one location, but not from every work-item.
+  expect_useful("kernel void A(global float* a, global const float* b) {\n"
+                "  if (get_global_id(0) == 0) a[0] = b[0] + b[1];\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsASingleWriterAfterAnEarlyReturnOfTheOthers) {
+  expect_useful("kernel void A(global float* a, global const float* b) {\n"
+                "  if (get_global_id(0) != 0) return;\n  a[0] = b[0] + b[1];\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAnAtomicCounterAtOneAddress) {
+  expect_useful("kernel void A(global int* a, global const int* b) {\n"
+                "  if (b[get_global_id(0)] > 0) atomic_inc(&a[0]);\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAStoreAtASlotAnAtomicHandedOut) {
+  expect_useful("kernel void A(global int* a, global int* b, global const int* c) {\n"
+                "  int d = atomic_inc(&b[0]);\n  a[d] = c[0];\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAVectorStoreAtAnIdDependentOffset) {
+  expect_useful("kernel void A(global float* a, global const float* b) {\n"
+                "  int c = get_global_id(0);\n  vstore4(vload4(c, b) * 2.0f, c, a);\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAKernelThatHandsItsOutputToAFunctionOfTheProgram) {
+  // The callee's stores are not followed: the check cannot prove it useless.
+  expect_useful("void B(global float* a, int b) { a[b] = 1.0f; }\n"
+                "kernel void A(global float* a) {\n  B(a, 0);\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAKernelThatWritesAnImage) {
+  expect_useful("kernel void A(write_only image2d_t a) {\n"
+                "  write_imagef(a, (int2)(get_global_id(0), get_global_id(1)), (float4)(1.0f));\n}\n");
+}
+
+TEST(UsefulnessTest, RejectsAKernelThatWritesOnlyLocalMemory) {
+  expect_useless("kernel void A(global const float* a, local float* b) {\n"
+                 "  b[get_local_id(0)] = a[get_global_id(0)];\n}\n",
+                 "no_global_store");
+}
+
+TEST(UsefulnessTest, RejectsAStoreIndexedByAScalarArgumentOnly) {
+  // The example: every work-item writes c[d], and d is the payload's
+  // global size, outside the buffer.
+  expect_useless("kernel void A(global float* a, global float* b, global float* c, const int d) {\n"
+                 "  c[d] = a[d] + b[d];\n}\n",
+                 "uniform_store_address");
+}
+
+TEST(UsefulnessTest, RejectsARaceOfDifferentValuesAtOneLocation) {
+  // Every work-item writes its own value to a[0]: the last writer wins.
+  expect_useless("kernel void A(global float* a, global const float* b) {\n"
+                 "  int c = get_global_id(0);\n  a[0] = b[c];\n}\n",
+                 "uniform_store_address");
+}
+
+TEST(UsefulnessTest, KeepsEveryWorkItemWritingTheSameValueToOneLocation) {
+  // Compiler test suites do this (with reqd_work_group_size(1, 1, 1)); it is
+  // deterministic, and passes the dynamic checker on the H100.
+  expect_useful("kernel void A(global float4* a, global float4* b) {\n  *a = atan(*b);\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAnAccumulationIntoOneElementItCannotProveRacy) {
+  // A read-modify-write at one location is left to the dynamic checker.
+  expect_useful("kernel void A(global float* a, global const float* b, const int c) {\n"
+                "  for (int d = 0; d < c; d++) a[0] += b[d];\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsConstantsChosenByAnInputDependentBranch) {
+  // Control dependence: the stored 0 or 1 depends on the input (a cellular
+  // automaton from the GitHub snapshot, reduced).
+  expect_useful("kernel void A(global const char* a, global char* b) {\n"
+                "  int c = get_global_id(0);\n  int d = 0;\n"
+                "  if (a[c] == 1) d++;\n  if (a[c + 1] == 1) d++;\n"
+                "  if (d == 2) b[c] = 1; else b[c] = 0;\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAConstantStoredAfterAnInputDependentEarlyReturn) {
+  expect_useful("kernel void A(global const float* a, global float* b) {\n"
+                "  int c = get_global_id(0);\n  if (a[c] < 0.0f) return;\n  b[c] = 1.0f;\n}\n");
+}
+
+TEST(UsefulnessTest, RejectsStoresOfConstantsAndScalarArguments) {
+  expect_useless("kernel void A(global float* a, const float b) {\n"
+                 "  int c = get_global_id(0);\n  float d = b * 2.0f;\n  a[c] = d + 1.0f;\n}\n",
+                 "constant_store_value");
+}
+
+TEST(UsefulnessTest, ReadsFromLocalMemoryMakeTheStoredValueDependent) {
+  expect_useful("kernel void A(global float* a, local float* b) {\n"
+                "  int c = get_local_id(0);\n  a[get_global_id(0)] = b[c];\n}\n");
+}
+
+TEST(UsefulnessTest, AKernelIsKeptWhenAnotherKernelOfTheFileIsUseful) {
+  expect_useful("kernel void A(global float* a, const int b) { a[b] = 0.0f; }\n"
+                "kernel void B(global float* a) { a[get_global_id(0)] += 1.0f; }\n");
+}
+
+TEST(UsefulnessTest, TextThatDoesNotParseIsAnError) {
+  auto v = check_usefulness("kernel void A(global float* a) { a[0] = undeclared; }\n");
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.status().message().find("undeclared"), std::string::npos) << v.status().message();
+}
+
+}  // namespace
+}  // namespace clgen::preprocess
