@@ -14,9 +14,12 @@
 #include "cli/command.h"
 #include "driver/check.h"
 #include "model/distributed_env.h"
+#include "model/trainer.h"
 #include "sampler/arg_spec.h"
+#include "sampler/constraint_tables.h"
 #include "sampler/pipeline.h"
 #include "sampler/stream_model.h"
+#include "support/log.h"
 #include "support/workspace.h"
 
 namespace clgen::cli {
@@ -91,6 +94,17 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   ASSIGN_OR_RETURN(auto model, sampler::load_stream_model(ws.root(), model_id, opts.device,
                                                           opts.batch_size, opts.sample.seed,
                                                           opts.start == "file", shard.local_rank));
+  if (opts.sample.constrain) {
+    auto tables = sampler::load_constraint_tables(model::model_directory(ws, model->model_id()));
+    if (tables.ok())
+      opts.sample.constraint_tables = std::make_shared<const sampler::ConstraintTables>(std::move(*tables));
+    else if (tables.status().code() == ErrorCode::kNotFound)
+      spdlog::warn(
+          "model {} has no constraint tables (trained before they were saved with it): learning them "
+          "from the workspace's corpus; `clgen train` with its config saves them",
+          model->model_id());
+    else return tables.status();
+  }
   opts.sample.out_dir = opts.out.empty() ? ws.root() + "/samples/" + model->model_id() : opts.out;
   ASSIGN_OR_RETURN(auto db, ws.open_database());
   const auto wall_start = std::chrono::steady_clock::now();
@@ -216,10 +230,7 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
 
 void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   auto opts = std::make_shared<SampleCommandOptions>();
-  auto& s = opts->sample;
-  s.target_accepted = 10;
-  s.policy.temperature = 0.8;
-  s.max_length = 3000;
+  auto& s = opts->sample;  // bound directly: its defaults are the command's
   CLI::App* cmd = app.add_subcommand("sample", "Synthesize OpenCL kernels with a trained model");
   cmd->add_option("--args", s.args,
                   "Kernel argument types, e.g. \"float*,float*,float*,int\" (default: the model "

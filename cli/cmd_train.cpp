@@ -16,6 +16,7 @@
 #include "model/language_model.h"
 #include "model/store.h"
 #include "model/trainer.h"
+#include "sampler/constraint_tables.h"
 #include "support/files.h"
 #include "support/log.h"
 #include "support/workspace.h"
@@ -106,6 +107,9 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
     return cancelled(fmt::format("training of model {} interrupted after epoch {}; checkpoint in "
                                  "{}; run the same command again to resume",
                                  r.model_id, r.epochs_done, r.model_dir));
+  // The constraint tables come from exactly the texts the model trained on
+  // (corpus selection, max_file_chars), once, not at every `clgen sample`.
+  RETURN_IF_ERROR(sampler::save_constraint_tables(sampler::ConstraintTables::from_corpus(texts), r.model_dir));
   std::printf("model %s: %d epochs, %s vocabulary of %d tokens, %llu training tokens, device %s\n",
               r.model_id.c_str(), r.epochs_done, config.vocabulary.type.c_str(), r.vocab_size,
               static_cast<unsigned long long>(r.train_tokens), r.device.c_str());

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
-#include <optional>
 #include <thread>
 
+#include "sampler/constraint_step.h"
 #include "sampler/stop_rule.h"
 
 namespace clgen::sampler {
@@ -18,8 +18,7 @@ double since(Clock::time_point t) {
 }
 }  // namespace
 
-BatchSampler::BatchSampler(StreamModel& model, BatchSamplerOptions options)
-    : model_(model), opts_(std::move(options)), chain_(opts_.policy) {
+BatchSampler::BatchSampler(StreamModel& model, BatchSamplerOptions options) : model_(model), opts_(std::move(options)) {
   unsigned threads = opts_.threads;
   if (threads == 0) threads = std::min(16u, std::max(1u, std::thread::hardware_concurrency() - 1));
   if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads - 1);
@@ -28,38 +27,48 @@ BatchSampler::BatchSampler(StreamModel& model, BatchSamplerOptions options)
 Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
                          const std::function<bool()>& stop) {
   struct Stream {
-    Rng rng{0};
+    std::unique_ptr<SamplerChain> sampler;  // the policy's steps, gated by the constraint
     std::string text;
     KernelEndDetector end;
-    std::optional<CodeConstraint> constraint;
     bool dead_end = false;
     bool done = false;      // finished in this step
     bool complete = false;  // ... at the kernel's closing brace
-    int refusals = 0;
     int tokens = 0;
     Clock::time_point start;
   };
   const int n = model_.streams();
   const int vocab = model_.vocab_size();
   if (n <= 0) return invalid_argument("sampling needs at least one stream");
+  const int32_t end_token = model_.end_token();
+  // Token texts, looked up once: the constraint checks every token after a
+  // refusal.
+  std::vector<std::string> token_texts(static_cast<size_t>(vocab));
+  for (int t = 0; t < vocab; ++t) token_texts[size_t(t)] = model_.token_text(t);
+  // The constraint's state after the seed: every stream's step starts from
+  // a clone of it, and every refill restores it.
+  std::unique_ptr<CodeConstraintStep> constraint;
+  if (opts_.constraint) {
+    auto seeded = std::make_shared<CodeConstraint>(opts_.constraint);
+    seeded->feed(opts_.seed_text);
+    constraint = std::make_unique<CodeConstraintStep>(std::move(seeded), &token_texts, end_token);
+  }
   std::vector<Stream> streams(n);
   // Stream i's generator: seeded from a SplitMix64 mix of (seed, the run's
   // stream number), so neighbouring streams' states are unrelated and no two
   // shards of one seed share a generator (shard.h).
-  for (int i = 0; i < n; ++i) streams[i].rng = Rng(stream_seed(opts_.seed, opts_.shard, uint64_t(i)));
-  // The constraint's state after the seed, copied into every (re)started stream.
-  std::optional<CodeConstraint> seeded;
-  if (opts_.constraint) {
-    seeded.emplace(opts_.constraint);
-    seeded->feed(opts_.seed_text);
+  for (int i = 0; i < n; ++i) {
+    streams[i].sampler = policy_chain(opts_.policy, stream_seed(opts_.seed, opts_.shard, uint64_t(i)));
+    if (constraint)
+      streams[i].sampler->constrain(
+          std::unique_ptr<ConstraintStep>(static_cast<ConstraintStep*>(constraint->clone().release())),
+          opts_.max_refusals);
   }
   auto restart = [&](Stream& s) {
     s.text = opts_.seed_text;
     s.end.reset();
     s.end.feed(opts_.seed_text);
-    s.constraint = seeded;
+    s.sampler->reset();
     s.dead_end = s.done = s.complete = false;
-    s.refusals = 0;
     s.tokens = 0;
     s.start = Clock::now();
   };
@@ -71,56 +80,33 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   RETURN_IF_ERROR_CTX(model_.feed_all(opts_.seed_text), "feeding the seed text");
   stats_.model_seconds += since(t0);
   uint64_t next_index = 0;
-  const int32_t end_token = model_.end_token();
   std::vector<int32_t> chosen(n);
-  constexpr float kRefused = -1e30f;
 
-  // One step of streams [from, to): draw a token; when the constraint refuses
-  // it, draw again from the tokens it allows (the model's distribution
-  // renormalized over them); then append the token and step the constraint
-  // and the stop rule. Streams are independent (each has its own RNG), so
-  // ranges run in parallel and the result does not depend on the split.
+  // One step of streams [from, to): each stream's chain chooses a token
+  // (redrawing from the allowed tokens when the constraint refuses one);
+  // then the token is appended and the chain and the stop rule accept it.
+  // Streams are independent (each chain has its own generator), so ranges
+  // run in parallel and the result does not depend on the split.
   struct Counts {
     uint64_t redrawn = 0, dead_ends = 0, abandoned = 0;
   };
-  auto step_range = [&](const std::vector<float>& logits, int from, int to, Counts& counts) {
-    std::vector<float> masked;
+  auto step_range = [&](const std::vector<float>& logits, int from, int to, Counts& counts, Candidates& work) {
     for (int i = from; i < to; ++i) {
       Stream& s = streams[i];
-      const float* row = &logits[size_t(i) * vocab];
-      int32_t token = chain_.choose(row, vocab, s.rng);
-      const auto& c = s.constraint;
-      if (c && !(token == end_token ? c->can_end() : c->accepts(model_.token_text(token)))) {
-        ++counts.redrawn;
-        // A stream whose draws the constraint keeps refusing has lost the
-        // thread: end it rather than spend the model on it.
-        if (++s.refusals >= std::max(1, opts_.max_refusals)) {
-          ++counts.abandoned;
-          s.dead_end = true;
-        } else {
-          masked.resize(size_t(vocab));
-          bool any = false;
-          for (int t = 0; t < vocab; ++t) {
-            bool ok = t != end_token && c->accepts(model_.token_text(t));
-            masked[t] = ok ? row[t] : kRefused;
-            any = any || ok;
-          }
-          if (any) {
-            token = chain_.choose(masked.data(), vocab, s.rng);
-          } else {
-            ++counts.dead_ends;
-            s.dead_end = true;
-          }
-        }
-      }
+      const Choice choice = s.sampler->sample(&logits[size_t(i) * vocab], vocab, work);
+      counts.redrawn += choice.refused;
+      counts.abandoned += choice.abandoned;
+      counts.dead_ends += choice.dead_end;
+      s.dead_end = choice.abandoned || choice.dead_end;
+      const int32_t token = choice.token;
       chosen[i] = token;
       ++s.tokens;
       if (token == end_token || s.dead_end) {
         s.done = true;
         continue;
       }
-      const std::string& piece = model_.token_text(token);
-      if (s.constraint) s.constraint->feed(piece);
+      s.sampler->accept(token);
+      const std::string& piece = token_texts[size_t(token)];
       size_t cut = s.end.feed(piece);
       if (cut != KernelEndDetector::kNotEnded) {
         s.text.append(piece, 0, cut);
@@ -134,6 +120,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   // Ranges of at least 32 streams: one per pool thread plus the caller's.
   const int ranges = pool_ ? std::max(1, std::min<int>(int(pool_->size()) + 1, n / 32)) : 1;
   std::vector<Counts> counts(ranges);
+  std::vector<Candidates> work(ranges);  // each range's candidates, reused step after step
   std::vector<std::future<void>> pending;
 
   while (!stop()) {
@@ -145,12 +132,13 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     t0 = Clock::now();
     pending.clear();
     for (int r = 1; r < ranges; ++r)
-      pending.push_back(pool_->submit([&, r] { step_range(logits, n * r / ranges, n * (r + 1) / ranges, counts[r]); }));
+      pending.push_back(
+          pool_->submit([&, r] { step_range(logits, n * r / ranges, n * (r + 1) / ranges, counts[r], work[r]); }));
     // Every range finishes before anything it uses goes out of scope, even
     // when one throws.
     std::string failure;
     try {
-      step_range(logits, 0, n / ranges, counts[0]);
+      step_range(logits, 0, n / ranges, counts[0], work[0]);
     } catch (const std::exception& e) {
       failure = e.what();
     }
@@ -186,7 +174,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       sample.complete = s.complete;
       sample.dead_end = s.dead_end;
       sample.tokens = s.tokens;
-      sample.refusals = s.refusals;
+      sample.refusals = s.sampler->refusals();
       sample.seconds = since(s.start);
       keep_going = sink(std::move(sample));
     }

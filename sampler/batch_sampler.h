@@ -28,9 +28,11 @@ struct RawSample {
   double seconds = 0;     // wall time from the stream's (re)start to its end
 };
 
-struct BatchSamplerOptions {
-  std::string seed_text = "__kernel void A(";
-  int max_length = 5000;  // tokens generated per sample before it is cut off
+// How every stream is drawn. The sampling loop (BatchSamplerOptions) and
+// `clgen sample` (SampleOptions, whose command line binds to these fields)
+// share it, so each default is written here once.
+struct StreamOptions {
+  int max_length = 3000;  // tokens generated per sample before it is cut off
   SamplingPolicy policy;
   // RNG seed of the draws. Each stream draws from its own generator, seeded
   // from this and the stream's number, so a run is reproduced by the same
@@ -39,10 +41,15 @@ struct BatchSamplerOptions {
   // This run's part of a sharded run: its streams draw from the generators
   // that stream_seed() (shard.h) gives them; {0, 1} = unsharded.
   Shard shard;
+  // A constrained stream ends once the constraint has refused this many of
+  // its draws: it has left what the model knows.
+  int max_refusals = 4;
+};
+
+struct BatchSamplerOptions : StreamOptions {
+  std::string seed_text = "__kernel void A(";
   // Constrained decoding (code_constraint.h) when set; must outlive run().
   const ConstraintTables* constraint = nullptr;
-  // A stream ends once the constraint has refused this many of its draws.
-  int max_refusals = 4;
   // Threads that draw the streams' tokens and step their constraints and
   // stop rules (0 = cores - 1, at most 16; 1 = only the sampling thread).
   unsigned threads = 0;
@@ -73,7 +80,6 @@ class BatchSampler {
   StreamModel& model_;
   BatchSamplerOptions opts_;
   std::unique_ptr<ThreadPool> pool_;  // for the per-stream work of a step
-  SamplerChain chain_;
   BatchSamplerStats stats_;
 };
 

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
-#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -126,14 +125,14 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   RETURN_IF_ERROR(ensure_sampler_schema(db));
   ASSIGN_OR_RETURN(auto seen, accepted_sample_hashes(db));
   ASSIGN_OR_RETURN(auto training, training_kernel_hashes(db));
-  std::optional<ConstraintTables> tables;
-  if (opts.constrain) {
+  std::shared_ptr<const ConstraintTables> tables = opts.constrain ? opts.constraint_tables : nullptr;
+  if (opts.constrain && !tables) {
     ASSIGN_OR_RETURN(auto texts, training_texts(db));
     if (texts.empty())
       return not_found(
           "constrained sampling learns its identifiers from the preprocessed corpus, and the "
           "workspace has none: run `clgen corpus preprocess`, or sample with --no-constrain");
-    tables = ConstraintTables::from_corpus(texts);
+    tables = std::make_shared<const ConstraintTables>(ConstraintTables::from_corpus(texts));
   }
   if (!opts.out_dir.empty()) {
     std::error_code ec;
@@ -154,13 +153,9 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
 
   // Sampling thread.
   BatchSamplerOptions bopts;
+  static_cast<StreamOptions&>(bopts) = opts;
   bopts.seed_text = seed;
-  bopts.max_length = opts.max_length;
-  bopts.policy = opts.policy;
-  bopts.seed = opts.seed;
-  bopts.shard = opts.shard;
-  bopts.constraint = tables ? &*tables : nullptr;
-  bopts.max_refusals = opts.max_refusals;
+  bopts.constraint = tables.get();
   BatchSampler sampler(model, bopts);
   Status sampler_status;
   double queue_wait = 0;

@@ -8,37 +8,36 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
-#include "sampler/policy.h"
-#include "sampler/shard.h"
+#include "sampler/batch_sampler.h"
+#include "sampler/constraint_tables.h"
 #include "sampler/stream_model.h"
 #include "support/sqlite.h"
 #include "support/status.h"
 
 namespace clgen::sampler {
 
-struct SampleOptions {
-  std::string args;            // --args spec; "" = the model chooses the signature
-  uint64_t target_accepted = 0;  // -n: stop after this many new unique kernels; 0 = no limit
-  uint64_t max_samples = 0;    // stop after this many samples; 0 = no limit
-  double time_limit = 0;       // seconds; 0 = no limit
-  int max_length = 5000;       // tokens per sample after the seed
-  SamplingPolicy policy;
-  uint64_t seed = 0;
-  // The part of a sharded run this process samples: its streams' generators
-  // follow stream_seed() (shard.h) and its rows record "I/N"; {0, 1} = an
-  // unsharded run, stored as such.
-  Shard shard;
+// `clgen sample`'s options; the command line binds to these fields, so
+// their defaults are the command's.
+struct SampleOptions : StreamOptions {
+  std::string args;               // --args spec; "" = the model chooses the signature
+  uint64_t target_accepted = 10;  // -n: stop after this many new unique kernels; 0 = no limit
+  uint64_t max_samples = 0;       // stop after this many samples; 0 = no limit
+  double time_limit = 0;          // seconds; 0 = no limit
+  // The shard (StreamOptions::shard) also marks the stored rows "I/N"; {0, 1}
+  // is an unsharded run, stored as such.
   unsigned filter_threads = 0;  // 0 = cores - 1 (at least 1)
   std::string out_dir;          // accepted kernels as <normalized sha256>.cl; "" = none
   bool progress = true;         // progress line on stderr
   // Constrained decoding (sampler/code_constraint.h) with tables learned from
   // the training corpus; off = the model's raw distribution.
   bool constrain = true;
-  // A constrained stream ends once this many of its draws were refused: it
-  // has left what the model knows.
-  int max_refusals = 4;
+  // The model's constraint tables (saved by `clgen train`); null = learned
+  // from the workspace's preprocessed corpus, for models trained before the
+  // tables were saved with them.
+  std::shared_ptr<const ConstraintTables> constraint_tables;
   // The static usefulness check (corpus/preprocess/usefulness.h) after the
   // compile filter: kernels that provably write nothing input-dependent are
   // rejected under its categories.

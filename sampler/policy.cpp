@@ -1,4 +1,4 @@
-// Temperature, top-k, top-p and seeded draws over candidate tokens.
+// The sampler steps (temperature, top-k, top-p, draws) and their chain.
 #include "sampler/policy.h"
 
 #include <algorithm>
@@ -33,10 +33,15 @@ uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 Candidates Candidates::from_logits(const float* logits, int n) {
   Candidates c;
-  c.ids.resize(n);
-  std::iota(c.ids.begin(), c.ids.end(), 0);
-  c.logits.assign(logits, logits + n);
+  c.assign(logits, n);
   return c;
+}
+
+void Candidates::assign(const float* l, int n) {
+  ids.resize(size_t(n));
+  std::iota(ids.begin(), ids.end(), 0);
+  logits.assign(l, l + n);
+  selected = -1;
 }
 
 std::vector<double> Candidates::probabilities() const {
@@ -53,18 +58,18 @@ std::vector<double> Candidates::probabilities() const {
   return p;
 }
 
-void Temperature::apply(Candidates& c) const {
+void Temperature::apply(Candidates& c) {
   for (float& l : c.logits) l = static_cast<float>(l / t_);
 }
 
-void TopK::apply(Candidates& c) const {
+void TopK::apply(Candidates& c) {
   if (k_ <= 0 || static_cast<size_t>(k_) >= c.ids.size()) return;
   sort_desc(c);
   c.ids.resize(k_);
   c.logits.resize(k_);
 }
 
-void TopP::apply(Candidates& c) const {
+void TopP::apply(Candidates& c) {
   if (p_ >= 1.0 || c.ids.empty()) return;
   sort_desc(c);
   std::vector<double> p = c.probabilities();
@@ -129,18 +134,71 @@ int32_t argmax(const Candidates& c) {
   return c.ids.empty() ? 0 : c.ids[best];
 }
 
-SamplerChain::SamplerChain(const SamplingPolicy& policy) : greedy_(policy.temperature <= 0) {
-  if (greedy_) return;
-  steps_.push_back(std::make_unique<Temperature>(policy.temperature));
-  if (policy.top_k > 0) steps_.push_back(std::make_unique<TopK>(policy.top_k));
-  if (policy.top_p < 1.0) steps_.push_back(std::make_unique<TopP>(policy.top_p));
+void SamplerChain::constrain(std::unique_ptr<ConstraintStep> c, int max_refusals) {
+  constraint_ = std::move(c);
+  max_refusals_ = std::max(1, max_refusals);
 }
 
-int32_t SamplerChain::choose(const float* logits, int vocab_size, Rng& rng) const {
-  Candidates c = Candidates::from_logits(logits, vocab_size);
-  if (greedy_) return argmax(c);
+void SamplerChain::apply(Candidates& c) {
+  if (constraint_) constraint_->apply(c);
   for (const auto& step : steps_) step->apply(c);
-  return draw(c, rng);
+}
+
+void SamplerChain::accept(int32_t token) {
+  if (constraint_) constraint_->accept(token);
+  for (const auto& step : steps_) step->accept(token);
+}
+
+void SamplerChain::reset() {
+  refusals_ = 0;
+  if (constraint_) constraint_->reset();
+  for (const auto& step : steps_) step->reset();
+}
+
+std::unique_ptr<SamplerStep> SamplerChain::clone() const {
+  auto copy = std::make_unique<SamplerChain>();
+  for (const auto& step : steps_) copy->add(step->clone());
+  if (constraint_) copy->constraint_.reset(static_cast<ConstraintStep*>(constraint_->clone().release()));
+  copy->max_refusals_ = max_refusals_;
+  copy->refusals_ = refusals_;
+  return copy;
+}
+
+Choice SamplerChain::sample(const float* logits, int vocab_size, Candidates& work) {
+  Choice choice;
+  work.assign(logits, vocab_size);
+  for (const auto& step : steps_) step->apply(work);
+  choice.token = work.selected;
+  if (!constraint_ || constraint_->allows(choice.token)) return choice;
+  choice.refused = true;
+  // A stream whose draws the constraint keeps refusing has lost the
+  // thread: it ends rather than spend the model on it.
+  if (++refusals_ >= max_refusals_) {
+    choice.abandoned = true;
+    return choice;
+  }
+  work.assign(logits, vocab_size);
+  constraint_->apply(work);
+  if (work.ids.empty()) {
+    choice.dead_end = true;
+    return choice;
+  }
+  for (const auto& step : steps_) step->apply(work);
+  choice.token = work.selected;
+  return choice;
+}
+
+std::unique_ptr<SamplerChain> policy_chain(const SamplingPolicy& policy, uint64_t seed) {
+  auto chain = std::make_unique<SamplerChain>();
+  if (policy.temperature <= 0) {
+    chain->add(std::make_unique<Greedy>());
+    return chain;
+  }
+  chain->add(std::make_unique<Temperature>(policy.temperature));
+  if (policy.top_k > 0) chain->add(std::make_unique<TopK>(policy.top_k));
+  if (policy.top_p < 1.0) chain->add(std::make_unique<TopP>(policy.top_p));
+  chain->add(std::make_unique<Draw>(seed));
+  return chain;
 }
 
 }  // namespace clgen::sampler

@@ -2,8 +2,6 @@
 #include "sampler/store.h"
 
 #include "corpus/preprocess/catalog.h"
-#include "corpus/preprocess/decontaminated_sql.h"
-#include "corpus/preprocess/newest_version.h"
 
 namespace clgen::sampler {
 
@@ -134,20 +132,11 @@ Expected<std::unordered_set<std::string>> training_kernel_hashes(Database& db) {
 }
 
 Expected<std::vector<std::string>> training_texts(Database& db) {
+  // The corpus's own reader; never an evaluation set's kernels.
+  ASSIGN_OR_RETURN(std::vector<preprocess::CatalogKernel> kernels, preprocess::newest_accepted_kernels(db));
   std::vector<std::string> out;
-  ASSIGN_OR_RETURN(bool has, db.has_table("preprocessed"));
-  if (!has) return out;
-  // The constraint learns its tables from the corpus: never from an evaluation set's kernels.
-  ASSIGN_OR_RETURN(std::string not_decontaminated, preprocess::exclude_decontaminated_sql(db));
-  ASSIGN_OR_RETURN(auto st, db.prepare(std::string(
-      "SELECT normalized_text FROM preprocessed WHERE status = 'ok' AND normalized_text IS NOT NULL "
-      "AND preprocessor_version = ") + preprocess::kNewestVersionSql + not_decontaminated +
-      " GROUP BY normalized_sha256"));
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, st.step());
-    if (!row) break;
-    out.push_back(st.column_text(0));
-  }
+  out.reserve(kernels.size());
+  for (auto& k : kernels) out.push_back(std::move(k.text));
   return out;
 }
 

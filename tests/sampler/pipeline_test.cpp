@@ -51,6 +51,7 @@ class PipelineTest : public ::testing::Test {
     SampleOptions o;
     o.args = kArgs;
     o.max_length = 200;
+    o.target_accepted = 0;  // each test sets its stop condition
     o.filter_threads = 2;
     o.out_dir = (dir_ / "out").string();
     o.progress = false;

@@ -81,17 +81,15 @@ TEST(Policy, SameSeedSameDraws) {
 
 TEST(Policy, ZeroTemperatureIsGreedy) {
   std::vector<float> logits = {0.1f, 2.0f, 1.9f};
-  SamplerChain chain(SamplingPolicy{0.0, 0, 1.0});
-  Rng rng(1);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(1, chain.choose(logits.data(), 3, rng));
+  auto chain = policy_chain(SamplingPolicy{0.0, 0, 1.0}, 1);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(1, chain->sample(logits.data(), 3).token);
 }
 
 TEST(Policy, ChainWithTopKNeverDrawsOutsideTheTopK) {
   std::vector<float> logits = {1.0f, 1.1f, 1.2f, 5.0f, 4.0f};
-  SamplerChain chain(SamplingPolicy{2.0, 2, 1.0});
-  Rng rng(3);
+  auto chain = policy_chain(SamplingPolicy{2.0, 2, 1.0}, 3);
   std::map<int32_t, int> counts;
-  for (int i = 0; i < 2000; ++i) ++counts[chain.choose(logits.data(), 5, rng)];
+  for (int i = 0; i < 2000; ++i) ++counts[chain->sample(logits.data(), 5).token];
   EXPECT_EQ(2u, counts.size());
   EXPECT_GT(counts[3], 0);
   EXPECT_GT(counts[4], 0);

@@ -136,6 +136,101 @@ TEST_F(SampleEndToEnd, SameSeedOnCpuReproducesTheSamples) {
   EXPECT_NE(first, other);
 }
 
+// The one model the suite trained: <ws>/models/<id>.
+std::string trained_model_id(const std::string& ws) {
+  std::vector<std::string> ids;
+  for (const auto& e : fs::directory_iterator(fs::path(ws) / "models"))
+    if (e.is_directory()) ids.push_back(e.path().filename().string());
+  return ids.size() == 1 ? ids[0] : "";
+}
+
+// A copy of the suite's workspace whose corpus is gone: a sampler that
+// learned its constraint tables from the corpus would find none.
+std::string workspace_without_corpus(const fs::path& root, const std::string& ws, const std::string& name) {
+  const fs::path copy = root / name;
+  (void)remove_tree(copy.string());
+  fs::copy(ws, copy, fs::copy_options::recursive);
+  auto db = Database::open((copy / "clgen.db").string());
+  EXPECT_TRUE(db.ok());
+  EXPECT_TRUE(db->exec("DELETE FROM preprocessed").ok());
+  return copy.string();
+}
+
+TEST_F(SampleEndToEnd, SamplingUsesTheConstraintTablesSavedAtTraining) {
+  if (HasFatalFailure()) return;
+  const std::string id = trained_model_id(ws());
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(fs::exists(fs::path(ws()) / "models" / id / "constraint_tables.json"));
+  const std::string ws2 = workspace_without_corpus(root_, ws(), "ws_tables");
+  auto r = run_clgen({"--workspace",
+                      ws2,
+                      "-q",
+                      "sample",
+                      "--model",
+                      id,
+                      "--args",
+                      kArgs,
+                      "--max-samples",
+                      "4",
+                      "-n",
+                      "0",
+                      "--seed",
+                      "3",
+                      "--batch-size",
+                      "4",
+                      "--max-length",
+                      "200",
+                      "--device",
+                      "cpu",
+                      "--out",
+                      (root_ / "tables_out").string(),
+                      "--json"});
+  ASSERT_EQ(0, r.exit_code) << r.out << r.err;
+  EXPECT_EQ(4, nlohmann::json::parse(r.out)["samples"].get<int>());
+  EXPECT_EQ(std::string::npos, r.err.find("no constraint tables")) << r.err;
+}
+
+TEST_F(SampleEndToEnd, AModelWithoutSavedTablesLearnsThemFromTheCorpusWithANotice) {
+  if (HasFatalFailure()) return;
+  const std::string id = trained_model_id(ws());
+  ASSERT_FALSE(id.empty());
+  const fs::path ws3 = root_ / "ws_old_model";
+  (void)remove_tree(ws3.string());
+  fs::copy(ws(), ws3, fs::copy_options::recursive);
+  fs::remove(ws3 / "models" / id / "constraint_tables.json");
+  auto r = run_clgen({"--workspace",
+                      ws3.string(),
+                      "-q",
+                      "sample",
+                      "--model",
+                      id,
+                      "--args",
+                      kArgs,
+                      "--max-samples",
+                      "4",
+                      "-n",
+                      "0",
+                      "--seed",
+                      "3",
+                      "--batch-size",
+                      "4",
+                      "--max-length",
+                      "200",
+                      "--device",
+                      "cpu",
+                      "--out",
+                      (root_ / "old_out").string(),
+                      "--json"});
+  ASSERT_EQ(0, r.exit_code) << r.out << r.err;
+  EXPECT_NE(std::string::npos, r.err.find("has no constraint tables")) << r.err;
+  // Without the corpus as well, it fails as before, naming the missing corpus.
+  const std::string ws4 = workspace_without_corpus(root_, ws3.string(), "ws_old_model_no_corpus");
+  r = run_clgen({"--workspace", ws4, "-q", "sample", "--model", id, "--args", kArgs, "--max-samples", "4", "-n", "0",
+                 "--device", "cpu", "--out", (root_ / "old_out2").string()});
+  EXPECT_NE(0, r.exit_code);
+  EXPECT_NE(std::string::npos, r.err.find("preprocessed corpus")) << r.err;
+}
+
 // The README's main job in small: the `tiny` model trained on the kernels
 // that scripts/install-deps.sh installs (pocl-tests, ufo-filters) must write
 // at least one new kernel with exactly the requested prototype, and with
