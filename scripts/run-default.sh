@@ -33,3 +33,10 @@ echo "== clgen drive (accepted samples and a hand-written saxpy on the CPU devic
 "$CLGEN" --workspace "$WORKSPACE" drive --samples --device cpu --csv "$WORKSPACE/drive-samples.csv"
 "$CLGEN" --workspace "$WORKSPACE" drive --device cpu --csv "$WORKSPACE/drive-handwritten.csv" \
   tests/data/driver/saxpy.cl
+
+echo "== clgen sample --check cpu (sample and check at once: -n counts benchmark-grade kernels)"
+"$CLGEN" --workspace "$WORKSPACE" sample --config configs/tiny.toml \
+  --args "float*,float*,float*,int" -n 3 --time-limit ${SAMPLE_SECONDS:-120} --max-length 1500 \
+  --temperature 0.5 --max-refusals 32 --check cpu
+echo "benchmark-grade kernels (compile, run, and write output that depends on their input):"
+echo "  $WORKSPACE/benchmark-grade/<model id>/*.cl; their runs are in the workspace's runs table"
