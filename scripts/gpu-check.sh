@@ -13,13 +13,14 @@
 #            --jobs $JOBS; then bench/usefulness.py (static check vs outcomes)
 #   before   sample $SAMPLE_SECONDS without the static check, then drive a
 #            shuffled $BASE_KERNELS of the accepted kernels with --jobs 1
-#   after    sample --check gpu for $SAMPLE_SECONDS: static check on, and off
+#   after    sample --check for $SAMPLE_SECONDS with the static check, for each
+#            DEVICE:JOBS:TIMEOUT of $AFTER
 #   cpu      sample --check cpu (PoCL on the 16 cores) for $SAMPLE_SECONDS
 #   levers   sample $LEVER_SECONDS, then the same shuffled $LEVER_KERNELS accepted
 #            kernels driven with each driver setting in $LEVERS (each on its own
 #            copy of the workspace database), kernels/s and outcomes per setting
-#   export   the accepted samples driven by the levers phase, with outcomes,
-#            as samples-driven.jsonl
+#   export   every driven sample of the workspace, with its outcome, as
+#            samples-driven.jsonl
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${OUT:-gpu-results}
@@ -78,9 +79,14 @@ phase_before() {
   tail -16 "$RESULTS/before-drive.log"
 }
 
-phase_after() {
-  sample after-nostatic 12 --no-usefulness-check --check gpu --check-jobs "$JOBS" --check-timeout "$TIMEOUT"
-  sample after 13 --check gpu --check-jobs "$JOBS" --check-timeout "$TIMEOUT"
+AFTER=${AFTER:-"gpu:16:1 all:16:1 gpu:32:1"}
+phase_after() {  # each DEVICE:JOBS:TIMEOUT of $AFTER: sample --check with the static check on
+  local v device jobs timeout seed=13
+  for v in $AFTER; do
+    IFS=: read -r device jobs timeout <<< "$v"
+    sample "after-$device-$jobs-$timeout" "$seed" --check "$device" --check-jobs "$jobs" --check-timeout "$timeout"
+    seed=$((seed + 1))
+  done
 }
 
 phase_cpu() {
@@ -107,7 +113,7 @@ phase_levers() {
 }
 
 phase_export() {
-  python3 - "$(ls gpu-work/lever-gpu-1-*.db | head -n 1)" "$RESULTS/samples-driven.jsonl" <<'PY'
+  python3 - "$WS/clgen.db" "$RESULTS/samples-driven.jsonl" <<'PY'
 import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute("SELECT k.text, r.outcome, r.message, r.kernel_ns_median FROM runs r "
