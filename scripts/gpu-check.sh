@@ -59,16 +59,38 @@ phase_train() {
 }
 
 phase_corpus() {
+  [ -f "$WS/clgen.db" ] || { mkdir -p "$WS" && xz -dc .wsmin/github.db.xz > "$WS/clgen.db"; }
+  if [ "$BASE_KERNELS" -gt 0 ]; then
   log "drive $BASE_KERNELS shuffled corpus kernels, --jobs 1"
   /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "$WS" -q drive --corpus --device gpu --timeout "$TIMEOUT" \
     --shuffle 1 --limit "$BASE_KERNELS" --jobs 1 > "$RESULTS/corpus-j1.log" 2>&1
   tail -4 "$RESULTS/corpus-j1.log"
+  fi
   log "drive every corpus kernel, --jobs $JOBS"
   /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "$WS" -q drive --corpus --device gpu --timeout "$TIMEOUT" \
     --jobs "$JOBS" > "$RESULTS/corpus-j$JOBS.log" 2>&1
   tail -16 "$RESULTS/corpus-j$JOBS.log"
   log "static usefulness check against the GPU outcomes of the corpus"
   python3 bench/usefulness.py "$WS" --clgen "$CLGEN" --device NVIDIA --origin corpus | tee "$RESULTS/usefulness-corpus.txt"
+  # The passing kernels the check rejects, in one file (a call returns few files).
+  python3 - "$WS/clgen.db" "$CLGEN" "$RESULTS/rejected-passing.txt" <<'PY'
+import os, sqlite3, subprocess, sys, tempfile
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT DISTINCT k.sha256, k.text FROM runs r JOIN kernel_sources k ON k.sha256 = r.kernel_sha256 "
+                  "WHERE r.origin = 'corpus' AND r.outcome = 'pass'").fetchall()
+with tempfile.TemporaryDirectory() as tmp, open(sys.argv[3], "w") as out:
+    paths = []
+    for sha, text in rows:
+        paths.append(os.path.join(tmp, sha + ".cl"))
+        open(paths[-1], "w").write(text)
+    res = subprocess.run([sys.argv[2], "preprocess", "--usefulness", "--no-infer", "--no-cl20"] + paths,
+                         capture_output=True, text=True).stdout
+    for line in res.splitlines():
+        if ": useless" in line:
+            path = line.split(": ")[0]
+            out.write(f"// {line[len(tmp) + 1:]}\n{open(path).read()}\n")
+print(sum(1 for l in res.splitlines() if ": useless" in l), "passing corpus kernels rejected")
+PY
 }
 
 phase_before() {
