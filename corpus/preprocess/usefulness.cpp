@@ -63,7 +63,19 @@ bool points_to_global(clang::QualType t) {
   return false;
 }
 
-enum Taint { kItem = 0, kLoop = 1, kDependent = 2 };
+// kSure: differs between work-items for certain (a work-item id, through
+// assignments only), what a race needs; kItem may differ (assumed where not
+// followed), what keeps a store.
+enum Taint { kItem = 0, kLoop = 1, kDependent = 2, kSure = 3 };
+
+// A scalar argument the payload draws at random (floating point; integers
+// are the global size in both payloads): an input.
+bool is_random_scalar_parameter(const clang::ValueDecl* d) {
+  if (!isa<clang::ParmVarDecl>(d)) return false;
+  clang::QualType t = d->getType();
+  if (const auto* v = t->getAs<clang::VectorType>()) t = v->getElementType();
+  return t->isRealFloatingType();
+}
 
 class KernelAnalysis {
  public:
@@ -77,11 +89,12 @@ class KernelAnalysis {
       assignments_.clear();
       collect(fn_->getBody(), false);
       for (const Assignment& a : assignments_) {
-        for (int t : {kItem, kLoop, kDependent}) {
+        for (int t : {kItem, kLoop, kDependent, kSure}) {
           Taint taint = static_cast<Taint>(t);
-          bool tainted =
-              (a.in_loop && t != kItem) || (a.value && has(a.value, taint)) ||
-              std::any_of(a.guards.begin(), a.guards.end(), [&](const clang::Expr* g) { return has(g, taint); });
+          bool tainted = t == kSure ? a.value && has(a.value, taint)
+                                    : (a.in_loop && t != kItem) || (a.value && has(a.value, taint)) ||
+                                          std::any_of(a.guards.begin(), a.guards.end(),
+                                                      [&](const clang::Expr* g) { return has(g, taint); });
           if (tainted && vars_[t].insert(a.var).second) changed = true;
         }
       }
@@ -162,12 +175,15 @@ class KernelAnalysis {
   bool has(const clang::Stmt* s, Taint t) const {
     if (!s) return false;
     if (const auto* ref = dyn_cast<clang::DeclRefExpr>(s)) {
+      if (t == kDependent && is_random_scalar_parameter(ref->getDecl())) return true;
       if (const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl())) return vars_[t].count(var) > 0;
       return false;
     }
     if (const auto* call = dyn_cast<clang::CallExpr>(s)) {
       std::string name = callee_name(call);
-      if (t != kLoop && (is_id_call(name) || is_atomic_call(name) || is_program_function(call))) return true;
+      if (t == kSure && is_id_call(name)) return true;
+      if ((t == kItem || t == kDependent) && (is_id_call(name) || is_atomic_call(name) || is_program_function(call)))
+        return true;
       if (t == kDependent)
         for (const clang::Expr* arg : call->arguments())
           if (strip(arg)->getType()->isPointerType()) return true;  // vload, ...: reads memory
@@ -188,7 +204,8 @@ class KernelAnalysis {
     lhs = strip(lhs);
     while (true) {
       if (const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(lhs)) {
-        if (!strip(sub->getBase())->getType()->isArrayType()) return nullptr;  // through a pointer
+        clang::QualType base = strip(sub->getBase())->getType();
+        if (!base->isArrayType() && !base->isVectorType()) return nullptr;  // through a pointer
         lhs = strip(sub->getBase());
       } else if (const auto* m = dyn_cast<clang::MemberExpr>(lhs); m && !m->isArrow()) {
         lhs = strip(m->getBase());
@@ -212,6 +229,9 @@ class KernelAnalysis {
         lhs = strip(m->getBase());
       } else if (const auto* v = dyn_cast<clang::ExtVectorElementExpr>(lhs)) {
         lhs = strip(v->getBase());
+      } else if (const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(lhs);
+                 sub && strip(sub->getBase())->getType()->isVectorType()) {
+        lhs = strip(sub->getBase());  // an element of a vector (`b[c][2]`)
       } else {
         break;
       }
@@ -256,9 +276,10 @@ class KernelAnalysis {
       if (const clang::VarDecl* var = variable_of(u->getSubExpr()))
         assignments_.push_back({var, nullptr, in_loop, conds_});
     } else if (const auto* u = dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf) {
-      // Written through a pointer we do not follow: assume every taint.
+      // Written through a pointer we do not follow: assume every taint but
+      // the certain one.
       if (const clang::VarDecl* var = variable_of(u->getSubExpr()))
-        for (auto& set : vars_) set.insert(var);
+        for (int t : {kItem, kLoop, kDependent}) vars_[t].insert(var);
     }
     for (const clang::Stmt* child : s->children()) {
       bool push = condition && child != condition;
@@ -310,7 +331,7 @@ class KernelAnalysis {
     Store st = guarded_store();
     st.varying_address = has(lhs, kItem) || has(lhs, kLoop);
     st.dependent_value = !value || has(value, kDependent);
-    st.racy_value = value && has(value, kItem);
+    st.racy_value = value && has(value, kSure);
     if (const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(strip(lhs)))
       if (const auto* ref = dyn_cast<clang::DeclRefExpr>(strip(sub->getIdx())))
         st.scalar_index = isa<clang::ParmVarDecl>(ref->getDecl()) && ref->getType()->isIntegerType();
@@ -330,8 +351,18 @@ class KernelAnalysis {
       unknown_store_ = true;  // an image is output, but not memory the check follows
       return;
     }
-    bool global_pointer_arg = false;
-    for (const clang::Expr* arg : call->arguments()) global_pointer_arg |= points_to_global(strip(arg)->getType());
+    bool global_pointer_arg = false, indirect_arg = false;
+    for (const clang::Expr* arg : call->arguments()) {
+      clang::QualType t = strip(arg)->getType();
+      global_pointer_arg |= points_to_global(t);
+      indirect_arg |= t->isPointerType() || t->isRecordType();
+    }
+    // The program's own function given a pointer or a struct may store
+    // through a global pointer it reaches (`s.ptr = a; F(&s);`).
+    if (is_program_function(call) && indirect_arg) {
+      unknown_store_ = true;
+      return;
+    }
     if (!global_pointer_arg) return;
     if (is_atomic_call(name)) {
       Store st = guarded_store();
@@ -343,7 +374,7 @@ class KernelAnalysis {
       st.varying_address = has(call->getArg(1), kItem) || has(call->getArg(1), kLoop) || has(call->getArg(2), kItem) ||
                            has(call->getArg(2), kLoop);
       st.dependent_value = has(call->getArg(0), kDependent);
-      st.racy_value = has(call->getArg(0), kItem);
+      st.racy_value = has(call->getArg(0), kSure);
       stores_.push_back(st);
     } else if (is_program_function(call) || starts_with(name, "async_work_group")) {
       unknown_store_ = true;  // may store; not followed
@@ -352,7 +383,7 @@ class KernelAnalysis {
   }
 
   const clang::FunctionDecl* fn_;
-  std::set<const clang::VarDecl*> vars_[3];
+  std::set<const clang::VarDecl*> vars_[4];
   std::vector<Assignment> assignments_;
   std::vector<Store> stores_;
   bool unknown_store_ = false;

@@ -149,11 +149,41 @@ TEST(UsefulnessTest, KeepsAConstantStoredAfterAnInputDependentEarlyReturn) {
       "  int c = get_global_id(0);\n  if (a[c] < 0.0f) return;\n  b[c] = 1.0f;\n}\n");
 }
 
-TEST(UsefulnessTest, RejectsStoresOfConstantsAndScalarArguments) {
+TEST(UsefulnessTest, RejectsStoresOfConstantsAndIntegerScalarArguments) {
+  // Integer scalars are the global size in both payloads: not an input.
   expect_useless(
-      "kernel void A(global float* a, const float b) {\n"
-      "  int c = get_global_id(0);\n  float d = b * 2.0f;\n  a[c] = d + 1.0f;\n}\n",
+      "kernel void A(global int* a, const int b) {\n"
+      "  int c = get_global_id(0);\n  int d = b * 2;\n  a[c] = d + 1;\n}\n",
       "constant_store_value");
+}
+
+TEST(UsefulnessTest, FloatingPointScalarArgumentsAreInputs) {
+  // The payload draws them at random: `*a = fmod(b, c)` passes on the H100.
+  expect_useful("kernel void A(global float* a, float b, float c) {\n  *a = fmod(b, c);\n}\n");
+  expect_useful("kernel void A(global float4* a, float4 b) {\n  a[get_global_id(0)] = b;\n}\n");
+}
+
+TEST(UsefulnessTest, AStoreToOneElementOfAVectorInMemoryCounts) {
+  expect_useful(
+      "kernel void A(global int4* a, global int4* b) {\n"
+      "  size_t c = get_global_id(0);\n  b[c] = (4, 4, 4, 4);\n  b[c][2] = a[c][0];\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAGlobalPointerHandedToAFunctionInsideAStruct) {
+  expect_useful(
+      "struct T { global int* p; };\nvoid A(struct T* a) { *a->p = 42; }\n"
+      "kernel void B(global int* b) {\n  struct T c;\n  c.p = b;\n  A(&c);\n}\n");
+}
+
+TEST(UsefulnessTest, AValueThatMayDifferPerWorkItemIsNoProvenRace) {
+  // A helper's result and a private variable's address are the same for
+  // every work-item here; only a work-item id makes a race certain.
+  expect_useful(
+      "int A(int a, int b) { return a + b; }\n"
+      "kernel void B(global int* a) {\n  a[0] = A(a[1], a[2]);\n}\n");
+  expect_useful(
+      "kernel void A(global float* a, global float* b, float c) {\n"
+      "  float d;\n  *a = fract(c, &d);\n  *b = d;\n}\n");
 }
 
 TEST(UsefulnessTest, ReadsFromLocalMemoryMakeTheStoredValueDependent) {
