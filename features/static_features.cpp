@@ -41,8 +41,9 @@ const clang::ValueDecl* named_decl(const clang::Expr* e) {
   return nullptr;
 }
 
-bool is_global_pointer(const clang::ValueDecl* d) {
-  return d && pointee_in(d->getType(), clang::LangAS::opencl_global);
+// A parameter (of a kernel or a helper) pointing to __global memory.
+bool is_global_parameter(const clang::ValueDecl* d) {
+  return llvm::isa_and_nonnull<clang::ParmVarDecl>(d) && pointee_in(d->getType(), clang::LangAS::opencl_global);
 }
 
 bool is_local_memory(const clang::ValueDecl* d) {
@@ -121,14 +122,17 @@ class FeatureCounter : public clang::RecursiveASTVisitor<FeatureCounter> {
     return true;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
-    if (llvm::isa<clang::ParmVarDecl>(ref->getDecl()) && is_global_pointer(ref->getDecl())) ++counts.mem;
+    if (is_global_parameter(ref->getDecl())) ++counts.mem;
     return true;
   }
 
+  // A coalesced access is one of the accesses `mem` counts (a subscript of
+  // a __global pointer parameter), so coalesced <= mem as Grewe et al.
+  // define it: a local alias (`__global float* p = a + i; p[0]`) is neither.
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* sub) {
     const clang::ValueDecl* base = named_decl(sub->getBase());
     if (is_local_memory(base)) ++counts.localmem;
-    if (is_global_pointer(base) && is_coalesced_index(sub->getIdx())) ++counts.coalesced;
+    if (is_global_parameter(base) && is_coalesced_index(sub->getIdx())) ++counts.coalesced;
     return true;
   }
 

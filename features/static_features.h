@@ -21,8 +21,8 @@ struct StaticFeatures {
   long rational = 0;   // < > <= >= == !=
   long mem = 0;        // references to __global pointer parameters
   long localmem = 0;   // subscripts of __local arrays or pointers
-  long coalesced = 0;  // subscripts of __global pointers whose index is a variable, an
-                       // integer literal, or x+0/x+1/x*0/x*1 style (+/* with a 0 or 1 literal)
+  long coalesced = 0;  // those of the `mem` references that are subscripts (p[idx]) whose index is a
+                       // variable, an integer literal, or x+0/x+1/x*0/x*1 style (+/* with a 0 or 1 literal)
   long atomic = 0;     // calls to atomic built-ins (atomic_*, atom_*)
 };
 

@@ -89,6 +89,55 @@ __kernel void first(__global int* x) {
   expect_counts((*rows)[1], 1, 0, 1, 0, 0, 0);
 }
 
+TEST(StaticFeatures, CompoundAssignmentsCountOnlyTheShiftOnesAsCompute) {
+  auto f = only_kernel(R"(
+__kernel void compound(__global float* a, __global const float* b, const int n) {
+  int i = get_global_id(0);
+  a[i] += b[i];      // mem 2; coalesced 2; += is not comp
+  a[i + 1] -= 2.0f;  // mem 1; coalesced 1 (+ with literal 1); comp 1 (the index's +); -= is not comp
+  a[i] *= b[i * 2];  // mem 2; coalesced 1 (a[i]; i * 2 is not); comp 1 (the index's *); *= is not comp
+  int s = n;
+  s <<= 1;           // comp 1 (<<= counts)
+  s >>= 2;           // comp 1 (>>= counts)
+  s |= 3;            // |= is not comp
+  s++;               // unary: not comp
+  a[s] = (float)s;   // mem 1; coalesced 1
+})");
+  // comp 1+1+1+1 = 4; rational 0; mem 2+1+2+1 = 6; coalesced 2+1+1+1 = 5.
+  expect_counts(f, 4, 0, 6, 0, 5, 0);
+}
+
+TEST(StaticFeatures, VectorOperatorsCountOnceAndVloadVstoreAreReferencesNotSubscripts) {
+  auto f = only_kernel(R"(
+__kernel void vec(__global const float4* a, __global float4* out, __global const float* f,
+                  __global float* g, const int n) {
+  int i = get_global_id(0);
+  float4 x = a[i] * 2.0f + a[i + 1];  // mem 2; coalesced 2; comp 3 (float4 * and +, one each; i + 1)
+  float4 y = vload4(i, f);            // mem 1 (f); a call, not a subscript: not coalesced
+  vstore4(x - y, i, g);               // mem 1 (g); comp 1 (float4 -)
+  out[i] = (float4)(x.x, y.y, dot(x, y), 1.0f);  // mem 1; coalesced 1; swizzles and dot count nothing
+  if (x.x > y.w) out[n] = sqrt(x);    // rational 1; mem 1; coalesced 1; sqrt of a float4 counts 15
+})");
+  // comp 3+1+15 = 19; rational 1; mem 2+1+1+1+1 = 6; coalesced 2+1+1 = 4.
+  expect_counts(f, 19, 1, 6, 0, 4, 0);
+}
+
+TEST(StaticFeatures, PointerAliasesOfGlobalArgumentsAreNotMemoryAccesses) {
+  auto f = only_kernel(R"(
+__kernel void alias(__global float* a, __global const float* b, const int n) {
+  int i = get_global_id(0);
+  __global float* p = a + i;        // mem 1 (a); comp 1
+  __global const float* q = &b[i];  // mem 1 (b); coalesced 1 (a subscript of a parameter)
+  *p = *q * 2.0f;                   // comp 1 (binary *; the dereferences are not counted); p, q are not parameters
+  p[1] = q[0];                      // subscripts of aliases: neither mem nor coalesced
+  for (__global float* r = a; r < a + n; ++r)  // mem 2 (a twice); rational 1; comp 1
+    *r += 1.0f;                     // += is not comp
+})");
+  // comp 1+1+1 = 3; rational 1; mem 1+1+2 = 4; coalesced 1 (before 2026-11-24 alias
+  // subscripts counted as coalesced too: 3, not a subset of mem).
+  expect_counts(f, 3, 1, 4, 0, 1, 0);
+}
+
 TEST(StaticFeatures, CompileErrorsAreParseErrorsWithALocation) {
   auto rows = extract_static_features("__kernel void k(__global float* a) { a[0] = undefined_name; }",
                                       "bad.cl");
