@@ -1,5 +1,6 @@
 // `clgen features FILE.cl...`: static Grewe features and LLVM-IR opcode
-// counts/densities, one CSV row per kernel.
+// counts/densities, one CSV row per kernel; code with compile errors is
+// counted on Clang's recovered AST and flagged.
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -23,14 +24,19 @@ struct FeaturesOptions {
 };
 
 Status run_features(const FeaturesOptions& o) {
-  std::string csv =
-      features::static_features_csv_header() + "," + features::ir_features_csv_header() + "\n";
+  std::string csv = features::static_features_csv_header() + "," + features::ir_features_csv_header() + "," +
+                    features::sema_errors_csv_header() + "\n";
   size_t failed = 0, kernels = 0;
   for (const auto& path : o.files) {
     auto text = read_file(path, kMaxSourceBytes);
+    features::FeatureOptions options;
+    options.recover_from_errors = true;
     Expected<std::vector<features::StaticFeatures>> rows =
-        text.ok() ? features::extract_static_features(*text, path)
+        text.ok() ? features::extract_static_features(*text, path, options)
                   : Expected<std::vector<features::StaticFeatures>>(text.status());
+    if (rows.ok() && !rows->empty() && rows->front().sema_errors)
+      std::fprintf(stderr, "clgen features: %s: counted on Clang's recovered AST (sema_errors=1): %s\n", path.c_str(),
+                   rows->front().first_error.c_str());
     if (!rows.ok()) {
       // Keep going: one bad file does not lose the others' rows.
       std::fprintf(stderr, "clgen features: %s\n", rows.status().message().c_str());
@@ -50,9 +56,8 @@ Status run_features(const FeaturesOptions& o) {
     for (const auto& r : *rows) {
       auto it = ir.find(r.kernel);
       csv += features::static_features_csv_row(r) + "," +
-             (it != ir.end() ? features::ir_features_csv_values(it->second)
-                             : features::ir_features_csv_empty()) +
-             "\n";
+             (it != ir.end() ? features::ir_features_csv_values(it->second) : features::ir_features_csv_empty()) + "," +
+             features::sema_errors_csv_values(r) + "\n";
     }
     kernels += rows->size();
   }

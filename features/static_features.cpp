@@ -217,8 +217,8 @@ constexpr const char* kMainFile = "/clgen/kernel.cl";
 
 }  // namespace
 
-Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view source,
-                                                              const std::string& file) {
+Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view source, const std::string& file,
+                                                              const FeatureOptions& options) {
   auto fs = clang_support::in_memory_files(kMainFile, source);
   std::string header_error = clang_support::add_headers(*fs, clang_support::clang_headers());
   if (!header_error.empty())
@@ -229,19 +229,26 @@ Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view s
   std::vector<std::string> args = {"clgen-features", "-xcl"};
   for (std::string& a : clang_support::opencl_args(clang_support::OpenClStd::kCL12, clang_support::ArgStyle::kDriver))
     args.push_back(std::move(a));
-  for (const char* a : {"-fsyntax-only", "-w", kMainFile}) args.push_back(a);
+  // -fno-caret-diagnostics: Clang prints no "N errors generated" (errors reach the caller as values).
+  for (const char* a : {"-fsyntax-only", "-w", "-fno-caret-diagnostics", kMainFile}) args.push_back(a);
   std::vector<StaticFeatures> out;
   clang_support::ErrorCollector errors(clang_support::ErrorCollector::Options{1});  // the first error is reported
   clang::tooling::ToolInvocation invocation(args, std::make_unique<FeaturesAction>(&out, file), files.get(),
                                             std::make_shared<clang::PCHContainerOperations>());
   invocation.setDiagnosticConsumer(&errors);
   bool ran = invocation.run();
-  if (errors.getNumErrors() > 0)
-    return parse_error(
-        fmt::format("{}: does not compile as OpenCL C 1.2: {}", file,
-                    errors.errors().empty() ? "" : clang_support::line_column_message(errors.errors()[0])));
-  if (!ran) return parse_error(fmt::format("{}: Clang could not parse the file", file));
+  const bool had_errors = errors.getNumErrors() > 0;
+  const std::string first_error = errors.errors().empty() ? "" : clang_support::line_column_message(errors.errors()[0]);
+  // The consumer has counted the recovered AST either way; without recovery
+  // a file with errors has no rows.
+  if (had_errors && (!options.recover_from_errors || out.empty()))
+    return parse_error(fmt::format("{}: does not compile as OpenCL C 1.2: {}", file, first_error));
+  if (!ran && !had_errors) return parse_error(fmt::format("{}: Clang could not parse the file", file));
   if (out.empty()) return invalid_argument(fmt::format("{}: defines no __kernel function", file));
+  for (StaticFeatures& f : out) {
+    f.sema_errors = had_errors;
+    f.first_error = first_error;
+  }
   return out;
 }
 
@@ -250,6 +257,12 @@ std::string static_features_csv_header() { return "file,kernel,comp,rational,mem
 std::string static_features_csv_row(const StaticFeatures& f) {
   return fmt::format("{},{},{},{},{},{},{},{}", csv_field(f.file), csv_field(f.kernel), f.comp, f.rational, f.mem,
                      f.localmem, f.coalesced, f.atomic);
+}
+
+std::string sema_errors_csv_header() { return "sema_errors,first_error"; }
+
+std::string sema_errors_csv_values(const StaticFeatures& f) {
+  return fmt::format("{},{}", f.sema_errors ? 1 : 0, csv_field(f.first_error));
 }
 
 }  // namespace clgen::features

@@ -1,5 +1,5 @@
-// End-to-end tests of `clgen features`: CSV rows for good files, and a
-// failing file reported without losing the others' rows.
+// End-to-end tests of `clgen features`: CSV rows for good files, a failing
+// file reported without losing the others' rows, rows of code with errors flagged.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,7 +33,12 @@ TEST(FeaturesCli, WritesOneRowPerKernelAndReportsBadFiles) {
   }
   ASSERT_EQ(lines.size(), 3u) << ok.out;
   EXPECT_EQ(lines[0], "file,kernel,comp,rational,mem,localmem,coalesced,atomic," +
-                          clgen::features::ir_features_csv_header());
+                          clgen::features::ir_features_csv_header() + ",sema_errors,first_error");
+  // Both files compile: no flag, no error text.
+  EXPECT_EQ(lines[1].substr(lines[1].size() - 3), ",0,") << lines[1];
+  EXPECT_EQ(lines[2].substr(lines[2].size() - 3), ",0,") << lines[2];
+  EXPECT_EQ(lines[1].rfind(good + ",a,0,0,1,0,0,0,", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2].rfind(good + ",b,1,1,2,0,2,0,", 0), 0u) << lines[2];
   EXPECT_EQ(lines[1].rfind(good + ",a,0,0,1,0,0,0,", 0), 0u) << lines[1];
   EXPECT_EQ(lines[2].rfind(good + ",b,1,1,2,0,2,0,", 0), 0u) << lines[2];
   for (const auto& line : lines)
@@ -50,6 +55,39 @@ TEST(FeaturesCli, WritesOneRowPerKernelAndReportsBadFiles) {
   std::ifstream in(dir / "out.csv");
   std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(all, ok.out);
+}
+
+std::vector<std::string> csv_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < out.size();) {
+    size_t nl = out.find('\n', start);
+    lines.push_back(out.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return lines;
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(FeaturesCli, CodeWithASemaErrorIsCountedOnTheRecoveredAstAndFlagged) {
+  auto dir = fresh_dir("clgen-features-sema");
+  std::ofstream(dir / "sema.cl") << "__kernel void k(__global float* a) {\n"
+                                    "  a[get_global_id(0)] = missing_scale * 2.0f;\n"
+                                    "}\n";
+  auto r = run_clgen({"features", (dir / "sema.cl").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = csv_lines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  // mem 1 (a); the call index is not coalesced; the * survives in the
+  // recovered AST or not, so only the columns that do not depend on it are fixed.
+  EXPECT_EQ(lines[1].rfind((dir / "sema.cl").string() + ",k,", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find(",1,2:25: use of undeclared identifier 'missing_scale'"), std::string::npos) << lines[1];
+  EXPECT_NE(r.err.find("recovered AST"), std::string::npos) << r.err;
 }
 
 }  // namespace

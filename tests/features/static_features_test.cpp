@@ -138,6 +138,49 @@ __kernel void alias(__global float* a, __global const float* b, const int n) {
   expect_counts(f, 3, 1, 4, 0, 1, 0);
 }
 
+TEST(StaticFeatures, WithRecoveryCodeWithASemaErrorIsCountedOnTheRecoveredAst) {
+  const std::string source =
+      "__kernel void k(__global float* a, __global const float* b) {\n"
+      "  int i = get_global_id(0);\n"
+      "  float scale = undefined_scale;\n"  // the error: nothing countable in the statement
+      "  a[i] = b[i] * 2.0f;\n"             // mem 2; coalesced 2; comp 1
+      "  if (i < 4) a[0] = 1.0f;\n"         // rational 1; mem 1; coalesced 1
+      "}\n";
+  FeatureOptions recover;
+  recover.recover_from_errors = true;
+  auto rows = extract_static_features(source, "sema.cl", recover);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 1u);
+  const StaticFeatures& f = rows->front();
+  EXPECT_TRUE(f.sema_errors);
+  // Line 3, column 17: where `undefined_scale` starts.
+  EXPECT_EQ(f.first_error.rfind("3:17: ", 0), 0u) << f.first_error;
+  EXPECT_NE(f.first_error.find("undefined_scale"), std::string::npos) << f.first_error;
+  expect_counts(f, 1, 1, 3, 0, 3, 0);
+  // Without recovery the same code is an error, as before.
+  auto strict = extract_static_features(source, "sema.cl");
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.status().code(), ErrorCode::kParse);
+}
+
+TEST(StaticFeatures, WithRecoveryCodeThatCompilesIsNotFlagged) {
+  FeatureOptions recover;
+  recover.recover_from_errors = true;
+  auto rows = extract_static_features("__kernel void k(__global int* a) { a[0] = 1; }", "ok.cl", recover);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  EXPECT_FALSE(rows->front().sema_errors);
+  EXPECT_EQ(rows->front().first_error, "");
+}
+
+TEST(StaticFeatures, WithRecoveryAFileWhoseKernelDoesNotSurviveStillFails) {
+  FeatureOptions recover;
+  recover.recover_from_errors = true;
+  auto rows = extract_static_features("__kernel void c(", "cut.cl", recover);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_EQ(rows.status().code(), ErrorCode::kParse);
+  EXPECT_NE(rows.status().message().find("cut.cl"), std::string::npos) << rows.status().message();
+}
+
 TEST(StaticFeatures, CompileErrorsAreParseErrorsWithALocation) {
   auto rows = extract_static_features("__kernel void k(__global float* a) { a[0] = undefined_name; }",
                                       "bad.cl");
@@ -162,9 +205,14 @@ TEST(StaticFeatures, AFileWithoutKernelsIsAnError) {
 }
 
 TEST(StaticFeatures, CsvRowFollowsTheHeader) {
-  StaticFeatures f{"dir/a,b.cl", "k", 1, 2, 3, 4, 5, 6};
+  StaticFeatures f{"dir/a,b.cl", "k", 1, 2, 3, 4, 5, 6, false, ""};
   EXPECT_EQ(static_features_csv_header(), "file,kernel,comp,rational,mem,localmem,coalesced,atomic");
   EXPECT_EQ(static_features_csv_row(f), "\"dir/a,b.cl\",k,1,2,3,4,5,6");
+  EXPECT_EQ(sema_errors_csv_header(), "sema_errors,first_error");
+  EXPECT_EQ(sema_errors_csv_values(f), "0,");
+  f.sema_errors = true;
+  f.first_error = "3:5: expected ';', got '}'";  // a comma: the field is quoted
+  EXPECT_EQ(sema_errors_csv_values(f), "1,\"3:5: expected ';', got '}'\"");
 }
 
 }  // namespace
