@@ -38,8 +38,8 @@ Expected<std::string> define_prelude(const std::vector<std::string>& defines);
 // Reads `path` (at most `max_bytes`) and inlines its includes with
 // corpus::inline_includes: `#include "x.h"` and `<x.h>` are looked up beside
 // the including file, then in each include directory; a header is inlined
-// once per file (as with include guards), and the inliner's limits apply
-// (nesting depth 32, 1 MiB per header, 16 MiB in all). Object-like macros
+// once per file (like #pragma once), whatever #if surrounds it, and the
+// inliner's limits apply (nesting depth 32, 1 MiB per header, 16 MiB in all). Object-like macros
 // of the defines may name an include (`-D HDR="x.h"`, `#include HDR`).
 // Fails when the file or an include directory cannot be read, a define is
 // malformed, or the inlined text exceeds the limit.
