@@ -1,5 +1,5 @@
-// `clgen preprocess FILE... [--check] [--kernels] [--usefulness]`: the corpus filter + rewriter
-// on files, whole or one kernel at a time.
+// `clgen preprocess FILE... [--check] [--kernels] [--usefulness] [-I DIR] [-D NAME=VALUE]`: the
+// corpus filter + rewriter on files (their includes inlined), whole or one kernel at a time.
 #include <cstdio>
 #include <memory>
 
@@ -18,6 +18,7 @@ struct PreprocessOptions {
   bool kernels = false;  // rewrite_kernels: one normalized text per kernel
   bool usefulness = false;  // print the static usefulness verdict of the normalized text
   CompileFlags flags;
+  SourceFlags source;
 };
 
 std::string join(const std::vector<std::string>& v) {
@@ -73,13 +74,18 @@ Status run_preprocess(const PreprocessOptions& opts) {
   for (const std::string& path : opts.files) {
     // Oversized inputs are read (up to a sanity bound) and then rejected by
     // the same check the corpus run applies.
-    Expected<std::string> text = read_file(path, 64 * preprocess::kMaxInputBytes);
-    if (!text) return text.status().with_context("preprocess");
+    Expected<preprocess::LocalSource> source =
+        preprocess::read_local_source(path, opts.source.options(), 64 * preprocess::kMaxInputBytes);
+    if (!source) return source.status().with_context("preprocess");
+    for (const std::string& name : source->unresolved)
+      std::fprintf(stderr, "clgen preprocess: %s: include not read (missing, or outside the include roots): %s\n",
+                   path.c_str(), name.c_str());
+    const std::string& text = source->text;
     if (opts.kernels) {
-      if (!print_kernels(path, *text, opts, options)) ++rejected;
+      if (!print_kernels(path, text, opts, options)) ++rejected;
       continue;
     }
-    preprocess::RewriteResult r = preprocess::rewrite(*text, options);
+    preprocess::RewriteResult r = preprocess::rewrite(text, options);
     if (r.status != preprocess::RewriteStatus::kOk) {
       ++rejected;
       std::printf("%s: %s [%s] %s\n", path.c_str(), preprocess::rewrite_status_name(r.status),
@@ -126,6 +132,7 @@ void add_preprocess_command(CLI::App& app, const GlobalOptions& global, Action& 
   cmd->add_flag("--usefulness", opts->usefulness,
                 "Print the static usefulness verdict of each accepted file (what the sampler's filter applies)");
   opts->flags.add_to(*cmd);
+  opts->source.add_to(*cmd);
   cmd->final_callback([opts, &action] { action = [opts] { return run_preprocess(*opts); }; });
   (void)global;
 }

@@ -1,12 +1,14 @@
 // Flags shared by the preprocess, corpus preprocess and shim commands:
 // the builtin header choice, the shim, missing-name inference and the strict
-// PTX mode.
+// PTX mode; and -I/-D of the commands that read kernel files (preprocess, features).
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "corpus/preprocess/local_source.h"
 #include "corpus/preprocess/preprocess.h"
 
 namespace clgen::cli {
@@ -38,6 +40,25 @@ struct CompileFlags {
     o.to_ptx = to_ptx;
     return o;
   }
+};
+
+// -I and -D, as clang takes them (each repeatable, one value per flag).
+struct SourceFlags {
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> defines;
+
+  void add_to(CLI::App& cmd) {
+    // One value per flag: without allow_extra_args(false) CLI11 lets `-I dir`
+    // swallow the file names after it.
+    cmd.add_option("-I,--include-dir", include_dirs,
+                   "Search this directory for included files after the including file's own (repeatable); "
+                   "nothing is read from outside these directories and the file's")
+        ->check(CLI::ExistingDirectory)
+        ->allow_extra_args(false);
+    cmd.add_option("-D,--define", defines, "Define a macro: NAME or NAME=VALUE (repeatable)")->allow_extra_args(false);
+  }
+
+  preprocess::LocalSourceOptions options() const { return {include_dirs, defines}; }
 };
 
 }  // namespace clgen::cli

@@ -41,8 +41,9 @@ const clang::ValueDecl* named_decl(const clang::Expr* e) {
   return nullptr;
 }
 
-bool is_global_pointer(const clang::ValueDecl* d) {
-  return d && pointee_in(d->getType(), clang::LangAS::opencl_global);
+// A parameter (of a kernel or a helper) pointing to __global memory.
+bool is_global_parameter(const clang::ValueDecl* d) {
+  return llvm::isa_and_nonnull<clang::ParmVarDecl>(d) && pointee_in(d->getType(), clang::LangAS::opencl_global);
 }
 
 bool is_local_memory(const clang::ValueDecl* d) {
@@ -121,14 +122,17 @@ class FeatureCounter : public clang::RecursiveASTVisitor<FeatureCounter> {
     return true;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
-    if (llvm::isa<clang::ParmVarDecl>(ref->getDecl()) && is_global_pointer(ref->getDecl())) ++counts.mem;
+    if (is_global_parameter(ref->getDecl())) ++counts.mem;
     return true;
   }
 
+  // A coalesced access is one of the accesses `mem` counts (a subscript of
+  // a __global pointer parameter), so coalesced <= mem as Grewe et al.
+  // define it: a local alias (`__global float* p = a + i; p[0]`) is neither.
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* sub) {
     const clang::ValueDecl* base = named_decl(sub->getBase());
     if (is_local_memory(base)) ++counts.localmem;
-    if (is_global_pointer(base) && is_coalesced_index(sub->getIdx())) ++counts.coalesced;
+    if (is_global_parameter(base) && is_coalesced_index(sub->getIdx())) ++counts.coalesced;
     return true;
   }
 
@@ -213,8 +217,8 @@ constexpr const char* kMainFile = "/clgen/kernel.cl";
 
 }  // namespace
 
-Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view source,
-                                                              const std::string& file) {
+Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view source, const std::string& file,
+                                                              const FeatureOptions& options) {
   auto fs = clang_support::in_memory_files(kMainFile, source);
   std::string header_error = clang_support::add_headers(*fs, clang_support::clang_headers());
   if (!header_error.empty())
@@ -225,19 +229,26 @@ Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view s
   std::vector<std::string> args = {"clgen-features", "-xcl"};
   for (std::string& a : clang_support::opencl_args(clang_support::OpenClStd::kCL12, clang_support::ArgStyle::kDriver))
     args.push_back(std::move(a));
-  for (const char* a : {"-fsyntax-only", "-w", kMainFile}) args.push_back(a);
+  // -fno-caret-diagnostics: Clang prints no "N errors generated" (errors reach the caller as values).
+  for (const char* a : {"-fsyntax-only", "-w", "-fno-caret-diagnostics", kMainFile}) args.push_back(a);
   std::vector<StaticFeatures> out;
   clang_support::ErrorCollector errors(clang_support::ErrorCollector::Options{1});  // the first error is reported
   clang::tooling::ToolInvocation invocation(args, std::make_unique<FeaturesAction>(&out, file), files.get(),
                                             std::make_shared<clang::PCHContainerOperations>());
   invocation.setDiagnosticConsumer(&errors);
   bool ran = invocation.run();
-  if (errors.getNumErrors() > 0)
-    return parse_error(
-        fmt::format("{}: does not compile as OpenCL C 1.2: {}", file,
-                    errors.errors().empty() ? "" : clang_support::line_column_message(errors.errors()[0])));
-  if (!ran) return parse_error(fmt::format("{}: Clang could not parse the file", file));
+  const bool had_errors = errors.getNumErrors() > 0;
+  const std::string first_error = errors.errors().empty() ? "" : clang_support::line_column_message(errors.errors()[0]);
+  // The consumer has counted the recovered AST either way; without recovery
+  // a file with errors has no rows.
+  if (had_errors && (!options.recover_from_errors || out.empty()))
+    return parse_error(fmt::format("{}: does not compile as OpenCL C 1.2: {}", file, first_error));
+  if (!ran && !had_errors) return parse_error(fmt::format("{}: Clang could not parse the file", file));
   if (out.empty()) return invalid_argument(fmt::format("{}: defines no __kernel function", file));
+  for (StaticFeatures& f : out) {
+    f.sema_errors = had_errors;
+    f.first_error = first_error;
+  }
   return out;
 }
 
@@ -246,6 +257,12 @@ std::string static_features_csv_header() { return "file,kernel,comp,rational,mem
 std::string static_features_csv_row(const StaticFeatures& f) {
   return fmt::format("{},{},{},{},{},{},{},{}", csv_field(f.file), csv_field(f.kernel), f.comp, f.rational, f.mem,
                      f.localmem, f.coalesced, f.atomic);
+}
+
+std::string sema_errors_csv_header() { return "sema_errors,first_error"; }
+
+std::string sema_errors_csv_values(const StaticFeatures& f) {
+  return fmt::format("{},{}", f.sema_errors ? 1 : 0, csv_field(f.first_error));
 }
 
 }  // namespace clgen::features

@@ -21,20 +21,39 @@ struct StaticFeatures {
   long rational = 0;   // < > <= >= == !=
   long mem = 0;        // references to __global pointer parameters
   long localmem = 0;   // subscripts of __local arrays or pointers
-  long coalesced = 0;  // subscripts of __global pointers whose index is a variable, an
-                       // integer literal, or x+0/x+1/x*0/x*1 style (+/* with a 0 or 1 literal)
+  long coalesced = 0;  // those of the `mem` references that are subscripts (p[idx]) whose index is a
+                       // variable, an integer literal, or x+0/x+1/x*0/x*1 style (+/* with a 0 or 1 literal)
   long atomic = 0;     // calls to atomic built-ins (atomic_*, atom_*)
+  // With FeatureOptions::recover_from_errors: true when Clang reported an
+  // error and the counts above come from its recovered AST; the first error
+  // as "LINE:COL: message" (empty when none).
+  bool sema_errors = false;
+  std::string first_error;
+};
+
+struct FeatureOptions {
+  // Count the kernels of code that does not compile on the AST Clang
+  // recovers (as reference Clang-based extractors do) instead of failing;
+  // rows then carry sema_errors and first_error. Still fails when the
+  // recovered AST has no kernel with a body.
+  bool recover_from_errors = false;
 };
 
 // Parses `source` in memory as OpenCL C 1.2 with Clang's default OpenCL
 // header and returns the features of every kernel defined in it, in source
 // order. Fails with kParse, quoting Clang's first error, when the code does
-// not compile, and with kInvalidArgument when it defines no kernel.
-Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view source,
-                                                              const std::string& file);
+// not compile (unless options.recover_from_errors), and with
+// kInvalidArgument when it defines no kernel.
+Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view source, const std::string& file,
+                                                              const FeatureOptions& options = {});
 
 // "file,kernel,comp,rational,mem,localmem,coalesced,atomic"
 std::string static_features_csv_header();
 std::string static_features_csv_row(const StaticFeatures& f);
+
+// "sema_errors,first_error": the last columns of `clgen features` (after
+// the IR columns, so earlier columns keep their places); sema_errors is 0 or 1.
+std::string sema_errors_csv_header();
+std::string sema_errors_csv_values(const StaticFeatures& f);
 
 }  // namespace clgen::features

@@ -1,5 +1,6 @@
-// End-to-end tests of `clgen features`: CSV rows for good files, and a
-// failing file reported without losing the others' rows.
+// End-to-end tests of `clgen features`: CSV rows for good files, a failing
+// file reported without losing the others' rows, rows of code with errors
+// flagged, -I/-D and includes beside the file (never outside the roots).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 
 #include "features/ir_features.h"
 #include "tests/cli/run_command.h"
+#include "tests/common/temp_dir.h"
+#include "tests/preprocess/include_examples.h"
 
 namespace clgen::testing {
 namespace {
@@ -33,7 +36,10 @@ TEST(FeaturesCli, WritesOneRowPerKernelAndReportsBadFiles) {
   }
   ASSERT_EQ(lines.size(), 3u) << ok.out;
   EXPECT_EQ(lines[0], "file,kernel,comp,rational,mem,localmem,coalesced,atomic," +
-                          clgen::features::ir_features_csv_header());
+                          clgen::features::ir_features_csv_header() + ",sema_errors,first_error");
+  // Both files compile: no flag, no error text.
+  EXPECT_EQ(lines[1].substr(lines[1].size() - 3), ",0,") << lines[1];
+  EXPECT_EQ(lines[2].substr(lines[2].size() - 3), ",0,") << lines[2];
   EXPECT_EQ(lines[1].rfind(good + ",a,0,0,1,0,0,0,", 0), 0u) << lines[1];
   EXPECT_EQ(lines[2].rfind(good + ",b,1,1,2,0,2,0,", 0), 0u) << lines[2];
   for (const auto& line : lines)
@@ -50,6 +56,76 @@ TEST(FeaturesCli, WritesOneRowPerKernelAndReportsBadFiles) {
   std::ifstream in(dir / "out.csv");
   std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(all, ok.out);
+}
+
+std::vector<std::string> csv_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < out.size();) {
+    size_t nl = out.find('\n', start);
+    lines.push_back(out.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return lines;
+}
+
+TEST(FeaturesCli, CodeWithASemaErrorIsCountedOnTheRecoveredAstAndFlagged) {
+  TempDir dir;
+  std::ofstream(dir / "sema.cl") << "__kernel void k(__global float* a) {\n"
+                                    "  a[get_global_id(0)] = missing_scale * 2.0f;\n"
+                                    "}\n";
+  auto r = run_clgen({"features", dir / "sema.cl"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = csv_lines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  // What the broken statement contributes depends on what Clang keeps of it,
+  // so only the flag and the first error are fixed here (the counts on a
+  // recovered AST: static_features_test.cpp).
+  EXPECT_EQ(lines[1].rfind(dir / "sema.cl" + ",k,", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find(",1,2:25: use of undeclared identifier 'missing_scale'"), std::string::npos) << lines[1];
+  EXPECT_NE(r.err.find("recovered AST"), std::string::npos) << r.err;
+}
+
+TEST(FeaturesCli, ReadsIncludesBesideTheFileAndFromIncludeDirsAndTakesDefines) {
+  TempDir dir;
+  std::string k = write_include_example(dir.path());
+  auto r = run_clgen({"features", k, "-I", dir / "inc", "-D", "EXTRA=4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = csv_lines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  // a[i] = ((a[i]) * 2.0f): comp 1, mem 2, coalesced 2; with EXTRA: i < 4
+  // (rational 1) and a[0] (mem 1, coalesced 1). No error: sema_errors 0.
+  EXPECT_EQ(lines[1].rfind(k + ",k,1,1,3,0,3,0,", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[1].substr(lines[1].size() - 3), ",0,") << lines[1];
+  // Without -D the #ifdef block is out: comp 1, mem 2, coalesced 2.
+  auto no_define = run_clgen({"features", k, "-I", dir / "inc"});
+  ASSERT_EQ(no_define.exit_code, 0) << no_define.err;
+  EXPECT_EQ(csv_lines(no_define.out).at(1).rfind(k + ",k,1,0,2,0,2,0,", 0), 0u) << no_define.out;
+  // Without -I, common.h is not found: flagged, and named on stderr.
+  auto no_include = run_clgen({"features", k, "-D", "EXTRA"});
+  EXPECT_NE(no_include.out.find(",1,2:10: 'common.h' file not found"), std::string::npos) << no_include.out;
+  EXPECT_NE(no_include.err.find("common.h"), std::string::npos) << no_include.err;
+  // A malformed define is an error naming it.
+  auto bad = run_clgen({"features", k, "-D", "1X=2"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("-D 1X=2"), std::string::npos) << bad.err;
+}
+
+TEST(FeaturesCli, NeverReadsAnIncludeFromOutsideTheIncludeRoots) {
+  TempDir dir;
+  for (const std::string& file : write_outside_roots_example(dir.path())) {
+    // The file's directory is the only root: ../secret.h climbs out of it and
+    // link.h leads out of it; neither is read, and SECRET stays undeclared.
+    auto r = run_clgen({"features", file});
+    auto lines = csv_lines(r.out);
+    ASSERT_EQ(lines.size(), 2u) << file << ": " << r.out << r.err;
+    EXPECT_NE(lines[1].find(",1,1:10: '"), std::string::npos) << lines[1];
+    EXPECT_NE(lines[1].find("' file not found"), std::string::npos) << lines[1];
+    EXPECT_NE(r.err.find("outside the include roots"), std::string::npos) << r.err;
+    // With the parent as an include root, both are read.
+    auto with_root = run_clgen({"features", file, "-I", dir.path()});
+    ASSERT_EQ(with_root.exit_code, 0) << with_root.err;
+    EXPECT_EQ(csv_lines(with_root.out).at(1).substr(csv_lines(with_root.out).at(1).size() - 3), ",0,") << with_root.out;
+  }
 }
 
 }  // namespace

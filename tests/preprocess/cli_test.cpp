@@ -1,5 +1,6 @@
 // End-to-end tests of `clgen preprocess` and `clgen corpus preprocess`.
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -7,7 +8,9 @@
 #include "support/sha256.h"
 #include "support/sqlite.h"
 #include "tests/cli/run_command.h"
+#include "tests/common/temp_dir.h"
 #include "tests/preprocess/golden.h"
+#include "tests/preprocess/include_examples.h"
 
 namespace clgen {
 namespace {
@@ -113,6 +116,53 @@ TEST(PreprocessCommand, FindsLibclcUnderARelocatedPrefix) {
   EXPECT_NE((no_bitcode.out + no_bitcode.err).find(empty.string() + "/none.bc"), std::string::npos)
       << no_bitcode.out << no_bitcode.err;
   fs::remove_all(prefix);
+}
+
+TEST(PreprocessCommand, InlinesIncludesBesideTheFileAndFromIncludeDirsAndTakesDefines) {
+  testing::TempDir dir;
+  std::string k = testing::write_include_example(dir.path());
+  auto r = run_clgen({"preprocess", k, "-I", dir / "inc", "-D", "EXTRA=77"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // FACTOR from inc/common.h through SCALE from beside.h; EXTRA from -D.
+  EXPECT_NE(r.out.find("* 2.0f"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("< 77"), std::string::npos) << r.out;
+  auto no_define = run_clgen({"preprocess", k, "-I", dir / "inc"});
+  ASSERT_EQ(no_define.exit_code, 0) << no_define.out << no_define.err;
+  EXPECT_EQ(no_define.out.find("77"), std::string::npos) << no_define.out;
+  auto kernels = run_clgen({"preprocess", "--kernels", "--check", k, "-I", dir / "inc", "-D", "EXTRA"});
+  EXPECT_EQ(kernels.exit_code, 0) << kernels.out << kernels.err;
+  EXPECT_NE(kernels.out.find(": k: ok ("), std::string::npos) << kernels.out;
+  // Without -I, common.h is not found.
+  auto no_include = run_clgen({"preprocess", "--check", k});
+  EXPECT_EQ(no_include.exit_code, 1);
+  EXPECT_NE(no_include.out.find("rejected [include_not_found]"), std::string::npos) << no_include.out;
+  EXPECT_NE(no_include.err.find("common.h"), std::string::npos) << no_include.err;
+}
+
+TEST(PreprocessCommand, DefinesKeepTheInputsLineNumbers) {
+  testing::TempDir dir;
+  std::ofstream(dir / "k.cl") << "__kernel void k(__global int* a) {\n"
+                                 "  a[0] = UNDEFINED_NAME + N;\n"
+                                 "}\n";
+  auto r = run_clgen({"preprocess", "--check", "--no-infer", "--no-shim", dir / "k.cl", "-D", "N=1", "-D", "M"});
+  EXPECT_EQ(r.exit_code, 1);
+  // The error is on line 2 of the file, whatever the two #define lines in front of it.
+  EXPECT_NE(r.out.find(":2:10: use of undeclared identifier 'UNDEFINED_NAME'"), std::string::npos) << r.out;
+}
+
+TEST(PreprocessCommand, NeverReadsAnIncludeFromOutsideTheIncludeRoots) {
+  testing::TempDir dir;
+  for (const std::string& file : testing::write_outside_roots_example(dir.path())) {
+    // The file's directory is the only root: ../secret.h climbs out of it and
+    // link.h leads out of it; neither is read.
+    auto r = run_clgen({"preprocess", "--check", file});
+    EXPECT_EQ(r.exit_code, 1) << file;
+    EXPECT_NE(r.out.find("rejected [include_not_found]"), std::string::npos) << file << ": " << r.out;
+    EXPECT_NE(r.err.find("outside the include roots"), std::string::npos) << file << ": " << r.err;
+    // With the parent as an include root, both are read.
+    auto with_root = run_clgen({"preprocess", "--check", file, "-I", dir.path()});
+    EXPECT_EQ(with_root.exit_code, 0) << file << ": " << with_root.out << with_root.err;
+  }
 }
 
 }  // namespace
