@@ -19,6 +19,7 @@ namespace clgen {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::CommandResult;
 using testing::run_clgen;
 
 const std::string kArgs = "float*,float*,float*,int";
@@ -30,6 +31,13 @@ std::string slurp(const fs::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// Four samples of model `id` in workspace `ws`, seed 3, as JSON.
+CommandResult sample_four(const std::string& ws, const std::string& id, const std::string& out) {
+  return run_clgen({"--workspace",   ws,    "-q",       "sample", "--model", id,  "--args",       kArgs,
+                    "--max-samples", "4",   "-n",       "0",      "--seed",  "3", "--batch-size", "4",
+                    "--max-length",  "200", "--device", "cpu",    "--out",   out, "--json"});
 }
 
 // One workspace and one trained model shared by the tests of this suite
@@ -162,29 +170,7 @@ TEST_F(SampleEndToEnd, SamplingUsesTheConstraintTablesSavedAtTraining) {
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(fs::exists(fs::path(ws()) / "models" / id / "constraint_tables.json"));
   const std::string ws2 = workspace_without_corpus(root_, ws(), "ws_tables");
-  auto r = run_clgen({"--workspace",
-                      ws2,
-                      "-q",
-                      "sample",
-                      "--model",
-                      id,
-                      "--args",
-                      kArgs,
-                      "--max-samples",
-                      "4",
-                      "-n",
-                      "0",
-                      "--seed",
-                      "3",
-                      "--batch-size",
-                      "4",
-                      "--max-length",
-                      "200",
-                      "--device",
-                      "cpu",
-                      "--out",
-                      (root_ / "tables_out").string(),
-                      "--json"});
+  auto r = sample_four(ws2, id, (root_ / "tables_out").string());
   ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   EXPECT_EQ(4, nlohmann::json::parse(r.out)["samples"].get<int>());
   EXPECT_EQ(std::string::npos, r.err.find("no constraint tables")) << r.err;
@@ -198,29 +184,7 @@ TEST_F(SampleEndToEnd, AModelWithoutSavedTablesLearnsThemFromTheCorpusWithANotic
   (void)remove_tree(ws3.string());
   fs::copy(ws(), ws3, fs::copy_options::recursive);
   fs::remove(ws3 / "models" / id / "constraint_tables.json");
-  auto r = run_clgen({"--workspace",
-                      ws3.string(),
-                      "-q",
-                      "sample",
-                      "--model",
-                      id,
-                      "--args",
-                      kArgs,
-                      "--max-samples",
-                      "4",
-                      "-n",
-                      "0",
-                      "--seed",
-                      "3",
-                      "--batch-size",
-                      "4",
-                      "--max-length",
-                      "200",
-                      "--device",
-                      "cpu",
-                      "--out",
-                      (root_ / "old_out").string(),
-                      "--json"});
+  auto r = sample_four(ws3.string(), id, (root_ / "old_out").string());
   ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   EXPECT_NE(std::string::npos, r.err.find("has no constraint tables")) << r.err;
   // Without the corpus as well, it fails as before, naming the missing corpus.
