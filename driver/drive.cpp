@@ -208,14 +208,8 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   worker.stop();  // the pool's threads start their own
 
   PoolOptions popts;
+  static_cast<RunSettings&>(popts) = options;
   popts.devices = devices;
-  popts.global_sizes = options.global_sizes;
-  popts.local_size = options.local_size;
-  popts.local_size_sweep = options.local_size_sweep;
-  popts.runs = options.runs;
-  popts.warmup = options.warmup;
-  popts.seed = options.seed;
-  popts.build_options = options.build_options;
   popts.worker = wopts;
   popts.threads = options.jobs ? options.jobs : default_drive_jobs();
   DrivePool pool(std::move(popts), std::move(stored));

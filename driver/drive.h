@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "driver/devices.h"
+#include "driver/drive_pool.h"
 #include "driver/outcome.h"
 #include "driver/runs.h"
 #include "support/sqlite.h"
@@ -17,18 +18,11 @@
 
 namespace clgen::driver {
 
-struct DriveOptions {
+struct DriveOptions : RunSettings {
   std::vector<std::string> files;  // .cl files
   bool samples = false;            // accepted samples: SELECT normalized_text FROM samples WHERE status='accepted'
   bool corpus = false;             // SELECT normalized_text FROM preprocessed WHERE status='ok'
   std::string device = "cpu";      // cpu | gpu | all | a substring of a device or platform name
-  std::vector<std::vector<uint64_t>> global_sizes{{4096}};
-  std::vector<uint64_t> local_size;  // empty = automatic
-  bool local_size_sweep = false;     // every power-of-two local size within device limits
-  int runs = 10;                     // profiled repetitions of passing kernels
-  int warmup = 1;
-  uint64_t seed = 20170204;          // payload A; payload B uses seed + 1
-  std::string build_options;
   uint64_t max_source_bytes = 1 << 20;  // larger sources are refused
   uint64_t limit = 0;                   // at most this many sources; 0 = all
   uint64_t shuffle_seed = 0;  // 0 = sources in stored order; else a seeded shuffle before `limit` (a fair sample)

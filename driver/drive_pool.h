@@ -24,19 +24,24 @@
 
 namespace clgen::driver {
 
-struct PoolOptions {
+// How every kernel is run: sizes, repetitions, payload seed, build options
+// (shared by `clgen drive`'s options and the pool's).
+struct RunSettings {
+  std::vector<std::vector<uint64_t>> global_sizes{{4096}};
+  std::vector<uint64_t> local_size;  // empty = automatic
+  bool local_size_sweep = false;     // every power-of-two local size within device limits
+  int runs = 10;                     // profiled repetitions of passing kernels
+  int warmup = 1;
+  uint64_t seed = 20170204;  // payload A; payload B uses seed + 1
+  std::string build_options;
+};
+
+struct PoolOptions : RunSettings {
   std::vector<DeviceInfo> devices;
   // true: devices after the first drive only the kernels (at a size) that
   // passed the check on the first (`--check all`: the CPU checks, the GPU
   // profiles what passed).
   bool later_devices_need_pass = false;
-  std::vector<std::vector<uint64_t>> global_sizes{{4096}};
-  std::vector<uint64_t> local_size;  // empty = automatic
-  bool local_size_sweep = false;
-  int runs = 10;
-  int warmup = 1;
-  uint64_t seed = 20170204;
-  std::string build_options;
   WorkerOptions worker;
   unsigned threads = 1;        // drive threads (each runs one kernel at a time)
   size_t queue_capacity = 64;  // sources waiting; submit() blocks beyond it
