@@ -29,7 +29,7 @@ struct DriveOptions : RunSettings {
   // Worker isolation.
   std::string worker_binary;  // empty: $CLGEN_WORKER, else clgen-worker next to this executable
   double timeout_s = 60;         // wall clock per kernel × device × size
-  uint64_t memory_limit_mb = 0;  // RLIMIT_DATA per worker; 0 = none
+  uint64_t memory_limit_mb = 0;  // RLIMIT_DATA per worker; 0 = default_worker_memory_limit_mb()
   bool worker_stderr = false;    // pass the workers' stderr through
   std::string csv_path;          // write every selected run here as CSV
   bool show_progress = true;

@@ -11,8 +11,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -31,6 +34,40 @@ std::string signal_text(int status) {
   return "worker ended";
 }
 
+// Per-worker limits besides memory. A worker writes no files of its own:
+// only the OpenCL compilers' caches, whose files are far smaller.
+constexpr rlim_t kWorkerMaxFileBytes = rlim_t{1} << 30;
+// OpenCL runtimes open a few dozen descriptors (device nodes, caches).
+constexpr rlim_t kWorkerMaxFiles = 4096;
+// CPU seconds per request beyond the wall-clock limit times the cores (a
+// multi-threaded runtime uses at most that): RLIMIT_CPU fires only when the
+// parent failed to kill the worker in time.
+constexpr rlim_t kWorkerCpuSlackS = 30;
+
+// Kills the worker and everything it started (its own process group).
+void kill_group(pid_t pid) {
+  if (::kill(-pid, SIGKILL) != 0) ::kill(pid, SIGKILL);
+}
+
+// CPU seconds (user + system) `pid` has used, from /proc/PID/stat; -1 if unknown.
+double cpu_seconds(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return -1;
+  char buf[1024];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  // Fields after the command name (which may hold spaces) start at ") ";
+  // utime and stime are fields 14 and 15 overall, 12 and 13 after it.
+  const char* p = std::strrchr(buf, ')');
+  if (!p) return -1;
+  unsigned long utime = 0, stime = 0;
+  if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) return -1;
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
 // Mined sources may hold invalid UTF-8: replaced rather than thrown on.
 std::string dump(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -46,6 +83,12 @@ std::string default_worker_binary() {
   std::string self = n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
   size_t slash = self.rfind('/');
   return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) + "/clgen-worker";
+}
+
+uint64_t default_worker_memory_limit_mb() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  uint64_t physical_mb = pages > 0 && page > 0 ? (static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)) >> 20 : 0;
+  return std::clamp<uint64_t>(physical_mb / 2, 1024, 8192);
 }
 
 WorkerProcess::WorkerProcess(WorkerOptions options) : options_(std::move(options)) {
@@ -73,21 +116,35 @@ Status WorkerProcess::start() {
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t parent = ::getpid();
+  const uint64_t memory_mb = options_.memory_limit_mb ? options_.memory_limit_mb : default_worker_memory_limit_mb();
+  rlimit files{kWorkerMaxFiles, kWorkerMaxFiles};
+  rlimit current_files;
+  if (::getrlimit(RLIMIT_NOFILE, &current_files) == 0 && current_files.rlim_max < files.rlim_max)
+    files = {current_files.rlim_max, current_files.rlim_max};  // lowering only: no privilege needed
   pid_t pid = ::fork();
   if (pid < 0) return io_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
-    // Child: die with the parent, no core dumps, optional memory cap.
+    // Child (async-signal-safe calls only): die with the parent, no core
+    // dumps, bounded memory, file sizes and descriptors, first in line for
+    // the OOM killer.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(126);
     // Own process group: a terminal's Ctrl-C reaches only the parent, which
-    // stops between runs; the worker finishes the run in flight.
+    // stops between runs; the worker finishes the run in flight. The parent
+    // kills the whole group, so helpers a runtime forks die with it.
     ::setpgid(0, 0);
     rlimit core{0, 0};
     ::setrlimit(RLIMIT_CORE, &core);
-    if (options_.memory_limit_mb > 0) {
-      rlim_t bytes = static_cast<rlim_t>(options_.memory_limit_mb) << 20;
-      rlimit data{bytes, bytes};
-      ::setrlimit(RLIMIT_DATA, &data);
+    rlim_t bytes = static_cast<rlim_t>(memory_mb) << 20;
+    rlimit data{bytes, bytes};
+    ::setrlimit(RLIMIT_DATA, &data);
+    rlimit fsize{kWorkerMaxFileBytes, kWorkerMaxFileBytes};
+    ::setrlimit(RLIMIT_FSIZE, &fsize);
+    ::setrlimit(RLIMIT_NOFILE, &files);
+    int oom = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (oom >= 0) {
+      (void)!::write(oom, "1000", 4);  // raising it needs no privilege
+      ::close(oom);
     }
     // Move the pipe ends out of the way, then onto fds 3 and 4.
     int req = ::fcntl(to[0], F_DUPFD, 10);
@@ -104,6 +161,7 @@ Status WorkerProcess::start() {
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
+  ::setpgid(pid, pid);  // also here, so a kill of the group cannot precede the child's own call
   ::close(to[0]);
   ::close(from[1]);
   pid_ = pid;
@@ -113,11 +171,12 @@ Status WorkerProcess::start() {
   // A worker that cannot even answer a ping (bad binary, memory limit too
   // low) is a set-up error, not a kernel's crash.
   std::string pong;
+  grant_cpu_time();
   Status st = write_frame(to_worker_, R"({"op":"ping"})");
   if (st.ok()) st = read_frame(from_worker_, pong, static_cast<int>(options_.timeout_s * 1000));
   if (!st.ok()) {
     int status = 0;
-    ::kill(pid_, SIGKILL);
+    kill_group(pid_);
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
     pid_ = -1;
@@ -130,7 +189,7 @@ Status WorkerProcess::start() {
 
 void WorkerProcess::kill_worker() {
   if (pid_ > 0) {
-    ::kill(pid_, SIGKILL);
+    kill_group(pid_);
     int status;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
@@ -140,6 +199,16 @@ void WorkerProcess::kill_worker() {
   prepared_.clear();
   pid_ = -1;
   to_worker_ = from_worker_ = -1;
+}
+
+void WorkerProcess::grant_cpu_time() {
+  double used = cpu_seconds(pid_);
+  if (used < 0) return;
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  rlim_t soft = static_cast<rlim_t>(std::ceil(used + options_.timeout_s * cores)) + kWorkerCpuSlackS;
+  // SIGXCPU at the soft limit, SIGKILL at the hard one.
+  rlimit cpu{soft, soft + 5};
+  ::prlimit(pid_, RLIMIT_CPU, &cpu, nullptr);
 }
 
 void WorkerProcess::stop() {
@@ -170,10 +239,12 @@ Status WorkerProcess::call(const std::string& request, std::string& response) {
     }
   }
   if (pid_ <= 0) RETURN_IF_ERROR(start());
+  grant_cpu_time();
   Status st = write_frame(to_worker_, request);
   if (!st.ok()) {  // gone before it read the request: one fresh try
     kill_worker();
     RETURN_IF_ERROR(start());
+    grant_cpu_time();
     st = write_frame(to_worker_, request);
   }
   if (st.ok()) st = read_frame(from_worker_, response, static_cast<int>(options_.timeout_s * 1000));

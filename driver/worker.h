@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <utility>
@@ -22,6 +23,14 @@ namespace clgen::driver {
 // clgen-worker in the directory of the running executable.
 std::string default_worker_binary();
 
+// The worker's RLIMIT_DATA when none is given: half the physical memory, at
+// most 8 GiB, at least 1 GiB. RLIMIT_DATA, not RLIMIT_AS: GPU runtimes
+// (NVIDIA's above all) reserve far more address space than they touch, and
+// RLIMIT_AS would stop them from starting; RLIMIT_DATA counts only writable
+// private mappings (the heap and anonymous memory), which is what a runaway
+// kernel or payload allocation grows.
+uint64_t default_worker_memory_limit_mb();
+
 struct WorkerOptions {
   std::string binary;             // empty: default_worker_binary()
   std::vector<std::string> args;  // extra arguments (none: serve on fds 3 and 4)
@@ -29,7 +38,7 @@ struct WorkerOptions {
   // Limit for starting a worker and opening a device in it (platform and
   // context creation, the compiler's first load): outside every job's limit.
   double startup_timeout_s = 60;
-  uint64_t memory_limit_mb = 0;   // RLIMIT_DATA of the worker; 0 = unlimited
+  uint64_t memory_limit_mb = 0;   // RLIMIT_DATA of the worker; 0 = default_worker_memory_limit_mb()
   bool inherit_stderr = false;    // otherwise the worker's stderr goes to /dev/null
 };
 
@@ -75,6 +84,9 @@ class WorkerProcess {
  private:
   Status start();
   void kill_worker();
+  // Gives the worker CPU seconds for one more request (RLIMIT_CPU, raised
+  // from what it has used so far): a backstop behind the wall-clock limit.
+  void grant_cpu_time();
   // Sends one request; on success fills `response`. On a hang or death,
   // returns kTimeout or kIo (message names the signal) after reaping.
   Status call(const std::string& request, std::string& response);
