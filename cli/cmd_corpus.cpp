@@ -45,10 +45,12 @@ void add_import_flags(CLI::App* cmd, ImportFlags& f) {
       ->allow_extra_args(false);
   cmd->add_option("--max-file-size", f.max_file_size, "Skip files larger than this (bytes; K/M suffixes)")
       ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Validator(CLI::PositiveNumber).description(""))
       ->capture_default_str();
   cmd->add_option("--max-archive-size", f.max_archive_size,
                   "Refuse an archive whose files add up to more than this (bytes; K/M/G suffixes)")
       ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Validator(CLI::PositiveNumber).description(""))
       ->capture_default_str();
   cmd->add_option("--batch-size", f.batch_size, "Files stored per transaction")
       ->check(CLI::PositiveNumber)
@@ -262,11 +264,13 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& acti
   auto add = std::make_shared<AddOptions>();
   CLI::App* add_cmd = group->add_subcommand(
       "add", "Import OpenCL files from directories, git repositories (at HEAD), archives, snapshots or single files");
-  add_cmd->add_option("PATH", add->paths,
-                      "Directory, git repository, archive (.tar.xz .tar.gz .tgz .tar .zip) or file");
-  add_cmd->add_option("--manifest", add->manifest,
-                      "A snapshot's MANIFEST.tsv (commit, license, domain per OWNER/NAME); with a directory, "
-                      "reads its OWNER+NAME folders as repositories");
+  add_cmd->add_option("PATH", add->paths, "Directory, git repository, archive (.tar.xz .tar.gz .tgz .tar .zip) or file")
+      ->check(non_empty());
+  add_cmd
+      ->add_option("--manifest", add->manifest,
+                   "A snapshot's MANIFEST.tsv (commit, license, domain per OWNER/NAME); with a directory, "
+                   "reads its OWNER+NAME folders as repositories")
+      ->check(non_empty());
   add_cmd->add_flag("--installed", add->installed,
                     "Import the default corpus of kernels installed by Debian packages");
   add_cmd->add_option("--package", add->packages,
@@ -285,13 +289,16 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& acti
       ->capture_default_str();
   mine_cmd->add_option("--max-repos", mine->max_repos, "Stop after this many repositories")
       ->check(CLI::PositiveNumber)->capture_default_str();
-  mine_cmd->add_option("--max-wait", mine->max_wait,
-                       "Longest wait (seconds) for a rate limit or backoff; a longer one is an error")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  mine_cmd
+      ->add_option("--max-wait", mine->max_wait,
+                   "Longest wait (seconds) for a rate limit or backoff; a longer one is an error")
+      ->check(finite_range(0, 604800))
+      ->capture_default_str();
   mine_cmd->add_option("--retries", mine->retries, "Retries per request on 5xx, timeouts, rate limits")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   mine_cmd->add_option("--retry-delay", mine->retry_delay, "First backoff in seconds (doubles per retry)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(finite_range(0, 3600))
+      ->capture_default_str();
   mine_cmd->add_option("--per-page", mine->per_page, "Search results per page (GitHub allows 100)")
       ->check(CLI::Range(1, 100))->capture_default_str();
   mine_cmd->add_option("--timeout", mine->timeout, "Seconds before an API request times out (then retried)")

@@ -56,8 +56,12 @@ void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& 
   auto opts = std::make_shared<CorpusPreprocessOptions>();
   CLI::App* cmd = corpus_group.add_subcommand(
       "preprocess", "Filter and normalize the corpus into the preprocessed table (resumable)");
-  cmd->add_option("-j,--threads", opts->threads, "Worker threads (0 = all cores)")->capture_default_str();
-  cmd->add_option("--batch", opts->batch, "Files per transaction")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("-j,--threads", opts->threads, "Worker threads (0 = all cores)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1024u));
+  cmd->add_option("--batch", opts->batch, "Files per transaction")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20))
+      ->capture_default_str();
   opts->flags.add_to(*cmd);
   cmd->final_callback([opts, &global, &action] {
     action = [opts, &global] { return run_corpus_preprocess(global, *opts); };

@@ -92,9 +92,10 @@ void add_corpus_decontaminate_command(CLI::App& corpus_group, const GlobalOption
               " Drops are recorded in the table 'decontaminated' (idempotent); training reads exclude them.");
   cmd->add_option("--against", flags->against,
                   "Directory of the evaluation set (*.cl, *.ocl, *.clh, *.opencl, any case; recursive)")
-      ->required();
+      ->required()
+      ->check(non_empty());
   cmd->add_option("--threshold", flags->run.compare.threshold, "Fraction of n-grams shared that drops a kernel")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(finite_range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--ngram", flags->run.compare.ngram, "Tokens per n-gram")
       ->check(CLI::Range(1, 1000))
@@ -102,6 +103,7 @@ void add_corpus_decontaminate_command(CLI::App& corpus_group, const GlobalOption
   cmd->add_option("--max-file-size", flags->run.read.max_file_bytes,
                   "Skip evaluation files larger than this (bytes; K/M suffixes)")
       ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Validator(CLI::PositiveNumber).description(""))
       ->capture_default_str();
   cmd->add_option("-j,--threads", flags->run.read.threads, "Worker threads (0 = all cores)")->capture_default_str();
   cmd->add_flag("--dry-run", flags->run.dry_run, "Print what would be dropped; record nothing");

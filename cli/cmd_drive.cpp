@@ -65,7 +65,7 @@ Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
   opts.device = o.device;
   if (!o.gsize_sweep.empty()) {
     auto sweep = driver::parse_size_sweep(o.gsize_sweep);
-    if (!sweep.ok()) return usage_error(sweep.status().message());
+    if (!sweep.ok()) return usage_error("--gsize-sweep: " + sweep.status().message());
     opts.global_sizes.clear();
     for (uint64_t s : *sweep) opts.global_sizes.push_back({s});
   } else if (!o.gsizes.empty()) {
@@ -121,11 +121,11 @@ void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& actio
       ->capture_default_str();
   // One value per --gsize: without allow_extra_args(false) CLI11 lets a
   // vector option take the kernel files that follow it ("--gsize 4096 k.cl").
-  cmd->add_option("--gsize", o->gsizes,
-                  "Global size, e.g. 4096 or 1024,1024 (repeatable; default 4096)")
-      ->allow_extra_args(false);
-  cmd->add_option("--gsize-sweep", o->gsize_sweep, "Powers of two, e.g. 2^7..2^22");
-  cmd->add_option("--lsize", o->lsize, "Local size, e.g. 256 or 16,16 (default: automatic)");
+  cmd->add_option("--gsize", o->gsizes, "Global size, e.g. 4096 or 1024,1024 (repeatable; default 4096)")
+      ->allow_extra_args(false)
+      ->check(non_empty());
+  cmd->add_option("--gsize-sweep", o->gsize_sweep, "Powers of two, e.g. 2^7..2^22")->check(non_empty());
+  cmd->add_option("--lsize", o->lsize, "Local size, e.g. 256 or 16,16 (default: automatic)")->check(non_empty());
   cmd->add_flag("--lsize-sweep", o->lsize_sweep,
                 "Every power-of-two local size within device limits, refused ones included");
   cmd->add_option("--runs", o->runs, "Profiled repetitions of passing kernels")
@@ -136,11 +136,15 @@ void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& actio
       ->check(CLI::Range(0, 1000));
   cmd->add_option("--seed", o->seed, "Payload seed")->capture_default_str();
   cmd->add_option("--cl-opts", o->build_options, "OpenCL build options");
+  // A week at most: beyond that the limit is no limit, and larger values
+  // overflow the millisecond timers.
   cmd->add_option("--timeout", o->timeout_s, "Wall-clock seconds per kernel run (worker killed after)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--memory-limit", o->memory_limit_mb, "Worker RLIMIT_DATA in MiB (0: none)")
-      ->capture_default_str();
+      ->check(finite_range(0.001, 604800.0));
+  cmd->add_option("--memory-limit", o->memory_limit_mb,
+                  "Worker memory cap (RLIMIT_DATA) in MiB (0: half the physical memory, within 1 to 8 GiB)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 30));
   cmd->add_option("--csv", o->csv, "Also write the runs as cldrive-style CSV");
   cmd->add_option("--limit", o->limit, "Drive at most this many sources (0: all)")
       ->capture_default_str();

@@ -1,6 +1,10 @@
 // `clgen predict train|eval|apply`: device-mapping and workgroup-size models
 // on CSV datasets (clgen's exports or the published reference data).
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -35,6 +39,11 @@ Status check_task(const PredictOptions& o) {
   if (o.task != "mapping" && o.task != "wgsize")
     return usage_error(fmt::format("--task must be mapping or wgsize, not '{}'", o.task));
   if (o.data.empty()) return usage_error("--data CSV is required");
+  // Every input is checked before any is read, so a missing one is named
+  // rather than reported as another's parse error.
+  for (const std::string* path : {&o.data, &o.folds, &o.model_file})
+    if (!path->empty() && ::access(path->c_str(), R_OK) != 0)
+      return not_found(fmt::format("reading {}: {}", *path, std::strerror(errno)));
   return ok_status();
 }
 
@@ -222,8 +231,8 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
   cmd->require_subcommand(1);
   auto common = [](CLI::App* sub, PredictOptions& o) {
     sub->add_option("--task", o.task, "mapping (CPU/GPU) or wgsize (workgroup size)")->capture_default_str();
-    sub->add_option("--data", o.data, "Dataset CSV")->required();
-    sub->add_option("--folds", o.folds, "mapping: fold file with benchmark,dataset,fold columns");
+    sub->add_option("--data", o.data, "Dataset CSV")->required()->check(non_empty());
+    sub->add_option("--folds", o.folds, "mapping: fold file with benchmark,dataset,fold columns")->check(non_empty());
   };
 
   auto train = std::make_shared<PredictOptions>();
@@ -265,7 +274,9 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
   auto apply = std::make_shared<PredictOptions>();
   CLI::App* a = cmd->add_subcommand("apply", "Predict with a saved model and score the predictions");
   common(a, *apply);
-  a->add_option("--model-file", apply->model_file, "A model written by 'predict train'")->required();
+  a->add_option("--model-file", apply->model_file, "A model written by 'predict train'")
+      ->required()
+      ->check(non_empty());
   a->add_option("--out", apply->out, "CSV of per-row predictions");
   a->final_callback([apply, &action] {
     action = [apply]() -> Status {

@@ -242,7 +242,8 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--top-k", s.policy.top_k, "Sample from the K most likely tokens (0 = disabled)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("--top-p", s.policy.top_p, "Nucleus sampling mass (1 = disabled)")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()
+      ->check(finite_range(0.0, 1.0));
   cmd->add_option("--seed", s.seed, "RNG seed; the same seed on CPU reproduces a run")
       ->capture_default_str();
   cmd->add_option("--batch-size", opts->batch_size, "Streams sampled in parallel")
@@ -252,13 +253,15 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--max-samples", s.max_samples, "Stop after this many samples (0 = no limit)")
       ->capture_default_str();
   cmd->add_option("--time-limit", s.time_limit, "Stop after this many seconds (0 = no limit)")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()
+      ->check(finite_range(0, 1e9));
   cmd->add_option("--filter-threads", s.filter_threads, "Filter workers (0 = cores - 1)")
       ->capture_default_str();
   cmd->add_option("--out", opts->out, "Directory for accepted kernels (default: <workspace>/samples/<model id>)");
   auto* model = cmd->add_option("--model", opts->model_id, "Model id (default: the latest trained)");
   cmd->add_option("--config", opts->config, "Sample from the model this config trains")
-      ->excludes(model);
+      ->excludes(model)
+      ->check(non_empty());
   cmd->add_option("--start", opts->start,
                   "Model state the seed is read from: file (after the corpus separator, as a file "
                   "starts in training) or zero (the network's zero state)")
@@ -286,7 +289,8 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--check-jobs", opts->check.jobs, "Kernels checked at once (0: one per core, at most 16)")
       ->capture_default_str()->check(CLI::Range(0u, 256u));
   cmd->add_option("--check-timeout", opts->check.timeout_s, "Wall-clock seconds per checked kernel")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(finite_range(0.001, 604800.0));
   cmd->add_option("--check-out", opts->check_out,
                   "Directory for benchmark-grade kernels (default: <workspace>/benchmark-grade/<model "
                   "id>, or <--out>-benchmark-grade)");

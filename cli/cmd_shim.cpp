@@ -106,11 +106,16 @@ void add_shim_command(CLI::App& app, const GlobalOptions& global, Action& action
   auto opts = std::make_shared<ShimInferOptions>();
   CLI::App* infer = shim->add_subcommand(
       "infer", "Compile a corpus without the shim and propose entries for the names it lacks");
-  infer->add_option("paths", opts->paths, "Files or directories of .cl files (default: installed kernels)");
+  infer->add_option("paths", opts->paths, "Files or directories of .cl files (default: installed kernels)")
+      ->check(non_empty());
   infer->add_flag("--from-db", opts->from_db, "Read the workspace's kernel files (includes inlined) instead of paths");
   infer->add_option("-o,--out", opts->out, "Write the header here (default: stdout)");
-  infer->add_option("--min-files", opts->min_files, "Files a name must be missing in")->capture_default_str();
-  infer->add_option("--show", opts->show, "Candidates listed on stderr")->capture_default_str();
+  infer->add_option("--min-files", opts->min_files, "Files a name must be missing in")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+  infer->add_option("--show", opts->show, "Candidates listed on stderr")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 20));
   infer->add_option("--header", opts->header, "Builtin declarations: clang or libclc")
       ->check(CLI::IsMember({"clang", "libclc"}))
       ->capture_default_str();

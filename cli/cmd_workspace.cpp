@@ -128,8 +128,7 @@ void add_workspace_command(CLI::App& app, const GlobalOptions& global, Action& a
       "merge",
       "Union other workspaces' samples and driver runs into this one without duplicates "
       "(e.g. the shards of `clgen sample --shard`); merging a workspace twice adds nothing");
-  merge->add_option("sources", opts->sources, "Workspace directories to merge from")
-      ->required();
+  merge->add_option("sources", opts->sources, "Workspace directories to merge from")->required()->check(non_empty());
   merge->add_option("--workspace", opts->dest,
                     "Destination workspace (default: the global --workspace)");
   merge->final_callback([opts, &global, &action] {

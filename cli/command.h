@@ -21,6 +21,36 @@ struct GlobalOptions {
 // parsing, so flag errors and command failures get distinct exit codes.
 using Action = std::function<Status()>;
 
+// CLI::Range for floating-point options that also refuses nan, which every
+// comparison (and so CLI::Range) lets through.
+inline CLI::Validator finite_range(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || !(value >= min && value <= max))
+          return "Value " + text + " not in range [" + CLI::detail::to_string(min) + " - " +
+                 CLI::detail::to_string(max) + "]";
+        return std::string();
+      },
+      "FLOAT in [" + CLI::detail::to_string(min) + " - " + CLI::detail::to_string(max) + "]");
+}
+
+// Adds to every numeric option of `app` and its subcommands a check that
+// refuses what CLI11 itself lets through: "" and "-1" in unsigned options,
+// values beyond 64 bits, nan and inf (cli/strict_numbers.cpp).
+void check_numbers_strictly(CLI::App& app);
+
+// Refuses an empty value: for paths and sizes, where "" would otherwise be
+// read as "not given" or name no file.
+inline CLI::Validator non_empty() {
+  return CLI::Validator([](std::string& text) { return text.empty() ? std::string("an empty value") : std::string(); },
+                        "");
+}
+
+// Every command of `app` (its path of subcommand names) with its options:
+// name, CLI11 type name, flag or not, positional or not. For tests.
+std::string cli_schema(const CLI::App& app);
+
 // Each subcommand lives in its own cmd_*.cpp and registers itself on the app.
 // `global` outlives the parse; `action` receives the work to run.
 void add_devices_command(CLI::App& app, const GlobalOptions& global, Action& action);

@@ -1,7 +1,11 @@
 // clgen: the command-line front end. Parses flags into option structs, runs
 // the chosen subcommand, and maps its Status to a message and an exit code:
-// 0 ok, 1 failure, 2 usage error.
+// 0 ok, 1 failure, 2 usage error. Every error is one stderr line starting
+// with "clgen"; an exception that escapes a command is a failure, not a crash.
 #include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -15,11 +19,30 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
-}  // namespace
 
-int main(int argc, char** argv) {
+// The command path a parse error belongs to ("clgen drive"): the
+// subcommands selected so far.
+std::string command_path(const CLI::App& app) {
+  std::string path = "clgen";
+  const CLI::App* at = &app;
+  while (at) {
+    auto subs = at->get_subcommands();
+    at = subs.empty() ? nullptr : subs.front();
+    if (at) path += " " + at->get_name();
+  }
+  return path;
+}
+
+// CLI11 messages may span lines; the one line printed keeps them apart.
+std::string one_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  for (char& c : text)
+    if (c == '\n') c = ' ';
+  return text;
+}
+
+int run(int argc, char** argv) {
   using namespace clgen;
-  install_crash_trace("clgen");
   CLI::App app{"clgen: deep-learning benchmark synthesizer for OpenCL", "clgen"};
   // Unknown words are kept (not a parse error) so the message can name them.
   app.require_subcommand(0, 1);
@@ -64,6 +87,11 @@ int main(int argc, char** argv) {
   cli::add_workspace_command(app, global, action);
 #endif
 
+  cli::check_numbers_strictly(app);
+  if (argc == 2 && std::strcmp(argv[1], "--cli-schema") == 0) {  // hidden: for tests
+    std::printf("%s\n", cli::cli_schema(app).c_str());
+    return kExitOk;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -73,7 +101,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);  // prints the message and a hint to use --help
+    std::string path = command_path(app);
+    std::fprintf(stderr, "%s: error: %s (see '%s --help')\n", path.c_str(), one_line(e.what()).c_str(), path.c_str());
     return kExitUsage;
   }
 
@@ -109,4 +138,18 @@ int main(int argc, char** argv) {
     return st.code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;
   }
   return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  clgen::install_crash_trace("clgen");
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clgen: error: %s\n", one_line(e.what()).c_str());
+  } catch (...) {
+    std::fprintf(stderr, "clgen: error: an unknown exception escaped the command\n");
+  }
+  return kExitFailure;
 }
