@@ -21,21 +21,16 @@ namespace clgen::cli {
 
 namespace {
 
+// The library's import options, bound to the flags directly so that each
+// default is written once (corpus/importer.h), and the extra globs.
 struct ImportFlags {
-  std::vector<std::string> globs;  // added to *.cl and *.ocl
-  uint64_t max_file_size = 1 << 20;
-  uint64_t max_archive_size = 1ull << 30;
-  size_t batch_size = 200;
-  bool reimport = false;
+  corpus::ImportOptions import;
+  std::vector<std::string> globs;  // added to the library's *.cl and *.ocl
 
   corpus::ImportOptions options() const {
-    corpus::ImportOptions o;
+    corpus::ImportOptions o = import;
     o.globs.insert(o.globs.end(), globs.begin(), globs.end());
-    o.max_file_size = max_file_size;
-    o.max_archive_bytes = max_archive_size;
-    o.batch_size = batch_size;
-    o.reimport = reimport;
-    o.inline_options.max_include_bytes = max_file_size;
+    o.inline_options.max_include_bytes = o.max_file_size;
     return o;
   }
 };
@@ -43,19 +38,19 @@ struct ImportFlags {
 void add_import_flags(CLI::App* cmd, ImportFlags& f) {
   cmd->add_option("--glob", f.globs, "Also import files matching this pattern (e.g. '*.h'); repeatable")
       ->allow_extra_args(false);
-  cmd->add_option("--max-file-size", f.max_file_size, "Skip files larger than this (bytes; K/M suffixes)")
+  cmd->add_option("--max-file-size", f.import.max_file_size, "Skip files larger than this (bytes; K/M suffixes)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Validator(CLI::PositiveNumber).description(""))
       ->capture_default_str();
-  cmd->add_option("--max-archive-size", f.max_archive_size,
+  cmd->add_option("--max-archive-size", f.import.max_archive_bytes,
                   "Refuse an archive whose files add up to more than this (bytes; K/M/G suffixes)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Validator(CLI::PositiveNumber).description(""))
       ->capture_default_str();
-  cmd->add_option("--batch-size", f.batch_size, "Files stored per transaction")
+  cmd->add_option("--batch-size", f.import.batch_size, "Files stored per transaction")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_flag("--reimport", f.reimport,
+  cmd->add_flag("--reimport", f.import.reimport,
                 "Import sources again even when already imported at the same commit or version");
 }
 
@@ -67,16 +62,11 @@ struct AddOptions {
   ImportFlags import;
 };
 
+// The library's mining options bound to the flags (defaults in
+// corpus/github.h); the token is read from the environment variable named.
 struct MineOptions {
-  std::vector<std::string> queries;
-  std::string api_url = "https://api.github.com";
+  corpus::MineOptions mine;
   std::string token_env = "GITHUB_TOKEN";
-  int max_repos = 1000;
-  double max_wait = 900;
-  int retries = 5;
-  double retry_delay = 1;
-  int per_page = 100;
-  long timeout = 60;
   ImportFlags import;
 };
 
@@ -171,18 +161,10 @@ Status run_mine(const GlobalOptions& global, const MineOptions& opts) {
   ASSIGN_OR_RETURN(Workspace ws, Workspace::open(global.workspace));
   ASSIGN_OR_RETURN(Database db, ws.open_database());
   ASSIGN_OR_RETURN(std::string clones, ws.subdir("clones"));
-  corpus::MineOptions m;
-  m.github.api_url = opts.api_url;
+  corpus::MineOptions m = opts.mine;
   const char* token = opts.token_env.empty() ? nullptr : std::getenv(opts.token_env.c_str());
   if (token && *token) m.github.token = token;
   else spdlog::warn("${} is not set: unauthenticated GitHub requests are limited to 60 an hour", opts.token_env);
-  m.github.max_wait_s = opts.max_wait;
-  m.github.max_retries = opts.retries;
-  m.github.retry_delay_s = opts.retry_delay;
-  m.github.per_page = opts.per_page;
-  m.github.timeout_s = opts.timeout;
-  m.queries = opts.queries;
-  m.max_repos = opts.max_repos;
   m.clone_dir = clones;
   m.import = opts.import.options();
   ASSIGN_OR_RETURN(corpus::MineSummary s, corpus::mine_github(db, m));
@@ -281,28 +263,34 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& acti
 
   auto mine = std::make_shared<MineOptions>();
   CLI::App* mine_cmd = group->add_subcommand("mine-github", "Search GitHub for OpenCL repositories, clone and import them");
-  mine_cmd->add_option("--query", mine->queries,
-                       "Search query (repeatable); default: CLgen's terms, each with language:OpenCL")
+  mine_cmd
+      ->add_option("--query", mine->mine.queries,
+                   "Search query (repeatable); default: CLgen's terms, each with language:OpenCL")
       ->allow_extra_args(false);
-  mine_cmd->add_option("--api-url", mine->api_url, "GitHub API base URL")->capture_default_str();
+  mine_cmd->add_option("--api-url", mine->mine.github.api_url, "GitHub API base URL")->capture_default_str();
   mine_cmd->add_option("--token-env", mine->token_env, "Environment variable holding the API token")
       ->capture_default_str();
-  mine_cmd->add_option("--max-repos", mine->max_repos, "Stop after this many repositories")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+  mine_cmd->add_option("--max-repos", mine->mine.max_repos, "Stop after this many repositories")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   mine_cmd
-      ->add_option("--max-wait", mine->max_wait,
+      ->add_option("--max-wait", mine->mine.github.max_wait_s,
                    "Longest wait (seconds) for a rate limit or backoff; a longer one is an error")
       ->check(finite_range(0, 604800))
       ->capture_default_str();
-  mine_cmd->add_option("--retries", mine->retries, "Retries per request on 5xx, timeouts, rate limits")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
-  mine_cmd->add_option("--retry-delay", mine->retry_delay, "First backoff in seconds (doubles per retry)")
+  mine_cmd->add_option("--retries", mine->mine.github.max_retries, "Retries per request on 5xx, timeouts, rate limits")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  mine_cmd->add_option("--retry-delay", mine->mine.github.retry_delay_s, "First backoff in seconds (doubles per retry)")
       ->check(finite_range(0, 3600))
       ->capture_default_str();
-  mine_cmd->add_option("--per-page", mine->per_page, "Search results per page (GitHub allows 100)")
-      ->check(CLI::Range(1, 100))->capture_default_str();
-  mine_cmd->add_option("--timeout", mine->timeout, "Seconds before an API request times out (then retried)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+  mine_cmd->add_option("--per-page", mine->mine.github.per_page, "Search results per page (GitHub allows 100)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  mine_cmd
+      ->add_option("--timeout", mine->mine.github.timeout_s, "Seconds before an API request times out (then retried)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   add_import_flags(mine_cmd, mine->import);
   mine_cmd->final_callback([mine, &global, &action] { action = [mine, &global] { return run_mine(global, *mine); }; });
 

@@ -11,19 +11,18 @@
 namespace clgen::cli {
 namespace {
 
+// The library's options bound to the flags (defaults in corpus/preprocess/store.h),
+// and the compile flags, which are parsed into its `compile` field.
 struct CorpusPreprocessOptions {
-  unsigned threads = 0;
-  size_t batch = 256;
+  preprocess::CorpusPreprocessOptions run;
   CompileFlags flags;
 };
 
 Status run_corpus_preprocess(const GlobalOptions& global, const CorpusPreprocessOptions& opts) {
   ASSIGN_OR_RETURN(Workspace ws, Workspace::open(global.workspace));
   ASSIGN_OR_RETURN(Database db, ws.open_database());
-  preprocess::CorpusPreprocessOptions o;
+  preprocess::CorpusPreprocessOptions o = opts.run;
   o.compile = opts.flags.options();
-  o.threads = opts.threads;
-  o.batch_size = opts.batch;
   o.progress = global.verbosity != Verbosity::kQuiet;
   Expected<preprocess::CorpusPreprocessStats> stats = preprocess::preprocess_corpus(db, o);
   if (!stats) return stats.status().with_context("corpus preprocess");
@@ -56,10 +55,10 @@ void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& 
   auto opts = std::make_shared<CorpusPreprocessOptions>();
   CLI::App* cmd = corpus_group.add_subcommand(
       "preprocess", "Filter and normalize the corpus into the preprocessed table (resumable)");
-  cmd->add_option("-j,--threads", opts->threads, "Worker threads (0 = all cores)")
+  cmd->add_option("-j,--threads", opts->run.threads, "Worker threads (0 = all cores)")
       ->capture_default_str()
       ->check(CLI::Range(0u, 1024u));
-  cmd->add_option("--batch", opts->batch, "Files per transaction")
+  cmd->add_option("--batch", opts->run.batch_size, "Files per transaction")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20))
       ->capture_default_str();
   opts->flags.add_to(*cmd);

@@ -14,25 +14,13 @@ namespace clgen::cli {
 
 namespace {
 
+// The library's options, bound to the flags directly so that each default
+// is written once (driver/drive.h), and the flags that need parsing first.
 struct DriveCliOptions {
-  std::vector<std::string> files;
-  bool samples = false;
-  bool corpus = false;
-  std::string device = "cpu";
+  driver::DriveOptions drive;
   std::vector<std::string> gsizes;  // each "N" or "X,Y[,Z]"
   std::string gsize_sweep;          // "2^7..2^22"
   std::string lsize;                // empty = automatic
-  bool lsize_sweep = false;
-  int runs = 10;
-  int warmup = 1;
-  uint64_t seed = 20170204;
-  std::string build_options;
-  double timeout_s = 60;
-  uint64_t memory_limit_mb = 0;
-  std::string csv;
-  uint64_t limit = 0;
-  uint64_t shuffle_seed = 0;
-  unsigned jobs = 0;
 };
 
 void print_table(const driver::DriveSummary& s) {
@@ -52,17 +40,13 @@ void print_table(const driver::DriveSummary& s) {
 }
 
 Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
-  if (o.files.empty() && !o.samples && !o.corpus)
+  driver::DriveOptions opts = o.drive;
+  if (opts.files.empty() && !opts.samples && !opts.corpus)
     return usage_error("clgen drive: give kernel files, --samples or --corpus");
   if (!o.gsizes.empty() && !o.gsize_sweep.empty())
     return usage_error("clgen drive: --gsize and --gsize-sweep exclude each other");
-  if (!o.lsize.empty() && o.lsize_sweep)
+  if (!o.lsize.empty() && opts.local_size_sweep)
     return usage_error("clgen drive: --lsize and --lsize-sweep exclude each other");
-  driver::DriveOptions opts;
-  opts.files = o.files;
-  opts.samples = o.samples;
-  opts.corpus = o.corpus;
-  opts.device = o.device;
   if (!o.gsize_sweep.empty()) {
     auto sweep = driver::parse_size_sweep(o.gsize_sweep);
     if (!sweep.ok()) return usage_error("--gsize-sweep: " + sweep.status().message());
@@ -85,18 +69,7 @@ Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
                            " have different numbers of dimensions");
     opts.local_size = *size;
   }
-  opts.local_size_sweep = o.lsize_sweep;
-  opts.runs = o.runs;
-  opts.warmup = o.warmup;
-  opts.seed = o.seed;
-  opts.build_options = o.build_options;
-  opts.timeout_s = o.timeout_s;
-  opts.memory_limit_mb = o.memory_limit_mb;
   opts.worker_stderr = spdlog::should_log(spdlog::level::debug);
-  opts.csv_path = o.csv;
-  opts.limit = o.limit;
-  opts.shuffle_seed = o.shuffle_seed;
-  opts.jobs = o.jobs;
   opts.show_progress = spdlog::should_log(spdlog::level::info);
 
   ASSIGN_OR_RETURN(auto ws, Workspace::open(global.workspace));
@@ -112,47 +85,48 @@ Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
 
 void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   auto o = std::make_shared<DriveCliOptions>();
+  driver::DriveOptions& d = o->drive;
   CLI::App* cmd = app.add_subcommand(
       "drive", "Run kernels on OpenCL devices: dynamic check, profiling, results in `runs`");
-  cmd->add_option("files", o->files, "OpenCL kernel files")->check(CLI::ExistingFile);
-  cmd->add_flag("--samples", o->samples, "Drive accepted samples (samples.status='ok')");
-  cmd->add_flag("--corpus", o->corpus, "Drive the preprocessed corpus (preprocessed.status='ok')");
-  cmd->add_option("--device", o->device, "cpu, gpu, all, or part of a device/platform name")
-      ->capture_default_str();
+  cmd->add_option("files", d.files, "OpenCL kernel files")->check(CLI::ExistingFile);
+  cmd->add_flag("--samples", d.samples, "Drive accepted samples (samples.status='ok')");
+  cmd->add_flag("--corpus", d.corpus, "Drive the preprocessed corpus (preprocessed.status='ok')");
+  cmd->add_option("--device", d.device, "cpu, gpu, all, or part of a device/platform name")->capture_default_str();
   // One value per --gsize: without allow_extra_args(false) CLI11 lets a
   // vector option take the kernel files that follow it ("--gsize 4096 k.cl").
-  cmd->add_option("--gsize", o->gsizes, "Global size, e.g. 4096 or 1024,1024 (repeatable; default 4096)")
+  cmd->add_option("--gsize", o->gsizes,
+                  "Global size, e.g. 4096 or 1024,1024 (repeatable; default " +
+                      driver::format_size(d.global_sizes.front()) + ")")
       ->allow_extra_args(false)
       ->check(non_empty());
   cmd->add_option("--gsize-sweep", o->gsize_sweep, "Powers of two, e.g. 2^7..2^22")->check(non_empty());
   cmd->add_option("--lsize", o->lsize, "Local size, e.g. 256 or 16,16 (default: automatic)")->check(non_empty());
-  cmd->add_flag("--lsize-sweep", o->lsize_sweep,
+  cmd->add_flag("--lsize-sweep", d.local_size_sweep,
                 "Every power-of-two local size within device limits, refused ones included");
-  cmd->add_option("--runs", o->runs, "Profiled repetitions of passing kernels")
+  cmd->add_option("--runs", d.runs, "Profiled repetitions of passing kernels")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  cmd->add_option("--warmup", o->warmup, "Unrecorded runs before them")
+  cmd->add_option("--warmup", d.warmup, "Unrecorded runs before them")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
-  cmd->add_option("--seed", o->seed, "Payload seed")->capture_default_str();
-  cmd->add_option("--cl-opts", o->build_options, "OpenCL build options");
+  cmd->add_option("--seed", d.seed, "Payload seed")->capture_default_str();
+  cmd->add_option("--cl-opts", d.build_options, "OpenCL build options");
   // A week at most: beyond that the limit is no limit, and larger values
   // overflow the millisecond timers.
-  cmd->add_option("--timeout", o->timeout_s, "Wall-clock seconds per kernel run (worker killed after)")
+  cmd->add_option("--timeout", d.timeout_s, "Wall-clock seconds per kernel run (worker killed after)")
       ->capture_default_str()
       ->check(finite_range(0.001, 604800.0));
-  cmd->add_option("--memory-limit", o->memory_limit_mb,
+  cmd->add_option("--memory-limit", d.memory_limit_mb,
                   "Worker memory cap (RLIMIT_DATA) in MiB (0: half the physical memory, within 1 to 8 GiB)")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 30));
-  cmd->add_option("--csv", o->csv, "Also write the runs as cldrive-style CSV");
-  cmd->add_option("--limit", o->limit, "Drive at most this many sources (0: all)")
+  cmd->add_option("--csv", d.csv_path, "Also write the runs as cldrive-style CSV");
+  cmd->add_option("--limit", d.limit, "Drive at most this many sources (0: all)")->capture_default_str();
+  cmd->add_option(
+         "--shuffle", d.shuffle_seed,
+         "Drive the sources in an order shuffled by this seed, so --limit takes a fair sample (0: stored order)")
       ->capture_default_str();
-  cmd->add_option("--shuffle", o->shuffle_seed,
-                  "Drive the sources in an order shuffled by this seed, so --limit takes a fair sample (0: stored order)")
-      ->capture_default_str();
-  cmd->add_option("--jobs,-j", o->jobs,
-                  "Kernels driven at once, each in its own worker (0: one per core, at most 16)")
+  cmd->add_option("--jobs,-j", d.jobs, "Kernels driven at once, each in its own worker (0: one per core, at most 16)")
       ->capture_default_str()
       ->check(CLI::Range(0u, 256u));
   cmd->final_callback([o, &global, &action] { action = [o, &global] { return run_drive(global, *o); }; });
