@@ -113,7 +113,11 @@ PoolResult DrivePool::drive_source(const PoolSource& src, std::vector<std::uniqu
     if (stop_now()) break;
     const bool need_pass = d > 0 && options_.later_devices_need_pass;
     if (need_pass && passed_first.empty()) break;
-    if (!workers[d]) workers[d] = std::make_unique<WorkerProcess>(options_.worker);
+    if (!workers[d]) {
+      WorkerOptions w = options_.worker;
+      w.default_memory_cap = dev.type != "GPU";  // see WorkerOptions::default_memory_cap
+      workers[d] = std::make_unique<WorkerProcess>(std::move(w));
+    }
     WorkerProcess& worker = *workers[d];
     std::vector<KernelSignature> kernels;
     // When the source as a whole fails: the outcome recorded for it.

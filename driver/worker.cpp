@@ -116,7 +116,9 @@ Status WorkerProcess::start() {
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t parent = ::getpid();
-  const uint64_t memory_mb = options_.memory_limit_mb ? options_.memory_limit_mb : default_worker_memory_limit_mb();
+  const uint64_t memory_mb = options_.memory_limit_mb      ? options_.memory_limit_mb
+                             : options_.default_memory_cap ? default_worker_memory_limit_mb()
+                                                           : 0;
   rlimit files{kWorkerMaxFiles, kWorkerMaxFiles};
   rlimit current_files;
   if (::getrlimit(RLIMIT_NOFILE, &current_files) == 0 && current_files.rlim_max < files.rlim_max)
@@ -135,9 +137,11 @@ Status WorkerProcess::start() {
     ::setpgid(0, 0);
     rlimit core{0, 0};
     ::setrlimit(RLIMIT_CORE, &core);
-    rlim_t bytes = static_cast<rlim_t>(memory_mb) << 20;
-    rlimit data{bytes, bytes};
-    ::setrlimit(RLIMIT_DATA, &data);
+    if (memory_mb > 0) {
+      rlim_t bytes = static_cast<rlim_t>(memory_mb) << 20;
+      rlimit data{bytes, bytes};
+      ::setrlimit(RLIMIT_DATA, &data);
+    }
     rlimit fsize{kWorkerMaxFileBytes, kWorkerMaxFileBytes};
     ::setrlimit(RLIMIT_FSIZE, &fsize);
     ::setrlimit(RLIMIT_NOFILE, &files);

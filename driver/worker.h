@@ -39,6 +39,10 @@ struct WorkerOptions {
   // context creation, the compiler's first load): outside every job's limit.
   double startup_timeout_s = 60;
   uint64_t memory_limit_mb = 0;   // RLIMIT_DATA of the worker; 0 = default_worker_memory_limit_mb()
+  // false: no RLIMIT_DATA when memory_limit_mb is 0. The drive pool sets it
+  // for GPU devices: the default cap is not yet verified with NVIDIA's
+  // runtime, and a GPU kernel's buffers live on the device.
+  bool default_memory_cap = true;
   bool inherit_stderr = false;    // otherwise the worker's stderr goes to /dev/null
 };
 
