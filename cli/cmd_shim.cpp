@@ -22,7 +22,7 @@ struct ShimInferOptions {
   std::vector<std::string> paths;  // empty: the default corpus
   bool from_db = false;            // read the workspace's kernel files instead
   std::string out;                 // header file to write; empty: stdout
-  uint64_t min_files = 2;
+  shim::InferOptions infer;        // --min-files binds here: the library's default
   int show = 40;                   // candidates listed on stderr
   std::string header = "clang";
 };
@@ -73,8 +73,7 @@ Status run_shim_infer(const GlobalOptions& global, const ShimInferOptions& opts)
     }
     provenance += ".";
   }
-  shim::InferOptions io;
-  io.min_files = opts.min_files;
+  shim::InferOptions io = opts.infer;
   io.header = opts.header == "libclc" ? preprocess::BuiltinHeader::kLibclc : preprocess::BuiltinHeader::kClang;
   ASSIGN_OR_RETURN(shim::InferReport report, shim::infer(texts, io));
   std::fprintf(stderr, "%llu files: %llu compile without a shim, %llu fail (%llu only for missing names)\n",
@@ -90,7 +89,7 @@ Status run_shim_infer(const GlobalOptions& global, const ShimInferOptions& opts)
                  c.definition.c_str(), c.accepted ? "" : "  (not enabled)");
   }
   std::string header = shim::render_header(
-      report, provenance + " Command: clgen shim infer --min-files " + std::to_string(opts.min_files) + ".");
+      report, provenance + " Command: clgen shim infer --min-files " + std::to_string(opts.infer.min_files) + ".");
   if (opts.out.empty()) {
     std::fputs(header.c_str(), stdout);
     return ok_status();
@@ -110,7 +109,7 @@ void add_shim_command(CLI::App& app, const GlobalOptions& global, Action& action
       ->check(non_empty());
   infer->add_flag("--from-db", opts->from_db, "Read the workspace's kernel files (includes inlined) instead of paths");
   infer->add_option("-o,--out", opts->out, "Write the header here (default: stdout)");
-  infer->add_option("--min-files", opts->min_files, "Files a name must be missing in")
+  infer->add_option("--min-files", opts->infer.min_files, "Files a name must be missing in")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
   infer->add_option("--show", opts->show, "Candidates listed on stderr")

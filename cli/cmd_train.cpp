@@ -26,11 +26,10 @@ namespace clgen::cli {
 namespace {
 
 struct TrainCommandOptions {
-  std::string config;           // TOML file; empty = model/config.h defaults (= configs/tiny.toml)
-  std::string device = "auto";  // cpu | cuda | auto
-  int epochs = 0;               // 0 = the config's training.epochs
-  bool distributed = false;     // one rank of a torchrun/srun world (rank from the environment)
-  int timeout = 600;            // seconds a rank waits for the others
+  std::string config;        // TOML file; empty = model/config.h defaults (= configs/tiny.toml)
+  bool distributed = false;  // one rank of a torchrun/srun world (rank from the environment)
+  // --device, --epochs and --timeout bind to these fields: their defaults are the library's.
+  model::TrainOptions train;
 };
 
 // Samples `preview.samples` kernels from the seed "__kernel void A(".
@@ -70,14 +69,13 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
     ASSIGN_OR_RETURN(config, model::load_model_config(opts.config));
     ASSIGN_OR_RETURN(config_text, read_file(opts.config));
   }
-  if (opts.device != "cpu" && opts.device != "cuda" && opts.device != "auto")
+  if (opts.train.device != "cpu" && opts.train.device != "cuda" && opts.train.device != "auto")
     return usage_error("--device must be cpu, cuda or auto");
-  model::TrainOptions train;
+  model::TrainOptions train = opts.train;
   if (opts.distributed) {
     auto env = model::distributed_env();
     if (!env.ok()) return env.status().with_context("distributed training");
     train.distributed = *env;
-    train.distributed_timeout_seconds = opts.timeout;
     // One voice: the other ranks log warnings and errors only.
     if (train.distributed->rank != 0) spdlog::set_level(spdlog::level::warn);
   }
@@ -94,8 +92,6 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
                 set.held_out_repositories.size(), fmt::format("{}", fmt::join(set.held_out_repositories, ", ")).c_str());
   const std::vector<std::string>& texts = set.texts;
   train.held_out = set.held_out;
-  train.device = opts.device;
-  train.epochs = opts.epochs;
   train.config_text = config_text;
   // -q raises the log level to warnings; the progress line follows it.
   train.progress = spdlog::should_log(spdlog::level::info);
@@ -126,7 +122,7 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
     std::printf("already trained for %d epochs (use --epochs to train longer)\n", r.epochs_done);
   }
   std::printf("checkpoint: %s/checkpoint.pt\n", r.model_dir.c_str());
-  return print_preview(global.workspace, r.model_id, config, opts.device);
+  return print_preview(global.workspace, r.model_id, config, opts.train.device);
 }
 
 }  // namespace
@@ -137,16 +133,16 @@ void add_train_command(CLI::App& app, const GlobalOptions& global, Action& actio
       "train", "Train the LSTM language model on the preprocessed corpus (resumes if interrupted)");
   cmd->add_option("--config", opts->config, "Model config TOML (see configs/); default: the tiny settings")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--device", opts->device, "cpu, cuda or auto")
+  cmd->add_option("--device", opts->train.device, "cpu, cuda or auto")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();
-  cmd->add_option("--epochs", opts->epochs, "Train until this many epochs (default: the config's)")
+  cmd->add_option("--epochs", opts->train.epochs, "Train until this many epochs (default: the config's)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--distributed", opts->distributed,
                 "Be one rank of a data-parallel run: rank and world from RANK/WORLD_SIZE/"
                 "MASTER_ADDR/MASTER_PORT/LOCAL_RANK (torchrun) or SLURM_PROCID/SLURM_NTASKS (srun); "
                 "training.batch_size is the global batch");
-  cmd->add_option("--timeout", opts->timeout,
+  cmd->add_option("--timeout", opts->train.distributed_timeout_seconds,
                   "With --distributed: seconds a rank waits for the others to join and in each "
                   "collective before it fails")
       ->check(CLI::PositiveNumber)
