@@ -100,10 +100,17 @@ PoolResult DrivePool::drive_source(const PoolSource& src, std::vector<std::uniqu
   if (have_clang_analysis()) analysis = analyze_kernels(src.text);
   // "kernel|global|local" of the runs that passed on the first device.
   std::unordered_set<std::string> passed_first;
+  // Whether the run is stored; if so its record carries the stored outcome
+  // (the caller reads the rest of the row).
+  auto stored = [&](RunRecord& rec) {
+    auto it = stored_.find(run_key_id(rec.key));
+    if (it == stored_.end()) return false;
+    rec.result.outcome = it->second;
+    return true;
+  };
   auto add = [&](size_t d, PoolRun run) {
     const RunKey& k = run.record.key;
-    bool passed =
-        run.stored ? stored_.at(run_key_id(k)) == Outcome::kPass : run.record.result.outcome == Outcome::kPass;
+    bool passed = run.record.result.outcome == Outcome::kPass;
     if (d == 0 && passed) passed_first.insert(k.kernel_name + "|" + k.global_size + "|" + k.requested_local_size);
     res.runs.push_back(std::move(run));
   };
@@ -157,7 +164,7 @@ PoolResult DrivePool::drive_source(const PoolSource& src, std::vector<std::uniqu
         if (!source_failure.empty()) {
           if (need_pass) continue;
           RunRecord rec{key, src.origin, options_.seed, {}};
-          if (stored_.count(run_key_id(key))) {
+          if (stored(rec)) {
             add(d, {true, std::move(rec)});
             continue;
           }
@@ -173,7 +180,7 @@ PoolResult DrivePool::drive_source(const PoolSource& src, std::vector<std::uniqu
           if (need_pass && !passed_first.count(sig.name + "|" + key.global_size + "|" + key.requested_local_size))
             continue;
           RunRecord rec{key, src.origin, options_.seed, {}};
-          if (stored_.count(run_key_id(key))) {
+          if (stored(rec)) {
             add(d, {true, std::move(rec)});
             continue;
           }

@@ -191,6 +191,14 @@ Status WorkerProcess::start() {
   return ok_status();
 }
 
+void WorkerProcess::reap_if_dead() {
+  int status;
+  if (pid_ > 0 && ::waitpid(pid_, &status, WNOHANG) == pid_) {
+    pid_ = -1;
+    kill_worker();
+  }
+}
+
 void WorkerProcess::kill_worker() {
   if (pid_ > 0) {
     kill_group(pid_);
@@ -235,13 +243,7 @@ void WorkerProcess::stop() {
 Status WorkerProcess::call(const std::string& request, std::string& response) {
   // A worker that died while idle is replaced, so its death is not blamed on
   // this request.
-  if (pid_ > 0) {
-    int status;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      kill_worker();
-    }
-  }
+  reap_if_dead();
   if (pid_ <= 0) RETURN_IF_ERROR(start());
   grant_cpu_time();
   Status st = write_frame(to_worker_, request);
@@ -275,13 +277,7 @@ Status WorkerProcess::call(const std::string& request, std::string& response) {
 
 Status WorkerProcess::prepare(int platform_index, int device_index) {
   // A worker that died while idle is replaced here, not during the job.
-  if (pid_ > 0) {
-    int status;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      kill_worker();
-    }
-  }
+  reap_if_dead();
   if (pid_ > 0 && prepared_.count({platform_index, device_index})) return ok_status();
   const double job_timeout = options_.timeout_s;
   options_.timeout_s = std::max(options_.startup_timeout_s, job_timeout);

@@ -88,6 +88,8 @@ class WorkerProcess {
  private:
   Status start();
   void kill_worker();
+  // Reaps a worker that died while idle (it is started afresh on the next request).
+  void reap_if_dead();
   // Gives the worker CPU seconds for one more request (RLIMIT_CPU, raised
   // from what it has used so far): a backstop behind the wall-clock limit.
   void grant_cpu_time();

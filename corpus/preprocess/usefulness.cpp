@@ -82,12 +82,11 @@ class KernelAnalysis {
   explicit KernelAnalysis(const clang::FunctionDecl* fn) : fn_(fn) {}
 
   UsefulnessVerdict run() {
-    // Propagate until no variable gains a taint.
+    // The assignments once, then propagate until no variable gains a taint.
+    collect(fn_->getBody(), false);
     bool changed = true;
     while (changed) {
       changed = false;
-      assignments_.clear();
-      collect(fn_->getBody(), false);
       for (const Assignment& a : assignments_) {
         for (int t : {kItem, kLoop, kDependent, kSure}) {
           Taint taint = static_cast<Taint>(t);
