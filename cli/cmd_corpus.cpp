@@ -110,9 +110,12 @@ void print_summary(const std::string& what, const corpus::ImportSummary& s) {
               human_bytes(s.bytes_stored).c_str(), human_bytes(s.bytes_read).c_str(), static_cast<long long>(skipped),
               reasons.empty() ? "" : " (", reasons.c_str(), reasons.empty() ? "" : ")");
   if (s.includes_inlined + s.includes_unresolved + s.includes_refused + s.include_cycles > 0)
-    std::printf("  includes: %lld resolved, %lld unresolved, %lld refused (outside the root), %lld cycles\n",
-                static_cast<long long>(s.includes_inlined), static_cast<long long>(s.includes_unresolved),
-                static_cast<long long>(s.includes_refused), static_cast<long long>(s.include_cycles));
+    std::printf(
+        "  includes: %lld resolved (%lld missing sources read as their headers), %lld unresolved, %lld refused "
+        "(outside the root), %lld cycles\n",
+        static_cast<long long>(s.includes_inlined), static_cast<long long>(s.includes_substituted),
+        static_cast<long long>(s.includes_unresolved), static_cast<long long>(s.includes_refused),
+        static_cast<long long>(s.include_cycles));
 }
 
 Status run_add(const GlobalOptions& global, const AddOptions& opts) {

@@ -35,6 +35,7 @@ void ImportSummary::add(const ImportSummary& o) {
   includes_unresolved += o.includes_unresolved;
   includes_refused += o.includes_refused;
   include_cycles += o.include_cycles;
+  includes_substituted += o.includes_substituted;
   for (const auto& [k, v] : o.skipped) skipped[k] += v;
   unchanged_sources += o.unchanged_sources;
 }
@@ -262,6 +263,7 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
     summary.includes_unresolved += inl.unresolved;
     summary.includes_refused += inl.refused;
     summary.include_cycles += inl.cycles;
+    summary.includes_substituted += inl.substituted;
     if (inl.too_large) {
       RETURN_IF_ERROR(writer.add_skip(e.path, skip_reason::kTooLargeInlined,
                                       "over " + std::to_string(options.inline_options.max_output_bytes) +

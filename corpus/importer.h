@@ -43,6 +43,7 @@ struct ImportSummary {
   int64_t bytes_stored = 0;  // bytes of the texts stored (raw; includes once per source)
   // #include directives of accepted files, as the inliner resolved them.
   int64_t includes_inlined = 0, includes_unresolved = 0, includes_refused = 0, include_cycles = 0;
+  int64_t includes_substituted = 0;        // missing sources read as their headers (of includes_inlined)
   std::map<std::string, int64_t> skipped;  // reason -> count
   int64_t unchanged_sources = 0;           // skipped: already imported at this commit/version
 

@@ -135,6 +135,13 @@ class Inliner {
     }
     std::string found;
     Resolution r = resolve(parent_dir(path), name, &found);
+    if (r == Resolution::kMissing && opts_.header_for_missing_source) {
+      std::string header = header_of_source(name);
+      if (!header.empty() && resolve(parent_dir(path), header, &found) == Resolution::kFound) {
+        r = Resolution::kFound;
+        ++out_->substituted;
+      }
+    }
     if (r == Resolution::kRefused) {
       ++out_->refused;
       emit(line);
@@ -206,6 +213,16 @@ class Inliner {
     for (char c : arg)
       if (std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ')') return "";
     return arg;
+  }
+
+  // "x.h" for an OpenCL source name "x.cl" / "x.clh" / "x.ocl" (any case), else "".
+  static std::string header_of_source(const std::string& name) {
+    size_t dot = name.rfind('.');
+    if (dot == std::string::npos || name.find('/', dot) != std::string::npos) return "";
+    std::string ext = name.substr(dot + 1);
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext != "cl" && ext != "clh" && ext != "ocl") return "";
+    return name.substr(0, dot) + ".h";
   }
 
   Resolution resolve(const std::string& dir, const std::string& name, std::string* found) {

@@ -20,6 +20,11 @@ struct InlineOptions {
   int max_depth = 32;                          // nesting limit
   uint64_t max_include_bytes = 1 << 20;        // an included file larger than this is not inlined
   uint64_t max_output_bytes = 16ull << 20;     // the inlined text may not grow beyond this
+  // A missing OpenCL source include (`x.cl`, `x.clh`, `x.ocl`) is read as its
+  // header `x.h` when the tree has one: the header declares what the source
+  // defines, so an includer that only calls its functions still compiles
+  // (hashcat's kernels include `inc_common.cl`, which the snapshot lacks).
+  bool header_for_missing_source = true;
 };
 
 struct InlineResult {
@@ -29,6 +34,7 @@ struct InlineResult {
   int cycles = 0;      // directives dropped: the file includes itself (directly or not)
   int unresolved = 0;  // directives kept as they were: no such file in the tree
   int refused = 0;     // directives kept: absolute paths or `..` escaping the root (never read)
+  int substituted = 0;     // missing sources read as their headers (header_for_missing_source)
   bool too_large = false;  // the output would exceed max_output_bytes (text is then incomplete)
   std::vector<std::string> unresolved_names;  // what the unresolved directives named
   // Tree paths of the files inlined, each once, in the order first inlined
@@ -43,6 +49,9 @@ struct InlineResult {
 // found inside the tree wins. A header is inlined once per top-level file
 // (like `#pragma once`), except inside a brace-delimited body, where code
 // fragments are included on purpose and are inlined each time.
+//
+// A missing `x.cl` (or `.clh`, `.ocl`) is read as `x.h` found the same way,
+// when options.header_for_missing_source allows.
 //
 // Macro includes: `#include NAME` where NAME was `#define`d earlier as an
 // object-like macro is expanded first. Then `#include F(DIR/x.h)` -- a

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 
+#include "corpus/preprocess/host_macros.h"
 #include "support/opencl_types.h"
 
 namespace clgen::preprocess {
@@ -233,6 +234,23 @@ Expected<InferredNames> infer_missing_names(std::string_view text, const Compile
     // the round finds nothing else to define.
     size_t before = out.names.size();
     std::string undefinable;
+    // Host macros first (host_macros.h): a definition the text has but a
+    // macro switches off. A round that adds one defines nothing else, since
+    // what it switches on may define the other missing names too.
+    bool host = false;
+    for (const CompileError& e : r.errors) {
+      if ((e.category != category::kUnknownTypeName && e.category != category::kUndeclaredIdentifier) ||
+          e.name.empty() || defined.count(e.name)) {
+        continue;
+      }
+      for (const HostMacro& m : host_macros_for(full, e.name)) {
+        if (!defined.insert(m.name).second) continue;
+        out.names.push_back(m.name);
+        out.prelude += "#define " + m.name + " " + m.value + "\n";
+        host = true;
+      }
+    }
+    if (host) continue;
     for (const CompileError& e : r.errors) {
       bool type = e.category == category::kUnknownTypeName;
       if ((!type && e.category != category::kUndeclaredIdentifier) || e.name.empty()) continue;

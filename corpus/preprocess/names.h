@@ -51,7 +51,6 @@ struct InferredNames {
 // times (a defined type can reveal names its parse error hid). Fails, naming
 // the input's first error, when an error other than a missing name remains,
 // when a missing name is not definable, or after max_rounds.
-Expected<InferredNames> infer_missing_names(std::string_view text, const CompileOptions& options,
-                                            int max_rounds = 6);
+Expected<InferredNames> infer_missing_names(std::string_view text, const CompileOptions& options, int max_rounds = 8);
 
 }  // namespace clgen::preprocess

@@ -77,6 +77,35 @@ TEST_F(InlinerTest, KeepsAndCountsIncludesItCannotFind) {
   EXPECT_EQ(r.unresolved_names, (std::vector<std::string>{"missing.h", "stdio.h"}));
 }
 
+TEST_F(InlinerTest, ReadsAMissingSourceAsItsHeader) {
+  // The source is absent but its header, which declares what it defines, is there.
+  write("OpenCL/k.cl", "#include \"inc_common.cl\"\nkernel void A() {}\n");
+  write("OpenCL/inc_common.h", "void helper(void);\n");
+  InlineResult r = run("OpenCL/k.cl");
+  EXPECT_EQ(r.text, "void helper(void);\nkernel void A() {}\n");
+  EXPECT_EQ(r.substituted, 1);
+  EXPECT_EQ(r.unresolved, 0);
+  EXPECT_EQ(r.included_paths, (std::vector<std::string>{"OpenCL/inc_common.h"}));
+}
+
+TEST_F(InlinerTest, KeepsAMissingSourceWhenAskedOrWhenItHasNoHeader) {
+  write("k.cl", "#include \"inc_common.cl\"\n#include \"other.cl\"\nkernel void A() {}\n");
+  write("inc_common.h", "void helper(void);\n");
+  auto tree = open_directory_tree(repo());
+  ASSERT_TRUE(tree.ok());
+  auto text = (*tree)->read("k.cl", 1 << 20);
+  ASSERT_TRUE(text.ok());
+  InlineOptions off;
+  off.header_for_missing_source = false;
+  auto r = inline_includes(**tree, "k.cl", *text, off);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->unresolved, 2);
+  EXPECT_EQ(r->substituted, 0);
+  InlineResult on = run("k.cl");
+  EXPECT_EQ(on.substituted, 1);
+  EXPECT_EQ(on.unresolved_names, (std::vector<std::string>{"other.cl"}));
+}
+
 TEST_F(InlinerTest, BreaksIncludeCycles) {
   write("k.cl", "#include \"a.h\"\nkernel void A() {}\n");
   write("a.h", "#include \"b.h\"\nint a;\n");

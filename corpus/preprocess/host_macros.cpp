@@ -1,0 +1,230 @@
+// Host macros (see host_macros.h): a line scan of the text's conditional
+// directives and of the definitions of one missing name.
+#include "corpus/preprocess/host_macros.h"
+
+#include <cctype>
+#include <optional>
+#include <set>
+
+#include "corpus/preprocess/names.h"
+
+namespace clgen::preprocess {
+namespace {
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string_view trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+// The identifier at the start of `s` (after spaces), or "".
+std::string_view leading_word(std::string_view s) {
+  s = trim(s);
+  size_t n = 0;
+  while (n < s.size() && ident_char(s[n])) ++n;
+  return s.substr(0, n);
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// True when `word` occurs in `s` as a whole identifier at `pos`.
+bool word_at(std::string_view s, size_t pos, std::string_view word) {
+  if (s.compare(pos, word.size(), word) != 0) return false;
+  if (pos > 0 && ident_char(s[pos - 1])) return false;
+  size_t end = pos + word.size();
+  return end >= s.size() || !ident_char(s[end]);
+}
+
+// Positions where `word` occurs as a whole identifier in `s`.
+std::vector<size_t> word_positions(std::string_view s, std::string_view word) {
+  std::vector<size_t> out;
+  for (size_t p = s.find(word); p != std::string_view::npos; p = s.find(word, p + 1)) {
+    if (word_at(s, p, word)) out.push_back(p);
+  }
+  return out;
+}
+
+// One logical line: a directive's continuation lines are joined.
+struct Line {
+  std::string text;
+  bool directive = false;
+  std::string keyword;  // if, ifdef, define, ... for a directive
+  std::string operand;  // the rest of a directive
+};
+
+std::vector<Line> logical_lines(std::string_view text) {
+  std::vector<Line> lines;
+  bool in_comment = false;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string line(text.substr(pos, end - pos));
+    pos = end + 1;
+    while (!line.empty() && line.back() == '\\' && pos <= text.size()) {
+      line.pop_back();
+      size_t e2 = text.find('\n', pos);
+      if (e2 == std::string_view::npos) e2 = text.size();
+      line += text.substr(pos, e2 - pos);
+      pos = e2 + 1;
+    }
+    // Block comments: a line starting inside one is not code; a comment
+    // opened on a line (and not closed there) hides the lines after it.
+    bool was_in_comment = in_comment;
+    for (size_t i = 0; i + 1 < line.size(); ++i) {
+      if (!in_comment && line[i] == '/' && line[i + 1] == '/') break;
+      if (!in_comment && line[i] == '/' && line[i + 1] == '*') in_comment = true, ++i;
+      else if (in_comment && line[i] == '*' && line[i + 1] == '/') in_comment = false, ++i;
+    }
+    Line l;
+    l.text = std::move(line);
+    std::string_view t = trim(l.text);
+    if (!was_in_comment && !t.empty() && t[0] == '#') {
+      l.directive = true;
+      std::string_view rest = trim(t.substr(1));
+      l.keyword = std::string(leading_word(rest));
+      l.operand = std::string(trim(rest.substr(l.keyword.size())));
+      size_t comment = std::min(l.operand.find("//"), l.operand.find("/*"));
+      if (comment != std::string::npos) l.operand = std::string(trim(std::string_view(l.operand).substr(0, comment)));
+    }
+    if (!was_in_comment || l.directive) lines.push_back(std::move(l));
+  }
+  return lines;
+}
+
+// The macro an `#if` operand tests positively and alone: `defined(M)`,
+// `defined M`; nothing for any other condition.
+std::string single_defined_test(std::string_view operand) {
+  std::string_view s = trim(operand);
+  if (!starts_with(s, "defined")) return "";
+  s = trim(s.substr(7));
+  bool paren = !s.empty() && s[0] == '(';
+  if (paren) s = trim(s.substr(1));
+  std::string_view m = leading_word(s);
+  if (m.empty()) return "";
+  s = trim(s.substr(m.size()));
+  if (paren) {
+    if (s.empty() || s[0] != ')') return "";
+    s = trim(s.substr(1));
+  }
+  return s.empty() ? std::string(m) : "";
+}
+
+// True when `line` defines `name`: `#define name`, a typedef ending in
+// `name;`, the `} name;` closing a typedef'd struct, `struct/union/enum
+// name` followed by its body, or an enumerator on a line of its own
+// (`NAME = value,`, `NAME,`, or `NAME` before the closing brace).
+bool defines(const Line& line, const Line* next, std::string_view name) {
+  if (line.directive) return line.keyword == "define" && leading_word(line.operand) == name;
+  std::string_view t = line.text;
+  // An enumerator: `NAME = value,` or `NAME,` on a line of its own.
+  if (leading_word(t) == name && t.find(';') == std::string_view::npos) {
+    std::string_view after = trim(trim(t).substr(name.size()));
+    if (starts_with(after, ",") || (starts_with(after, "=") && !starts_with(after, "=="))) return true;
+    if (after.empty() && next && starts_with(trim(next->text), "}")) return true;  // the last one
+  }
+  for (size_t p : word_positions(t, name)) {
+    std::string_view after = trim(t.substr(p + name.size()));
+    std::string_view before = trim(t.substr(0, p));
+    if (starts_with(after, ";") && (t.find("typedef") != std::string_view::npos || ends_with(before, "}"))) return true;
+    if (ends_with(before, "struct") || ends_with(before, "union") || ends_with(before, "enum")) {
+      if (after.empty() || starts_with(after, "{")) return true;
+    }
+  }
+  return false;
+}
+
+// Case 1: the switches of a definition of `missing` that only undefined
+// macros keep off: of the definitions with any, the one with the fewest
+// (an `#else` branch needs none of its `#if`'s), the first among equals.
+std::vector<HostMacro> switched_off(const std::vector<Line>& lines, std::string_view missing) {
+  std::set<std::string> defined;
+  for (const Line& l : lines) {
+    if (l.directive && l.keyword == "define") defined.insert(std::string(leading_word(l.operand)));
+  }
+  struct Frame {
+    std::string guard;  // the undefined macro the first branch tests; "" for any other condition
+    bool first = true;  // still in the first branch
+  };
+  std::vector<Frame> stack;
+  std::vector<HostMacro> best;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const Line& l = lines[i];
+    if (l.directive) {
+      const std::string& k = l.keyword;
+      if (k == "ifdef" || k == "if") {
+        std::string m = k == "ifdef" ? std::string(leading_word(l.operand)) : single_defined_test(l.operand);
+        stack.push_back({defined.count(m) ? "" : m});
+        continue;
+      }
+      if (k == "ifndef") {
+        stack.push_back({""});
+        continue;
+      }
+      if ((k == "else" || k == "elif") && !stack.empty()) {
+        stack.back().first = false;
+        continue;
+      }
+      if (k == "endif" && !stack.empty()) {
+        stack.pop_back();
+        continue;
+      }
+    }
+    if (!defines(l, i + 1 < lines.size() ? &lines[i + 1] : nullptr, missing)) continue;
+    std::vector<HostMacro> guards;
+    for (const Frame& f : stack) {
+      if (f.first && !f.guard.empty()) guards.push_back({f.guard, "1"});
+    }
+    if (!guards.empty() && (best.empty() || guards.size() < best.size())) best = std::move(guards);
+  }
+  return best;
+}
+
+// Case 2: `missing` is a word pasted with a macro that `#if`/`#elif` lines
+// compare for equality with integer literals.
+std::vector<HostMacro> pasted_macro(const std::vector<Line>& lines, std::string_view missing) {
+  for (size_t i = 1; i + 1 < missing.size(); ++i) {
+    char prev = missing[i - 1];
+    if (!std::isupper(static_cast<unsigned char>(missing[i])) ||
+        !(std::islower(static_cast<unsigned char>(prev)) || std::isdigit(static_cast<unsigned char>(prev)))) {
+      continue;
+    }
+    std::string_view m = missing.substr(i);
+    if (!is_macro_style(m)) continue;
+    std::optional<long> smallest;
+    for (const Line& l : lines) {
+      if (!l.directive || (l.keyword != "if" && l.keyword != "elif")) continue;
+      std::string_view op = l.operand;
+      for (size_t p : word_positions(op, m)) {
+        std::string_view rest = trim(op.substr(p + m.size()));
+        if (!starts_with(rest, "==")) continue;
+        rest = trim(rest.substr(2));
+        size_t n = 0;
+        while (n < rest.size() && std::isdigit(static_cast<unsigned char>(rest[n]))) ++n;
+        if (n == 0 || n > 9 || (n < rest.size() && ident_char(rest[n]))) continue;
+        long v = std::stol(std::string(rest.substr(0, n)));
+        if (!smallest || v < *smallest) smallest = v;
+      }
+    }
+    if (smallest) return {{std::string(m), std::to_string(*smallest)}};
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<HostMacro> host_macros_for(std::string_view text, std::string_view missing) {
+  if (missing.empty()) return {};
+  std::vector<Line> lines = logical_lines(text);
+  std::vector<HostMacro> out = switched_off(lines, missing);
+  if (out.empty()) out = pasted_macro(lines, missing);
+  return out;
+}
+
+}  // namespace clgen::preprocess

@@ -1,0 +1,33 @@
+// Host macros: what a project's host program passes with `-D` and the text
+// itself reveals. Two cases, found without Clang from the text alone, for a
+// name Clang reports missing:
+//  - the name's definition is in the text but switched off: it sits in the
+//    first branch of `#ifdef M` / `#if defined(M)` where nothing defines M
+//    (hashcat guards all its includes with `#ifdef KERNEL_STATIC`, which its
+//    host passes);
+//  - the name is a word pasted with a macro the text only compares in
+//    `#if M == N` lines (hashcat's `VTYPE(uchar, VECT_SIZE)` reads
+//    `ucharVECT_SIZE` while the host's `-D VECT_SIZE=N` is absent): M gets
+//    the smallest N, the first branch of such a chain.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clgen::preprocess {
+
+struct HostMacro {
+  std::string name;
+  std::string value;  // the `#define`'s replacement text
+  bool operator==(const HostMacro& o) const { return name == o.name && value == o.value; }
+};
+
+// The host macros that would bring `missing` (a name Clang reports as an
+// unknown type or undeclared identifier) into `text`; empty when neither
+// case applies. A definition whose switches are all nested positive tests
+// of undefined macros gives every one of them; the first such definition in
+// the text wins.
+std::vector<HostMacro> host_macros_for(std::string_view text, std::string_view missing);
+
+}  // namespace clgen::preprocess
