@@ -24,6 +24,10 @@ for (name,) in dst.execute("SELECT name FROM sqlite_master WHERE type='table'").
 # Only the newest preprocessor version's rows: what training and sampling read.
 dst.execute("DELETE FROM preprocessed WHERE preprocessor_version != "
             "(SELECT preprocessor_version FROM preprocessed ORDER BY rowid DESC LIMIT 1)")
+# The raw files are read only by preprocessing, which runs here, not there;
+# their rows stay (sizes, provenance), their texts go (the snapshot's
+# hashcat headers alone would push a call past its 64 MiB).
+dst.execute("UPDATE content_files SET text = ''")
 dst.commit()
 dst.execute("VACUUM")
 for (name,) in dst.execute("SELECT name FROM sqlite_master WHERE type='table'"):
