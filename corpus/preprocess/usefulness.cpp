@@ -110,6 +110,15 @@ class KernelAnalysis {
       v.reason = "kernel " + kernel + " never writes __global memory";
       return v;
     }
+    // no_effective_store: every store copies a location onto itself or
+    // sits where control never reaches (`if (e < e)`): memory never changes.
+    if (std::all_of(stores_.begin(), stores_.end(), [](const Store& s) { return s.dead || s.self_copy; })) {
+      v.useful = false;
+      v.category = "no_effective_store";
+      v.reason = fmt::format("kernel {}: all {} __global stores copy a location onto itself or cannot be reached",
+                             kernel, stores_.size());
+      return v;
+    }
     // uniform_store_address: every store provably goes wrong for all
     // work-items at one location: a race of different values, or an index
     // that is a bare scalar argument (the payload sets scalars to the global
@@ -153,7 +162,48 @@ class KernelAnalysis {
     bool dependent_value = false;
     bool racy_value = false;    // the value has item taint
     bool scalar_index = false;  // a[d] with d an integer scalar argument
+    bool dead = false;          // under a condition that is always false
+    bool self_copy = false;     // a[i] = a[i]
   };
+
+  // True when `a` and `b` are the same expression (as Clang profiles them,
+  // implicit casts and parentheses aside) and evaluating it changes nothing.
+  bool same_expression(const clang::Expr* a, const clang::Expr* b) const {
+    const clang::ASTContext& ctx = fn_->getASTContext();
+    a = strip(a);
+    b = strip(b);
+    if (a->HasSideEffects(ctx) || b->HasSideEffects(ctx)) return false;
+    llvm::FoldingSetNodeID ida, idb;
+    a->Profile(ida, ctx, true);
+    b->Profile(idb, ctx, true);
+    return ida == idb;
+  }
+
+  // True when `e` is false whatever the values: `x < x`, `x > x`, `x != x`
+  // for integers (a NaN differs from itself), and && / || of such.
+  bool always_false(const clang::Expr* e) const {
+    e = strip(e);
+    const auto* b = e ? dyn_cast<clang::BinaryOperator>(e) : nullptr;
+    if (!b) return false;
+    switch (b->getOpcode()) {
+      case clang::BO_LAnd: return always_false(b->getLHS()) || always_false(b->getRHS());
+      case clang::BO_LOr: return always_false(b->getLHS()) && always_false(b->getRHS());
+      case clang::BO_LT:
+      case clang::BO_GT: return same_expression(b->getLHS(), b->getRHS());
+      case clang::BO_NE:
+        return strip(b->getLHS())->getType()->isIntegerType() && same_expression(b->getLHS(), b->getRHS());
+      default: return false;
+    }
+  }
+
+  // True when `child` of `s` runs only if an always-false condition holds.
+  bool dead_branch(const clang::Stmt* s, const clang::Stmt* child) const {
+    if (const auto* i = dyn_cast<clang::IfStmt>(s)) return child == i->getThen() && always_false(i->getCond());
+    if (const auto* w = dyn_cast<clang::WhileStmt>(s)) return child == w->getBody() && always_false(w->getCond());
+    if (const auto* f = dyn_cast<clang::ForStmt>(s))
+      return (child == f->getBody() || child == f->getInc()) && f->getCond() && always_false(f->getCond());
+    return false;
+  }
 
   // The condition that decides whether (or how often) the children of `s` run.
   static const clang::Expr* condition_of(const clang::Stmt* s) {
@@ -305,8 +355,11 @@ class KernelAnalysis {
     const clang::Expr* condition = condition_of(s);
     for (const clang::Stmt* child : s->children()) {
       bool push = condition && child != condition;
+      bool dead = dead_branch(s, child);
       if (push) conds_.push_back(condition);
+      dead_ += dead;
       classify(child);
+      dead_ -= dead;
       if (push) conds_.pop_back();
     }
   }
@@ -331,6 +384,7 @@ class KernelAnalysis {
     st.varying_address = has(lhs, kItem) || has(lhs, kLoop);
     st.dependent_value = !value || has(value, kDependent);
     st.racy_value = value && has(value, kSure);
+    st.self_copy = value && same_expression(lhs, value);
     if (const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(strip(lhs)))
       if (const auto* ref = dyn_cast<clang::DeclRefExpr>(strip(sub->getIdx())))
         st.scalar_index = isa<clang::ParmVarDecl>(ref->getDecl()) && ref->getType()->isIntegerType();
@@ -339,6 +393,7 @@ class KernelAnalysis {
 
   Store guarded_store() const {
     Store st;
+    st.dead = dead_ > 0;
     st.item_guarded = any_has(kItem);
     st.dependent_guarded = any_has(kDependent);
     return st;
@@ -386,6 +441,7 @@ class KernelAnalysis {
   std::vector<Assignment> assignments_;
   std::vector<Store> stores_;
   bool unknown_store_ = false;
+  int dead_ = 0;                           // always-false conditions around the statement visited
   std::vector<const clang::Expr*> conds_;  // enclosing conditions of the statement visited
   bool item_exit_ = false;                 // a return, break or continue under an item-tainted condition
   bool dependent_exit_ = false;            // ... under a dependent condition

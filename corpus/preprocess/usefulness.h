@@ -1,7 +1,10 @@
 // The static usefulness check: whether a kernel that compiles can write
 // output that depends on its input, decided from its AST before any device
-// runs it. It rejects three kinds of kernels the dynamic checker fails:
+// runs it. It rejects four kinds of kernels the dynamic checker fails:
 //   no_global_store        nothing is ever written to __global memory;
+//   no_effective_store     every __global store copies a location onto
+//                          itself (`a[i] = a[i]`) or is under a condition
+//                          that is always false (`if (e < e)`);
 //   uniform_store_address  every __global store writes one location for all
 //                          work-items (its address depends on no work-item
 //                          id, loop variable or per-item value, and no
@@ -25,7 +28,7 @@ namespace clgen::preprocess {
 
 struct UsefulnessVerdict {
   bool useful = true;
-  std::string category;  // "" when useful, else one of the three above
+  std::string category;  // "" when useful, else one of the four above
   std::string reason;    // names the kernel and what it found
 };
 

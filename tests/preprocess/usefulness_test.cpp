@@ -198,6 +198,42 @@ TEST(UsefulnessTest, AKernelIsKeptWhenAnotherKernelOfTheFileIsUseful) {
       "kernel void B(global float* a) { a[get_global_id(0)] += 1.0f; }\n");
 }
 
+TEST(UsefulnessTest, RejectsAKernelThatOnlyCopiesLocationsOntoThemselves) {
+  expect_useless(
+      "kernel void A(global int* a, global float4* b) {\n"
+      "  int c = get_global_id(0);\n  a[c] = a[c];\n  b[c].x = b[c].x;\n}\n",
+      "no_effective_store");
+}
+
+TEST(UsefulnessTest, RejectsAKernelWhoseStoresCannotBeReached) {
+  expect_useless(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n"
+      "  if (c < c) a[c] = b[c];\n"
+      "  if (b[c] > 0 && c > c) a[c + 1] = b[c];\n"
+      "  for (int i = 0; i != i; i++) a[i] = b[i];\n}\n",
+      "no_effective_store");
+}
+
+TEST(UsefulnessTest, KeepsAStoreInTheElseBranchOfAnAlwaysFalseCondition) {
+  expect_useful(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n  if (c < c) a[c] = 0; else a[c] = b[c];\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAStoreUnderASelfComparisonThatNaNsMakeTrue) {
+  // x != x holds for a NaN, so only integer self-inequality is always false.
+  expect_useful(
+      "kernel void A(global float* a, global const float* b) {\n"
+      "  int c = get_global_id(0);\n  float d = b[c];\n  if (d != d) a[c] = 1.0f;\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsACopyBetweenDifferentLocations) {
+  expect_useful(
+      "kernel void A(global int* a) {\n"
+      "  int c = get_global_id(0);\n  a[c] = a[c + 1];\n  a[c] = a[c];\n}\n");
+}
+
 TEST(UsefulnessTest, TextThatDoesNotParseIsAnError) {
   auto v = check_usefulness("kernel void A(global float* a) { a[0] = undeclared; }\n");
   ASSERT_FALSE(v.ok());
