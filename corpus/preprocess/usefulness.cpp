@@ -30,6 +30,7 @@
 #include <fmt/format.h>
 
 #include "corpus/preprocess/frontend_internal.h"
+#include "corpus/preprocess/index_bounds.h"
 #include "support/clang/crash_recovery.h"
 
 namespace clgen::preprocess {
@@ -110,15 +111,6 @@ class KernelAnalysis {
       v.reason = "kernel " + kernel + " never writes __global memory";
       return v;
     }
-    // no_effective_store: every store copies a location onto itself or
-    // sits where control never reaches (`if (e < e)`): memory never changes.
-    if (std::all_of(stores_.begin(), stores_.end(), [](const Store& s) { return s.dead || s.self_copy; })) {
-      v.useful = false;
-      v.category = "no_effective_store";
-      v.reason = fmt::format("kernel {}: all {} __global stores copy a location onto itself or cannot be reached",
-                             kernel, stores_.size());
-      return v;
-    }
     // uniform_store_address: every store provably goes wrong for all
     // work-items at one location: a race of different values, or an index
     // that is a bare scalar argument (the payload sets scalars to the global
@@ -143,6 +135,18 @@ class KernelAnalysis {
       v.reason =
           fmt::format("kernel {}: all {} __global stores write values that depend on no input, work-item id or loop",
                       kernel, stores_.size());
+    } else if (std::all_of(stores_.begin(), stores_.end(),
+                           [](const Store& s) { return s.dead || s.self_copy || s.past_end; })) {
+      // no_effective_store (checked last, so the earlier versions' verdicts
+      // keep their categories): every store copies a location onto itself,
+      // sits where control never reaches (`if (e < e)`), or writes past the
+      // end of its buffer for every work-item: memory never changes.
+      v.useful = false;
+      v.category = "no_effective_store";
+      v.reason = fmt::format(
+          "kernel {}: all {} __global stores copy a location onto itself, cannot be reached, or write past the end "
+          "of their buffer for every work-item (S items, S elements, integer scalars S)",
+          kernel, stores_.size());
     }
     return v;
   }
@@ -164,6 +168,7 @@ class KernelAnalysis {
     bool scalar_index = false;  // a[d] with d an integer scalar argument
     bool dead = false;          // under a condition that is always false
     bool self_copy = false;     // a[i] = a[i]
+    bool past_end = false;      // a[i] with i >= S for every work-item (index_bounds.h)
   };
 
   // True when `a` and `b` are the same expression (as Clang profiles them,
@@ -385,10 +390,28 @@ class KernelAnalysis {
     st.dependent_value = !value || has(value, kDependent);
     st.racy_value = value && has(value, kSure);
     st.self_copy = value && same_expression(lhs, value);
+    st.past_end = past_end(lhs);
     if (const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(strip(lhs)))
       if (const auto* ref = dyn_cast<clang::DeclRefExpr>(strip(sub->getIdx())))
         st.scalar_index = isa<clang::ParmVarDecl>(ref->getDecl()) && ref->getType()->isIntegerType();
     stores_.push_back(st);
+  }
+
+  // True when `lhs` (a[i], a[i].x) indexes a buffer argument at an index
+  // that is at least S for every work-item under the checker's payload.
+  bool past_end(const clang::Expr* lhs) {
+    lhs = strip(lhs);
+    while (true) {
+      if (const auto* m = dyn_cast<clang::MemberExpr>(lhs); m && !m->isArrow()) lhs = strip(m->getBase());
+      else if (const auto* v = dyn_cast<clang::ExtVectorElementExpr>(lhs)) lhs = strip(v->getBase());
+      else break;
+    }
+    const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(lhs);
+    if (!sub) return false;
+    const auto* base = dyn_cast<clang::DeclRefExpr>(strip(sub->getBase()));
+    if (!base || !isa<clang::ParmVarDecl>(base->getDecl())) return false;
+    if (!bounds_) bounds_ = std::make_unique<internal::IndexBounds>(fn_);
+    return bounds_->at_least_s(sub->getIdx());
   }
 
   Store guarded_store() const {
@@ -441,6 +464,7 @@ class KernelAnalysis {
   std::vector<Assignment> assignments_;
   std::vector<Store> stores_;
   bool unknown_store_ = false;
+  std::unique_ptr<internal::IndexBounds> bounds_;  // built at the first store that needs it
   int dead_ = 0;                           // always-false conditions around the statement visited
   std::vector<const clang::Expr*> conds_;  // enclosing conditions of the statement visited
   bool item_exit_ = false;                 // a return, break or continue under an item-tainted condition

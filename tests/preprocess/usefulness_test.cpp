@@ -234,6 +234,43 @@ TEST(UsefulnessTest, KeepsACopyBetweenDifferentLocations) {
       "  int c = get_global_id(0);\n  a[c] = a[c + 1];\n  a[c] = a[c];\n}\n");
 }
 
+// The checker's payload: S work-items in one dimension, buffers of S
+// elements, 32/64-bit integer scalars equal to S (driver/payload.h).
+TEST(UsefulnessTest, RejectsStoresPastTheEndOfTheirBufferForEveryWorkItem) {
+  expect_useless(
+      "kernel void A(global float* a, global const float* b, const int c) {\n"
+      "  int d = get_global_id(0);\n  a[d + c] = b[d];\n}\n",
+      "no_effective_store");
+  expect_useless(
+      "kernel void A(global float* a, global const float* b) {\n"
+      "  int d = get_global_id(0);\n  int e = get_global_size(0);\n  a[e * e + d] = b[d];\n}\n",
+      "no_effective_store");
+  // A variable that only grows from S stays at least S.
+  expect_useless(
+      "kernel void A(global int* a, global const int* b, uint n) {\n"
+      "  int d = get_global_id(0);\n  int j = n;\n"
+      "  for (int i = 0; i < 4; i++) j += i;\n  j++;\n  a[j] = b[d];\n}\n",
+      "no_effective_store");
+}
+
+TEST(UsefulnessTest, KeepsIndicesThatCanStayInsideTheBuffer) {
+  // Subtraction, a decrement, a reassignment to an id, another dimension's
+  // size, a narrow scalar and a 2-D local size have no bound of S.
+  const char* bodies[] = {
+      "a[c - 1 - d] = b[d];",           "int j = c; j--; a[j + d] = b[d];",
+      "int j = c; j = d; a[j] = b[d];", "a[get_global_size(1) + d] = b[d];",
+      "a[(d < 8) ? c : d] = b[d];",     "a[d * get_local_size(0)] = b[d];",
+  };
+  for (const char* body : bodies) {
+    expect_useful(std::string("kernel void A(global float* a, global const float* b, const int c) {\n"
+                              "  int d = get_global_id(0);\n  ") +
+                  body + "\n}\n");
+  }
+  expect_useful(
+      "kernel void A(global float* a, global const float* b, const short c) {\n"
+      "  int d = get_global_id(0);\n  a[d + c] = b[d];\n}\n");
+}
+
 TEST(UsefulnessTest, TextThatDoesNotParseIsAnError) {
   auto v = check_usefulness("kernel void A(global float* a) { a[0] = undeclared; }\n");
   ASSERT_FALSE(v.ok());
