@@ -21,6 +21,8 @@
 #            copy of the workspace database), kernels/s and outcomes per setting
 #   export   every driven sample of the workspace, with its outcome, as
 #            samples-driven.jsonl
+#   files    every .cl of $FILES_DIR (default .wsmin/extra) driven on the GPU:
+#            outcomes, and files-driven.tsv (file, outcome)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${OUT:-gpu-results}
@@ -156,6 +158,26 @@ for text, ns, dev in db.execute(
         "WHERE r.origin = 'samples' AND r.outcome = 'pass' AND r.device LIKE '%H100%' "
         "ORDER BY length(k.text) DESC LIMIT 3"):
     print(f"// {dev}: median kernel time {ns} ns at global size 4096\n{text}")
+PY
+}
+
+FILES_DIR=${FILES_DIR:-.wsmin/extra}
+phase_files() {  # every .cl of $FILES_DIR through the checker on the GPU, outcome per file
+  local ws=gpu-work/files
+  rm -rf "$ws" && mkdir -p "$ws"
+  log "drive the $(ls "$FILES_DIR"/*.cl | wc -l) files of $FILES_DIR, --jobs $JOBS"
+  "$CLGEN" --workspace "$ws" -q drive --device gpu --timeout "$TIMEOUT" --jobs "$JOBS" "$FILES_DIR"/*.cl \
+    > "$RESULTS/files-drive.log" 2>&1
+  grep -E "^pass|^no output|^input|^nondet|^timeout|^crash|^total" "$RESULTS/files-drive.log"
+  python3 - "$ws/clgen.db" "$FILES_DIR" "$RESULTS/files-driven.tsv" <<'PY'
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+outcome = dict(db.execute("SELECT k.text, r.outcome FROM runs r JOIN kernel_sources k ON k.sha256 = r.kernel_sha256"))
+with open(sys.argv[3], "w") as out:
+    for name in sorted(os.listdir(sys.argv[2])):
+        text = open(os.path.join(sys.argv[2], name)).read()
+        out.write(f"{name}\t{outcome.get(text, outcome.get(text.rstrip(), 'not driven'))}\n")
+print(open(sys.argv[3]).read().count("\tpass\n"), "files pass")
 PY
 }
 
