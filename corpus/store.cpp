@@ -22,22 +22,6 @@ Status bind_optional(Statement& s, int i, const std::optional<int64_t>& v) {
   return v ? s.bind(i, *v) : s.bind_null(i);
 }
 
-// True when `table` has `column` (both names come from this file, not from input).
-Expected<bool> has_column(Database& db, const std::string& table, const std::string& column) {
-  ASSIGN_OR_RETURN(Statement q, db.prepare("SELECT 1 FROM pragma_table_info('" + table + "') WHERE name = ?1"));
-  RETURN_IF_ERROR(q.bind(1, std::string_view(column)));
-  return q.step();
-}
-
-// Adds a column that older databases lack.
-Status add_column_if_missing(Database& db, const std::string& table, const std::string& column,
-                             const std::string& definition) {
-  ASSIGN_OR_RETURN(bool present, has_column(db, table, column));
-  if (present) return ok_status();
-  Status st = db.exec("ALTER TABLE " + table + " ADD COLUMN " + column + " " + definition);
-  if (!st.ok()) return st.with_context("adding column " + table + "." + column);
-  return ok_status();
-}
 }  // namespace
 
 Status ensure_corpus_schema(Database& db) {
@@ -78,8 +62,8 @@ CREATE TABLE IF NOT EXISTS skipped (
 );
 )sql"));
   // Databases made before snapshots and raw include storage.
-  RETURN_IF_ERROR(add_column_if_missing(db, "repositories", "domain", "TEXT"));
-  RETURN_IF_ERROR(add_column_if_missing(db, "content_origins", "role", "TEXT NOT NULL DEFAULT 'kernel'"));
+  RETURN_IF_ERROR(db.add_column_if_missing("repositories", "domain", "TEXT"));
+  RETURN_IF_ERROR(db.add_column_if_missing("content_origins", "role", "TEXT NOT NULL DEFAULT 'kernel'"));
   return db.exec("CREATE INDEX IF NOT EXISTS content_origins_role ON content_origins(role, sha256)");
 }
 

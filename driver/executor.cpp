@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "driver/opencl.h"
@@ -22,6 +23,7 @@ struct Failure {
 
 // Slack allocated after every global buffer (not transferred, not counted).
 constexpr uint64_t kGuardBytes = 64 * 1024;
+constexpr const char* kOutputsEqualInputs = "outputs equal inputs";
 
 struct DeviceContext {
   cl_device_id device = nullptr;
@@ -506,24 +508,31 @@ Expected<DriveResult> Executor::drive(const DriveJob& job) {
   popts.global_items = product(job.global_size);
   popts.scalar_size = job.global_size[0];
   popts.local_mem_free = dc->local_mem > local_mem ? dc->local_mem - local_mem : 0;
-  popts.seed = job.seed;
-  auto payload_a = make_payloads(args, popts);
-  if (!payload_a.ok()) return finish(Outcome::kOutOfResources, payload_a.status().message());
-  popts.seed = job.seed + 1;
-  auto payload_b = make_payloads(args, popts);
-  if (!payload_b.ok()) return finish(Outcome::kOutOfResources, payload_b.status().message());
+  std::vector<ArgPayload> payload_a, payload_b;
+  // Payloads A (seed) and B (seed + 1) with integer scalars `scalar`.
+  auto make_pair = [&](uint64_t scalar) -> Status {
+    popts.scalar_size = scalar;
+    popts.seed = job.seed;
+    ASSIGN_OR_RETURN(payload_a, make_payloads(args, popts));
+    popts.seed = job.seed + 1;
+    ASSIGN_OR_RETURN(payload_b, make_payloads(args, popts));
+    return ok_status();
+  };
+  const bool integer_scalars = std::any_of(
+      args.begin(), args.end(), [](const ArgInfo& a) { return !a.is_pointer && a.kind != ScalarKind::kFloat; });
+  if (Status st = make_pair(job.global_size[0]); !st.ok()) return finish(Outcome::kOutOfResources, st.message());
+  result.scalar_value = integer_scalars ? job.global_size[0] : 0;
 
   std::vector<size_t> global(job.global_size.begin(), job.global_size.end());
   std::vector<size_t> local(result.local_size.begin(), result.local_size.end());
-  ExecOutput a1, b1, a2, b2;
   auto run = [&](const std::vector<ArgPayload>& p, ExecOutput& out) {
     return impl_->execute(*dc, kernel, args, p, global, local, out, failure);
   };
-
-  if (job.check) {
-    if (!run(*payload_a, a1) || !run(*payload_b, b1) || !run(*payload_a, a2) ||
-        !run(*payload_b, b2))
-      return finish(failure.outcome, failure.message);
+  // The 4-run dynamic check: kPass, or the outcome and message of the
+  // failed check; nullopt when a run itself failed (see `failure`).
+  auto check = [&]() -> std::optional<std::pair<Outcome, std::string>> {
+    ExecOutput a1, b1, a2, b2;
+    if (!run(payload_a, a1) || !run(payload_b, b1) || !run(payload_a, a2) || !run(payload_b, b2)) return std::nullopt;
     result.transferred_bytes = a1.bytes;
     bool any_output = false;
     bool a_same_as_input = true, b_same_as_input = true;
@@ -532,24 +541,39 @@ Expected<DriveResult> Executor::drive(const DriveJob& job) {
       if (a1.outputs[i].empty()) continue;
       any_output = true;
       const ArgInfo& arg = args[i];
-      a_same_as_input &= buffers_equal(arg, a1.outputs[i], (*payload_a)[i].data);
-      b_same_as_input &= buffers_equal(arg, b1.outputs[i], (*payload_b)[i].data);
+      a_same_as_input &= buffers_equal(arg, a1.outputs[i], payload_a[i].data);
+      b_same_as_input &= buffers_equal(arg, b1.outputs[i], payload_b[i].data);
       deterministic &= buffers_equal(arg, a1.outputs[i], a2.outputs[i]) &&
                        buffers_equal(arg, b1.outputs[i], b2.outputs[i]);
       a_equals_b &= buffers_equal(arg, a1.outputs[i], b1.outputs[i]);
     }
-    if (!any_output) return finish(Outcome::kNoOutput, "the kernel writes no argument");
-    if (a_same_as_input && b_same_as_input)
-      return finish(Outcome::kNoOutput, "outputs equal inputs");
+    if (!any_output) return std::make_pair(Outcome::kNoOutput, std::string("the kernel writes no argument"));
+    if (a_same_as_input && b_same_as_input) return std::make_pair(Outcome::kNoOutput, std::string(kOutputsEqualInputs));
     if (!deterministic)
-      return finish(Outcome::kNondeterministic, "the same payload gave different outputs");
+      return std::make_pair(Outcome::kNondeterministic, std::string("the same payload gave different outputs"));
     if (a_equals_b)
-      return finish(Outcome::kInputInsensitive, "payloads A and B gave the same outputs");
+      return std::make_pair(Outcome::kInputInsensitive, std::string("payloads A and B gave the same outputs"));
+    return std::make_pair(Outcome::kPass, std::string());
+  };
+
+  if (job.check) {
+    auto verdict = check();
+    if (!verdict) return finish(failure.outcome, failure.message);
+    if (verdict->first == Outcome::kNoOutput && verdict->second == kOutputsEqualInputs && job.scalar_fallback &&
+        integer_scalars && job.global_size[0] != 1) {
+      if (Status st = make_pair(1); !st.ok()) return finish(Outcome::kOutOfResources, st.message());
+      result.scalar_value = 1;
+      verdict = check();
+      if (!verdict) return finish(failure.outcome, failure.message);
+      if (verdict->first != Outcome::kPass)
+        verdict->second += " (integer scalars 1, after outputs equal inputs with the global size)";
+    }
+    if (verdict->first != Outcome::kPass) return finish(verdict->first, verdict->second);
   }
 
   for (int r = 0; r < job.warmup + job.runs; ++r) {
     ExecOutput out;
-    if (!run(*payload_a, out)) return finish(failure.outcome, failure.message);
+    if (!run(payload_a, out)) return finish(failure.outcome, failure.message);
     result.transferred_bytes = out.bytes;
     if (r < job.warmup) continue;
     result.transfer_ns.push_back(out.transfer_ns);

@@ -63,7 +63,8 @@ void to_json(nlohmann::json& j, const DriveJob& job) {
        {"warmup", job.warmup},
        {"seed", job.seed},
        {"build_options", job.build_options},
-       {"check", job.check}};
+       {"check", job.check},
+       {"scalar_fallback", job.scalar_fallback}};
 }
 
 void from_json(const nlohmann::json& j, DriveJob& job) {
@@ -80,6 +81,7 @@ void from_json(const nlohmann::json& j, DriveJob& job) {
   job.seed = j.at("seed").get<uint64_t>();
   job.build_options = j.at("build_options").get<std::string>();
   job.check = j.at("check").get<bool>();
+  job.scalar_fallback = j.value("scalar_fallback", true);
 }
 
 void to_json(nlohmann::json& j, const DriveResult& r) {
@@ -91,7 +93,8 @@ void to_json(nlohmann::json& j, const DriveResult& r) {
        {"kernel_ns", r.kernel_ns},
        {"kernel_local_mem", r.kernel_local_mem},
        {"kernel_private_mem", r.kernel_private_mem},
-       {"kernel_work_group_size", r.kernel_work_group_size}};
+       {"kernel_work_group_size", r.kernel_work_group_size},
+       {"scalar_value", r.scalar_value}};
 }
 
 void from_json(const nlohmann::json& j, DriveResult& r) {
@@ -107,6 +110,7 @@ void from_json(const nlohmann::json& j, DriveResult& r) {
   r.kernel_local_mem = j.at("kernel_local_mem").get<uint64_t>();
   r.kernel_private_mem = j.at("kernel_private_mem").get<uint64_t>();
   r.kernel_work_group_size = j.at("kernel_work_group_size").get<uint64_t>();
+  r.scalar_value = j.value("scalar_value", uint64_t{0});
 }
 
 std::string format_size(const std::vector<uint64_t>& size) {

@@ -27,6 +27,10 @@ struct DriveJob {
   uint64_t seed = 0;                  // payload A uses seed, payload B seed + 1
   std::string build_options;
   bool check = true;  // false: skip the dynamic checker and profile directly
+  // When the check finds outputs equal to inputs and the kernel has integer
+  // scalar arguments, check again with every integer scalar 1 instead of
+  // the global size (an offset or index argument of S writes past the end).
+  bool scalar_fallback = true;
 };
 
 struct DriveResult {
@@ -39,6 +43,10 @@ struct DriveResult {
   uint64_t kernel_local_mem = 0;      // CL_KERNEL_LOCAL_MEM_SIZE
   uint64_t kernel_private_mem = 0;    // CL_KERNEL_PRIVATE_MEM_SIZE
   uint64_t kernel_work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE
+  // The value integer scalar arguments had in the reported runs (the payload
+  // rule: the global size in dimension 0, or 1 after the scalar fallback;
+  // clamped to each type's maximum); 0 when the kernel has none.
+  uint64_t scalar_value = 0;
 };
 
 void to_json(nlohmann::json& j, const ArgInfo& a);

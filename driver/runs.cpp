@@ -9,7 +9,7 @@
 namespace clgen::driver {
 
 Status ensure_driver_schema(Database& db) {
-  return db.exec(R"sql(
+  RETURN_IF_ERROR(db.exec(R"sql(
 CREATE TABLE IF NOT EXISTS runs(
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   kernel_sha256 TEXT NOT NULL,         -- sha256 of the whole source text
@@ -41,12 +41,16 @@ CREATE TABLE IF NOT EXISTS runs(
   UNIQUE(kernel_sha256, kernel_name, platform, device, build_options, global_size,
          requested_local_size));
 CREATE INDEX IF NOT EXISTS runs_outcome ON runs(outcome);
+-- Added later (scalar_value): see ensure_driver_schema.
 CREATE TABLE IF NOT EXISTS kernel_sources(
   sha256 TEXT PRIMARY KEY,             -- = runs.kernel_sha256
   text TEXT NOT NULL,                  -- the driven source text
   origin TEXT NOT NULL                 -- as runs.origin, of its first drive
 );
-)sql");
+)sql"));
+  // The value integer scalar arguments had in the run (DriveResult::scalar_value);
+  // NULL for runs stored before it was recorded.
+  return db.add_column_if_missing("runs", "scalar_value", "INTEGER");
 }
 
 Status store_kernel_source(Database& db, const std::string& sha256, const std::string& text,
@@ -111,7 +115,7 @@ Expected<std::optional<RunRecord>> find_run(Database& db, const RunKey& key) {
   ASSIGN_OR_RETURN(Statement st,
                    db.prepare("SELECT origin, seed, outcome, message, local_size, transferred_bytes, "
                               "transfer_ns_runs, kernel_ns_runs, kernel_local_mem, "
-                              "kernel_private_mem, kernel_work_group_size FROM runs WHERE "
+                              "kernel_private_mem, kernel_work_group_size, COALESCE(scalar_value, 0) FROM runs WHERE "
                               "kernel_sha256=?1 AND kernel_name=?2 AND platform=?3 AND device=?4 "
                               "AND build_options=?5 AND global_size=?6 AND requested_local_size=?7"));
   RETURN_IF_ERROR(bind_key(st, key));
@@ -131,19 +135,19 @@ Expected<std::optional<RunRecord>> find_run(Database& db, const RunKey& key) {
   r.result.kernel_local_mem = static_cast<uint64_t>(st.column_int(8));
   r.result.kernel_private_mem = static_cast<uint64_t>(st.column_int(9));
   r.result.kernel_work_group_size = static_cast<uint64_t>(st.column_int(10));
+  r.result.scalar_value = static_cast<uint64_t>(st.column_int(11));
   return std::optional<RunRecord>(std::move(r));
 }
 
 Status insert_run(Database& db, const RunRecord& record) {
-  ASSIGN_OR_RETURN(
-      Statement st,
-      db.prepare("INSERT OR IGNORE INTO runs(kernel_sha256, kernel_name, platform, device, "
-                 "build_options, global_size, requested_local_size, origin, local_size, outcome, "
-                 "message, transferred_bytes, repetitions, transfer_ns, transfer_ns_median, "
-                 "transfer_ns_ci95, kernel_ns, kernel_ns_median, kernel_ns_ci95, transfer_ns_runs, "
-                 "kernel_ns_runs, kernel_local_mem, kernel_private_mem, kernel_work_group_size, seed) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-                 "?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)"));
+  ASSIGN_OR_RETURN(Statement st,
+                   db.prepare("INSERT OR IGNORE INTO runs(kernel_sha256, kernel_name, platform, device, "
+                              "build_options, global_size, requested_local_size, origin, local_size, outcome, "
+                              "message, transferred_bytes, repetitions, transfer_ns, transfer_ns_median, "
+                              "transfer_ns_ci95, kernel_ns, kernel_ns_median, kernel_ns_ci95, transfer_ns_runs, "
+                              "kernel_ns_runs, kernel_local_mem, kernel_private_mem, kernel_work_group_size, seed, "
+                              "scalar_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+                              "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)"));
   const DriveResult& r = record.result;
   RETURN_IF_ERROR(bind_key(st, record.key));
   RETURN_IF_ERROR(st.bind(8, record.origin));
@@ -166,6 +170,7 @@ Status insert_run(Database& db, const RunRecord& record) {
   RETURN_IF_ERROR(st.bind(23, static_cast<int64_t>(r.kernel_private_mem)));
   RETURN_IF_ERROR(st.bind(24, static_cast<int64_t>(r.kernel_work_group_size)));
   RETURN_IF_ERROR(st.bind(25, static_cast<int64_t>(record.seed)));
+  RETURN_IF_ERROR(st.bind(26, static_cast<int64_t>(r.scalar_value)));
   return st.run();
 }
 

@@ -9,7 +9,7 @@ namespace clgen::driver {
 
 namespace {
 
-// Every column of `runs` but its row id.
+// Every column of `runs` but its row id and the later scalar_value.
 constexpr const char* kRunColumns =
     "kernel_sha256, kernel_name, origin, platform, device, build_options, global_size, "
     "requested_local_size, local_size, outcome, message, transferred_bytes, repetitions, "
@@ -38,10 +38,18 @@ Expected<RunMergeCounts> merge_runs(Database& db, const std::string& schema) {
     ASSIGN_OR_RETURN(bool row, st.step());
     c.source_runs = row ? uint64_t(st.column_int(0)) : 0;
   }
+  // Runs stored before scalar_value was recorded have none (NULL).
+  std::string columns = kRunColumns;
+  {
+    ASSIGN_OR_RETURN(auto st, db.prepare("SELECT 1 FROM pragma_table_info('runs', ?1) WHERE name = 'scalar_value'"));
+    RETURN_IF_ERROR(st.bind(1, schema));
+    ASSIGN_OR_RETURN(bool has_scalar, st.step());
+    if (has_scalar) columns += ", scalar_value";
+  }
   // runs' UNIQUE key decides what is already here.
   RETURN_IF_ERROR(db.exec(fmt::format("INSERT OR IGNORE INTO main.runs ({0}) SELECT {0} FROM "
                                       "{1}.runs ORDER BY id",
-                                      kRunColumns, schema))
+                                      columns, schema))
                       .with_context("copying runs"));
   c.added_runs = uint64_t(db.changes());
   ASSIGN_OR_RETURN(bool has_sources, has_table(db, schema, "kernel_sources"));

@@ -146,6 +146,26 @@ Expected<bool> Database::has_table(const std::string& name) {
   return st.step();
 }
 
+Expected<bool> Database::has_column(const std::string& table, const std::string& column) {
+  ASSIGN_OR_RETURN(Statement st, prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2"));
+  RETURN_IF_ERROR(st.bind(1, table));
+  RETURN_IF_ERROR(st.bind(2, column));
+  return st.step();
+}
+
+Status Database::add_column_if_missing(const std::string& table, const std::string& column,
+                                       const std::string& definition) {
+  ASSIGN_OR_RETURN(bool present, has_column(table, column));
+  if (present) return ok_status();
+  ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(*this));
+  ASSIGN_OR_RETURN(present, has_column(table, column));
+  if (!present) {
+    Status st = exec("ALTER TABLE " + table + " ADD COLUMN " + column + " " + definition);
+    if (!st.ok()) return st.with_context("adding column " + table + "." + column);
+  }
+  return tx.commit();
+}
+
 Expected<Statement> Database::prepare(std::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=

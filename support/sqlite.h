@@ -72,6 +72,12 @@ class Database {
   Expected<Statement> prepare(std::string_view sql);
   // Whether a table of that name exists.
   Expected<bool> has_table(const std::string& name);
+  // Whether `table` has `column` (names from the program, not from input).
+  Expected<bool> has_column(const std::string& table, const std::string& column);
+  // Adds a column older databases lack (ALTER TABLE ... ADD COLUMN
+  // `definition`), checking again inside a write transaction, so two
+  // processes opening one old database add it once.
+  Status add_column_if_missing(const std::string& table, const std::string& column, const std::string& definition);
   int64_t last_insert_rowid() const;
   // Rows changed by the last INSERT/UPDATE/DELETE.
   int changes() const;

@@ -65,6 +65,30 @@ TEST_F(ExecutorTest, KernelThatWritesNothingHasNoOutput) {
   EXPECT_TRUE(r.kernel_ns.empty());  // only passing kernels are profiled
 }
 
+TEST_F(ExecutorTest, OutputsEqualToInputsAreCheckedAgainWithIntegerScalarsOne) {
+  DriveResult r = drive(make_job(device_, "offset_copy.cl", "offset_copy"));
+  EXPECT_EQ(r.outcome, Outcome::kPass) << r.message;
+  EXPECT_EQ(r.scalar_value, 1u);
+  EXPECT_FALSE(r.kernel_ns.empty());  // profiled with the payload that passed
+}
+
+TEST_F(ExecutorTest, WithoutTheScalarFallbackIntegerScalarsAreTheGlobalSize) {
+  DriveJob job = make_job(device_, "offset_copy.cl", "offset_copy");
+  job.scalar_fallback = false;
+  DriveResult r = drive(job);
+  EXPECT_EQ(r.outcome, Outcome::kNoOutput) << r.message;
+  EXPECT_EQ(r.scalar_value, 4096u);
+}
+
+TEST_F(ExecutorTest, RecordsTheScalarValueOfThePassingCheck) {
+  DriveResult saxpy = drive(make_job(device_, "saxpy.cl", "saxpy"));  // passes with n = S
+  ASSERT_EQ(saxpy.outcome, Outcome::kPass) << saxpy.message;
+  EXPECT_EQ(saxpy.scalar_value, 4096u);
+  DriveResult copy = drive(make_job(device_, "two_kernels.cl", "copy_ptr"));  // no integer scalar
+  ASSERT_EQ(copy.outcome, Outcome::kPass) << copy.message;
+  EXPECT_EQ(copy.scalar_value, 0u);
+}
+
 TEST_F(ExecutorTest, KernelThatWritesAConstantIsInputInsensitive) {
   DriveResult r = drive(make_job(device_, "writes_constant.cl", "writes_constant"));
   EXPECT_EQ(r.outcome, Outcome::kInputInsensitive) << r.message;

@@ -25,6 +25,7 @@ RunRecord run(const std::string& sha, const std::string& device) {
   r.result.local_size = {32};
   r.result.transfer_ns = {10, 12};
   r.result.kernel_ns = {5, 6};
+  r.result.scalar_value = 1;
   return r;
 }
 
@@ -74,6 +75,7 @@ TEST(RunsMerge, CopiesRunsNotYetStoredAndASecondMergeAddsNothing) {
   auto stored = find_run(*dest, run("k2", "cpu").key);
   ASSERT_TRUE(stored.ok() && stored->has_value());
   EXPECT_EQ((std::vector<uint64_t>{5, 6}), (*stored)->result.kernel_ns);
+  EXPECT_EQ(1u, (*stored)->result.scalar_value);      // the payload it ran with
   dest = Database::open((dir / "dest.db").string());  // close before removing
   (void)remove_tree(dir.string());
 }
