@@ -74,6 +74,16 @@ std::vector<size_t> pick_sources(size_t count, uint64_t limit, uint64_t shuffle_
 // most 16.
 unsigned default_drive_jobs();
 
+// A source to drive: its origin (a file path, "samples" or "corpus") and text.
+struct DriveSource {
+  std::string origin;
+  std::string text;
+};
+// The sources `options` names (files, accepted samples, the corpus), after
+// --limit/--shuffle; a missing samples or corpus table adds a note.
+Expected<std::vector<DriveSource>> collect_drive_sources(Database& db, const DriveOptions& options,
+                                                         std::vector<std::string>& notes);
+
 Expected<DriveSummary> drive(Database& db, const DriveOptions& options);
 
 }  // namespace clgen::driver
