@@ -2,6 +2,7 @@
 // on CSV datasets (clgen's exports or the published reference data).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -86,6 +87,14 @@ Status eval_mapping(const PredictOptions& o) {
     specs.push_back(s);
   }
   ASSIGN_OR_RETURN(auto rows, load_mapping_for_eval(o));
+  if (o.model == "all") {
+    // The read-back model needs a column only clgen's exports have.
+    bool readback = std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.readback >= 0; });
+    if (!readback)
+      specs.erase(std::remove_if(specs.begin(), specs.end(),
+                                 [](const auto& s) { return s.features == predict::FeatureSet::kReadback; }),
+                  specs.end());
+  }
   std::vector<predict::Protocol> protocols;
   if (o.protocol != "lobo") protocols.push_back(predict::Protocol::kFolds);
   if (o.protocol != "folds") protocols.push_back(predict::Protocol::kLeaveOneBenchmarkOut);

@@ -59,8 +59,11 @@ Status run_wgsize(const ExperimentCliOptions& o) {
                 ex.fixed_legal == 0 ? "unknown (the fixed size is legal nowhere)"
                 : ex.oracle_over_fixed.estimate >= 1.10 ? "yes"
                                                         : "no");
-    std::printf("driver default local size: known in %zu scenarios, %.1f%% of oracle; oracle speedup over it %s\n",
-                ex.default_known, 100 * ex.default_share, ci(ex.oracle_over_default, 1, 3).c_str());
+    if (ex.default_known == 0)
+      std::printf("driver default local size: unknown (no default_local_size column, or it is never a passing size)\n");
+    else
+      std::printf("driver default local size: known in %zu scenarios, %.1f%% of oracle; oracle speedup over it %s\n",
+                  ex.default_known, 100 * ex.default_share, ci(ex.oracle_over_default, 1, 3).c_str());
     std::printf("%-16s %-26s %-26s %-26s\n", "training data", "% of oracle", "speedup vs fixed", "speedup vs default");
     auto row = [&](const char* arm, const predict::WgArm& a, const predict::Interval* gain) {
       std::printf("%-16s %-26s %-26s %-26s\n", arm, ci(a.oracle_share, 100, 1).c_str(),

@@ -137,6 +137,10 @@ std::vector<std::string> feature_names(FeatureSet set) {
   if (set == FeatureSet::kGrewe) return names;
   for (const char* n : {"comp", "rational", "mem", "localmem", "coalesced", "atomic", "transfer", "wgsize"})
     names.push_back(set == FeatureSet::kExtendedLog ? std::string("log_") + n : n);
+  if (set == FeatureSet::kReadback) {
+    names.push_back("readback");
+    names.push_back("copied_in");
+  }
   return names;
 }
 
@@ -151,6 +155,10 @@ std::vector<float> mapping_features(const MappingRow& r, FeatureSet set) {
       f.push_back(log ? std::log1p(std::max(0.0, v)) : v);
     if (log)
       for (int i = 0; i < 4; ++i) f[i] = std::log1p(std::max(0.0, f[i]));
+  }
+  if (set == FeatureSet::kReadback) {
+    f.push_back(r.readback);
+    f.push_back(r.transfer - r.readback);
   }
   return std::vector<float>(f.begin(), f.end());
 }
@@ -203,6 +211,8 @@ const std::vector<MappingModelSpec>& mapping_models() {
     ModelParams nb;
     nb.algorithm = "nbayes";
     s.push_back({"nbayes", "normal Bayes classifier on log features", FeatureSet::kExtendedLog, nb});
+    s.push_back({"readback", "gentle AdaBoost as boost, plus bytes read back and bytes copied in (clgen exports)",
+                 FeatureSet::kReadback, boost});
     for (auto& m : s) m.params.tag = "mapping:" + m.name;
     return s;
   }();
@@ -238,6 +248,11 @@ Matrix features_of(const std::vector<MappingRow>& rows, FeatureSet set) {
 Expected<MappingModel> MappingModel::train(const MappingModelSpec& spec,
                                            const std::vector<MappingRow>& rows) {
   if (rows.empty()) return invalid_argument("training mapping model: no rows");
+  if (spec.features == FeatureSet::kReadback)
+    for (const auto& r : rows)
+      if (r.readback < 0)
+        return invalid_argument(fmt::format("training {}: row {} / {} has no readback_bytes (a clgen export "
+                                            "column)", spec.name, r.benchmark, r.dataset));
   ASSIGN_OR_RETURN(auto model, Model::create(spec.params));
   std::vector<double> y;
   for (const auto& r : rows) y.push_back(static_cast<double>(r.oracle));

@@ -58,6 +58,9 @@ enum class FeatureSet {
   kGrewe,        // F1..F4
   kExtended,     // F1..F4 + the raw counts comp rational mem localmem coalesced atomic transfer wgsize
   kExtendedLog,  // kExtended with log1p() on the raw counts (for scale-sensitive learners)
+  // kExtended + readback (bytes read back after the kernel) and transfer -
+  // readback (bytes copied in): clgen's exports only (readback_bytes column)
+  kReadback,
 };
 std::vector<std::string> feature_names(FeatureSet set);
 std::vector<float> mapping_features(const MappingRow& row, FeatureSet set);
@@ -71,7 +74,8 @@ struct MappingModelSpec {
 };
 
 // The named models: grewe, extended, best, and one per learner
-// (rtrees, boost, svm, knn, mlp, logreg, nbayes) on the extended-log features.
+// (rtrees, boost, svm, knn, mlp, logreg, nbayes) on the extended-log features,
+// and readback (boost on kReadback; needs a readback_bytes column).
 const std::vector<MappingModelSpec>& mapping_models();
 Expected<MappingModelSpec> find_mapping_model(const std::string& name);
 

@@ -231,6 +231,39 @@ TEST(MappingModel, UnknownNameListsTheKnownModels) {
   EXPECT_NE(m.status().message().find("grewe"), std::string::npos) << m.status().message();
 }
 
+TEST(MappingModel, ReadbackSeparatesRowsThatGreweFeaturesCannot) {
+  // Every row has the same counts and transfer (1000 bytes); the CPU wins
+  // when 900 of them are read back, the GPU when 100 are. Without the split
+  // of transfer, the features of opposite rows are identical, so no model
+  // on them can be right on more than half; with it, one split suffices.
+  std::vector<MappingRow> rows;
+  for (int i = 0; i < 40; ++i) {
+    MappingRow r;
+    r.benchmark = "k" + std::to_string(i);
+    r.comp = 4;
+    r.mem = 2;
+    r.coalesced = 2;
+    r.transfer = 1000;
+    r.wgsize = 64;
+    r.readback = i % 2 ? 900 : 100;
+    r.oracle = i % 2 ? Device::kCpu : Device::kGpu;
+    rows.push_back(r);
+  }
+  auto with = MappingModel::train(*find_mapping_model("readback"), rows);
+  auto without = MappingModel::train(*find_mapping_model("boost"), rows);
+  ASSERT_TRUE(with.ok()) << with.status().message();
+  ASSERT_TRUE(without.ok()) << without.status().message();
+  double acc_with = 0, acc_without = 0, unused = 0;
+  score_mapping(rows, *with->predict(rows), Device::kGpu, &acc_with, &unused);
+  score_mapping(rows, *without->predict(rows), Device::kGpu, &acc_without, &unused);
+  EXPECT_DOUBLE_EQ(acc_with, 1.0);
+  EXPECT_LE(acc_without, 0.5);
+  rows[3].readback = -1;  // a row from data without the column
+  auto missing = MappingModel::train(*find_mapping_model("readback"), rows);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("readback_bytes"), std::string::npos) << missing.status().message();
+}
+
 class MappingModelRoundTrip : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(MappingModelRoundTrip, SavedModelPredictsTheSame) {
