@@ -88,7 +88,7 @@ Status run_wgsize(const ExperimentCliOptions& o) {
 }
 
 Status run_mapping(const ExperimentCliOptions& o) {
-  ASSIGN_OR_RETURN(auto spec, predict::find_mapping_model(o.model == "best" ? "best" : o.model));
+  ASSIGN_OR_RETURN(auto spec, predict::find_mapping_model(o.model));
   ASSIGN_OR_RETURN(auto rows, predict::load_mapping_csv(o.data));
   ASSIGN_OR_RETURN(auto ex, predict::mapping_experiment(spec, rows, o.run));
   std::printf("device-mapping experiment: model %s, %d x %d-fold cross-validation grouped by program over real "

@@ -99,11 +99,7 @@ double mean_ms(const std::vector<uint64_t>& ns) { return ns.empty() ? 0 : summar
 Expected<std::vector<KernelCrossover>> drive_crossover(Database& db, const DriveOptions& options,
                                                        const CrossoverOptions& crossover) {
   RETURN_IF_ERROR_CTX(ensure_driver_schema(db), "creating the runs table");
-  WorkerOptions wopts;
-  wopts.binary = options.worker_binary;
-  wopts.timeout_s = options.timeout_s;
-  wopts.memory_limit_mb = options.memory_limit_mb;
-  wopts.inherit_stderr = options.worker_stderr;
+  const WorkerOptions wopts = drive_worker_options(options);
   std::vector<DeviceInfo> pair(2);
   {
     WorkerProcess lister(wopts);

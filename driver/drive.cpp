@@ -178,16 +178,21 @@ Expected<std::vector<DriveSource>> collect_drive_sources(Database& db, const Dri
   return sources;
 }
 
+WorkerOptions drive_worker_options(const DriveOptions& options) {
+  WorkerOptions w;
+  w.binary = options.worker_binary;
+  w.timeout_s = options.timeout_s;
+  w.memory_limit_mb = options.memory_limit_mb;
+  w.inherit_stderr = options.worker_stderr;
+  return w;
+}
+
 Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   DriveSummary summary;
   RETURN_IF_ERROR_CTX(ensure_driver_schema(db), "creating the runs table");
   // OpenCL lives only in the worker: it lists the devices, and the same
   // (healthy) worker then runs the kernels.
-  WorkerOptions wopts;
-  wopts.binary = options.worker_binary;
-  wopts.timeout_s = options.timeout_s;
-  wopts.memory_limit_mb = options.memory_limit_mb;
-  wopts.inherit_stderr = options.worker_stderr;
+  WorkerOptions wopts = drive_worker_options(options);
   WorkerProcess worker(wopts);
   ASSIGN_OR_RETURN(DeviceReport report, worker.list_devices());
   ASSIGN_OR_RETURN(auto devices, select_devices(report.devices, options.device));

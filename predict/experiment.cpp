@@ -77,6 +77,15 @@ double geomean_over(const std::vector<double>& logs, const std::vector<size_t>& 
   return std::exp(mean_over(logs, items, valid));
 }
 
+// The paired gain of `with` over `without`: the difference of their means,
+// bootstrapped on the same resamples of groups.
+Interval mean_gain(const std::vector<std::string>& groups, const std::vector<double>& with,
+                   const std::vector<double>& without, const ExperimentOptions& o) {
+  return bootstrap_groups(
+      groups, [&](const std::vector<size_t>& it) { return mean_over(with, it) - mean_over(without, it); },
+      o.resamples, o.seed);
+}
+
 size_t count_distinct(const std::vector<std::string>& v) { return std::set<std::string>(v.begin(), v.end()).size(); }
 
 // Folds of every repeat over the real items' groups.
@@ -209,9 +218,7 @@ Expected<WgExperiment> wgsize_experiment(const WgModelSpec& spec, const WgDatase
   ex.real = score(0);
   if (ex.has_mixed) {
     ex.mixed = score(1);
-    ex.gain = bootstrap_groups(
-        groups, [&](const std::vector<size_t>& it) { return mean_over(perf[1], it) - mean_over(perf[0], it); },
-        o.resamples, o.seed);
+    ex.gain = mean_gain(groups, perf[1], perf[0], o);
   }
   return ex;
 }
@@ -312,9 +319,7 @@ Expected<MappingExperiment> mapping_experiment(const MappingModelSpec& spec, con
   ex.real = score(0);
   if (ex.has_mixed) {
     ex.mixed = score(1);
-    ex.gain = bootstrap_groups(
-        groups, [&](const std::vector<size_t>& it) { return mean_over(share[1], it) - mean_over(share[0], it); },
-        o.resamples, o.seed);
+    ex.gain = mean_gain(groups, share[1], share[0], o);
   }
   return ex;
 }
