@@ -76,8 +76,10 @@ Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
     return usage_error("clgen drive: --gsize and --gsize-sweep exclude each other");
   if (!o.lsize.empty() && opts.local_size_sweep)
     return usage_error("clgen drive: --lsize and --lsize-sweep exclude each other");
-  if (!o.crossover.empty() && (!o.gsizes.empty() || !o.gsize_sweep.empty() || !o.lsize.empty() || opts.local_size_sweep))
-    return usage_error("clgen drive: --crossover picks its own global sizes (no --gsize, --gsize-sweep, --lsize, --lsize-sweep)");
+  if (!o.crossover.empty() &&
+      (!o.gsizes.empty() || !o.gsize_sweep.empty() || !o.lsize.empty() || opts.local_size_sweep))
+    return usage_error(
+        "clgen drive: --crossover picks its own global sizes (no --gsize, --gsize-sweep, --lsize, --lsize-sweep)");
   if (!o.gsize_sweep.empty()) {
     auto sweep = driver::parse_size_sweep(o.gsize_sweep);
     if (!sweep.ok()) return usage_error("--gsize-sweep: " + sweep.status().message());

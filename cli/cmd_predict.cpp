@@ -101,8 +101,8 @@ Status eval_mapping(const PredictOptions& o) {
   std::string csv =
       "model,protocol,folds,rows,accuracy,speedup,static_device,static_accuracy,oracle_speedup,"
       "balanced_accuracy,oracle_share,static_oracle_share\n";
-  std::printf("%-10s %-6s %5s %9s %9s %8s %8s   %s\n", "model", "proto", "folds", "accuracy", "balanced",
-              "speedup", "%oracle", "(static device: its accuracy, its %oracle; oracle speedup)");
+  std::printf("%-10s %-6s %5s %9s %9s %8s %8s   %s\n", "model", "proto", "folds", "accuracy", "balanced", "speedup",
+              "%oracle", "(static device: its accuracy, its %oracle; oracle speedup)");
   Progress progress("cross-validating", protocols.size() * specs.size());
   for (const auto& p : protocols) {
     for (const auto& spec : specs) {
@@ -110,13 +110,13 @@ Status eval_mapping(const PredictOptions& o) {
       progress.advance();
       const char* pname = p == predict::Protocol::kFolds ? "folds" : "lobo";
       std::printf("%-10s %-6s %5zu %8.2f%% %8.2f%% %8.3f %7.2f%%   (static %s: %.2f%%, %.2f%%; oracle %.3f)\n",
-                  spec.name.c_str(), pname, ev.folds, 100 * ev.accuracy, 100 * ev.balanced_accuracy,
-                  ev.speedup, 100 * ev.oracle_share, predict::device_name(ev.static_device),
-                  100 * ev.static_accuracy, 100 * ev.static_oracle_share, ev.oracle_speedup);
-      csv += fmt::format("{},{},{},{},{:.6f},{:.6f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", spec.name, pname,
-                         ev.folds, ev.rows, ev.accuracy, ev.speedup, predict::device_name(ev.static_device),
-                         ev.static_accuracy, ev.oracle_speedup, ev.balanced_accuracy, ev.oracle_share,
-                         ev.static_oracle_share);
+                  spec.name.c_str(), pname, ev.folds, 100 * ev.accuracy, 100 * ev.balanced_accuracy, ev.speedup,
+                  100 * ev.oracle_share, predict::device_name(ev.static_device), 100 * ev.static_accuracy,
+                  100 * ev.static_oracle_share, ev.oracle_speedup);
+      csv +=
+          fmt::format("{},{},{},{},{:.6f},{:.6f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", spec.name, pname, ev.folds,
+                      ev.rows, ev.accuracy, ev.speedup, predict::device_name(ev.static_device), ev.static_accuracy,
+                      ev.oracle_speedup, ev.balanced_accuracy, ev.oracle_share, ev.static_oracle_share);
       if (!o.out.empty() && specs.size() == 1 && protocols.size() == 1)
         RETURN_IF_ERROR(write_file_atomic(o.out, mapping_predictions_csv(rows, ev.predictions)));
     }
@@ -178,8 +178,8 @@ Status eval_wgsize(const PredictOptions& o) {
   std::string csv =
       "model,scenarios,folds,oracle_fraction,baseline,baseline_fraction,baseline_legal,"
       "speedup_mean,speedup_median,illegal_predictions\n";
-  std::printf("%zu scenarios x %zu workgroup sizes, %d-fold cross-validation %s (seed %llu)\n",
-              data.scenarios.size(), data.sizes.size(), o.cv_folds,
+  std::printf("%zu scenarios x %zu workgroup sizes, %d-fold cross-validation %s (seed %llu)\n", data.scenarios.size(),
+              data.sizes.size(), o.cv_folds,
               split == predict::WgSplit::kGrouped ? "grouped by kernel" : "over scenarios",
               static_cast<unsigned long long>(o.seed));
   std::printf("%-20s %9s %9s %9s %9s\n", "model", "%oracle", "speedup", "median", "illegal");

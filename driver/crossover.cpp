@@ -69,7 +69,7 @@ Expected<Crossover> find_crossover(const RuntimeFunction& runtime, const Crossov
                                     : (static_cast<double>(below) + static_cast<double>(above)) / 2;
     uint64_t m = static_cast<uint64_t>(mid) / o.step * o.step;
     if (m <= below) m = (below / o.step + 1) * o.step;  // the next multiple above `below`
-    if (m >= above) break;                               // no multiple of the step between the ends
+    if (m >= above) break;                              // no multiple of the step between the ends
     auto p = probe(m);
     if (!p) return c;
     (p->faster() == c.faster_below ? below : above) = m;
@@ -108,9 +108,10 @@ Expected<std::vector<KernelCrossover>> drive_crossover(Database& db, const Drive
     std::vector<DeviceInfo> cpus, gpus;
     for (const auto& d : devices) (d.type == "GPU" ? gpus : cpus).push_back(d);
     if (cpus.size() != 1 || gpus.size() != 1)
-      return invalid_argument(fmt::format("--crossover needs exactly one CPU and one GPU among the devices "
-                                          "matching --device '{}' (found {} CPU, {} GPU)",
-                                          options.device, cpus.size(), gpus.size()));
+      return invalid_argument(
+          fmt::format("--crossover needs exactly one CPU and one GPU among the devices "
+                      "matching --device '{}' (found {} CPU, {} GPU)",
+                      options.device, cpus.size(), gpus.size()));
     pair = {cpus[0], gpus[0]};
   }
   std::vector<std::unique_ptr<WorkerProcess>> workers;
@@ -138,8 +139,8 @@ Expected<std::vector<KernelCrossover>> drive_crossover(Database& db, const Drive
       KernelCrossover k{src.origin, sig.name, {}};
       if (!sig.supported() || !writes_global(sig)) {
         k.result.kind = Crossover::Kind::kFailed;
-        k.result.message = !sig.supported() ? "unsupported arguments: " + sig.unsupported_reason()
-                                            : "the kernel writes no argument";
+        k.result.message =
+            !sig.supported() ? "unsupported arguments: " + sig.unsupported_reason() : "the kernel writes no argument";
         out.push_back(std::move(k));
         continue;
       }
@@ -168,7 +169,7 @@ Expected<std::vector<KernelCrossover>> drive_crossover(Database& db, const Drive
         }
         if (rec.result.outcome != Outcome::kPass)
           return unavailable(std::string(outcome_name(rec.result.outcome)) +
-                                     (rec.result.message.empty() ? "" : " (" + rec.result.message + ")"));
+                             (rec.result.message.empty() ? "" : " (" + rec.result.message + ")"));
         // As the mapping export: kernel plus transfer time.
         return mean_ms(rec.result.kernel_ns) + mean_ms(rec.result.transfer_ns);
       };

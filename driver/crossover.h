@@ -27,14 +27,14 @@ struct CrossoverProbe {
 
 struct Crossover {
   enum class Kind {
-    kFound,    // the faster device differs at `below` and `above`, which are adjacent (within the step)
-    kNone,     // the same device is faster at both bounds: no crossover seen in the range
-    kFailed,   // the runtime function failed at some probe (`message` says where and why)
+    kFound,   // the faster device differs at `below` and `above`, which are adjacent (within the step)
+    kNone,    // the same device is faster at both bounds: no crossover seen in the range
+    kFailed,  // the runtime function failed at some probe (`message` says where and why)
   };
   Kind kind = Kind::kNone;
-  uint64_t below = 0, above = 0;  // kFound: the last probes on either side of the change
+  uint64_t below = 0, above = 0;                              // kFound: the last probes on either side of the change
   Side faster_below = Side::kCpu, faster_above = Side::kCpu;  // kNone: both are the device faster throughout
-  std::vector<CrossoverProbe> probes;  // in the order they were made
+  std::vector<CrossoverProbe> probes;                         // in the order they were made
   std::string message;
 };
 const char* crossover_kind_name(Crossover::Kind k);  // "found" | "none" | "failed"

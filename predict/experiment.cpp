@@ -59,8 +59,7 @@ Status run_parallel(size_t n, unsigned threads, const std::function<Status(size_
 }
 
 // Mean of `v` over `items` where `valid` (all when empty); 0 when none.
-double mean_over(const std::vector<double>& v, const std::vector<size_t>& items,
-                 const std::vector<char>& valid = {}) {
+double mean_over(const std::vector<double>& v, const std::vector<size_t>& items, const std::vector<char>& valid = {}) {
   double sum = 0;
   size_t n = 0;
   for (size_t i : items)
@@ -72,8 +71,7 @@ double mean_over(const std::vector<double>& v, const std::vector<size_t>& items,
 }
 
 // exp(mean of logs): a geometric mean of ratios.
-double geomean_over(const std::vector<double>& logs, const std::vector<size_t>& items,
-                    const std::vector<char>& valid) {
+double geomean_over(const std::vector<double>& logs, const std::vector<size_t>& items, const std::vector<char>& valid) {
   return std::exp(mean_over(logs, items, valid));
 }
 
@@ -82,8 +80,8 @@ double geomean_over(const std::vector<double>& logs, const std::vector<size_t>& 
 Interval mean_gain(const std::vector<std::string>& groups, const std::vector<double>& with,
                    const std::vector<double>& without, const ExperimentOptions& o) {
   return bootstrap_groups(
-      groups, [&](const std::vector<size_t>& it) { return mean_over(with, it) - mean_over(without, it); },
-      o.resamples, o.seed);
+      groups, [&](const std::vector<size_t>& it) { return mean_over(with, it) - mean_over(without, it); }, o.resamples,
+      o.seed);
 }
 
 size_t count_distinct(const std::vector<std::string>& v) { return std::set<std::string>(v.begin(), v.end()).size(); }
@@ -103,8 +101,8 @@ Expected<std::vector<std::vector<int>>> repeat_folds(const std::vector<std::stri
 
 }  // namespace
 
-Expected<WgExperiment> wgsize_experiment(const WgModelSpec& spec, const WgDataset& d,
-                                         const std::string& device, const ExperimentOptions& o) {
+Expected<WgExperiment> wgsize_experiment(const WgModelSpec& spec, const WgDataset& d, const std::string& device,
+                                         const ExperimentOptions& o) {
   WgExperiment ex;
   ex.device = device;
   ex.model = spec.name;
@@ -116,7 +114,7 @@ Expected<WgExperiment> wgsize_experiment(const WgModelSpec& spec, const WgDatase
   }
   std::vector<std::string> groups, kernels, syn_kernels;
   for (size_t i : real) {
-    groups.push_back(d.scenarios[i].split_group());
+    groups.push_back(o.group_by_kernel ? d.scenarios[i].kernel : d.scenarios[i].split_group());
     kernels.push_back(d.scenarios[i].kernel);
   }
   for (size_t i : synthetic) syn_kernels.push_back(d.scenarios[i].kernel);
@@ -184,8 +182,8 @@ Expected<WgExperiment> wgsize_experiment(const WgModelSpec& spec, const WgDatase
   for (size_t j = 0; j < n; ++j) all[j] = j;
   ex.default_share = mean_over(default_perf, all, default_ok);
   ex.oracle_over_fixed = bootstrap_groups(
-      groups, [&](const std::vector<size_t>& it) { return geomean_over(log_oracle_fixed, it, fixed_ok); },
-      o.resamples, o.seed);
+      groups, [&](const std::vector<size_t>& it) { return geomean_over(log_oracle_fixed, it, fixed_ok); }, o.resamples,
+      o.seed);
   ex.oracle_over_default = bootstrap_groups(
       groups, [&](const std::vector<size_t>& it) { return geomean_over(log_oracle_default, it, default_ok); },
       o.resamples, o.seed);
@@ -208,8 +206,8 @@ Expected<WgExperiment> wgsize_experiment(const WgModelSpec& spec, const WgDatase
     a.oracle_share = bootstrap_groups(
         groups, [&](const std::vector<size_t>& it) { return mean_over(perf[arm], it); }, o.resamples, o.seed);
     a.speedup_fixed = bootstrap_groups(
-        groups, [&](const std::vector<size_t>& it) { return geomean_over(log_fixed[arm], it, fixed_ok); },
-        o.resamples, o.seed);
+        groups, [&](const std::vector<size_t>& it) { return geomean_over(log_fixed[arm], it, fixed_ok); }, o.resamples,
+        o.seed);
     a.speedup_default = bootstrap_groups(
         groups, [&](const std::vector<size_t>& it) { return geomean_over(log_default[arm], it, default_ok); },
         o.resamples, o.seed);
@@ -230,8 +228,9 @@ Expected<MappingExperiment> mapping_experiment(const MappingModelSpec& spec, con
   std::vector<MappingRow> real, synthetic;
   for (const auto& r : rows) (is_synthetic(r.origin) ? synthetic : real).push_back(r);
   std::vector<std::string> groups, syn_groups;
-  for (const auto& r : real) groups.push_back(r.group);
-  for (const auto& r : synthetic) syn_groups.push_back(r.group);
+  // A mapping row's kernel is its benchmark (one row per kernel and size).
+  for (const auto& r : real) groups.push_back(o.group_by_kernel ? r.benchmark : r.group);
+  for (const auto& r : synthetic) syn_groups.push_back(o.group_by_kernel ? r.benchmark : r.group);
   ex.real_rows = real.size();
   ex.real_groups = count_distinct(groups);
   ex.synthetic_rows = synthetic.size();
@@ -312,8 +311,8 @@ Expected<MappingExperiment> mapping_experiment(const MappingModelSpec& spec, con
     a.oracle_share = bootstrap_groups(
         groups, [&](const std::vector<size_t>& it) { return mean_over(share[arm], it); }, o.resamples, o.seed);
     a.speedup_static = bootstrap_groups(
-        groups, [&](const std::vector<size_t>& it) { return geomean_over(log_static[arm], it, {}); },
-        o.resamples, o.seed);
+        groups, [&](const std::vector<size_t>& it) { return geomean_over(log_static[arm], it, {}); }, o.resamples,
+        o.seed);
     return a;
   };
   ex.real = score(0);

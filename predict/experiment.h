@@ -21,6 +21,10 @@ struct ExperimentOptions {
   int resamples = 1000;  // bootstrap resamples over real groups
   uint64_t seed = 204;
   unsigned threads = 0;  // training threads; 0 = the cores, at most 16
+  // Groups that folds and the bootstrap keep whole: the program (the group
+  // column; the kernel where there is none), or only the kernel, when there
+  // are too few programs for the folds.
+  bool group_by_kernel = false;
 };
 
 // How a row is told apart: origin "synthetic" (clgen's exports); every other
@@ -57,8 +61,8 @@ struct WgExperiment {
 
 // The experiment on the scenarios of one device (every device when empty).
 // Fails when the real scenarios have fewer groups than folds.
-Expected<WgExperiment> wgsize_experiment(const WgModelSpec& spec, const WgDataset& d,
-                                         const std::string& device, const ExperimentOptions& options);
+Expected<WgExperiment> wgsize_experiment(const WgModelSpec& spec, const WgDataset& d, const std::string& device,
+                                         const ExperimentOptions& options);
 
 struct MappingArm {
   Interval accuracy, balanced_accuracy;

@@ -103,8 +103,8 @@ Expected<std::vector<int>> grouped_stratified_folds(const std::vector<std::strin
 }
 
 Interval bootstrap_groups(const std::vector<std::string>& groups,
-                          const std::function<double(const std::vector<size_t>&)>& statistic,
-                          int resamples, uint64_t seed) {
+                          const std::function<double(const std::vector<size_t>&)>& statistic, int resamples,
+                          uint64_t seed) {
   std::vector<size_t> index;
   auto names = distinct_groups(groups, index);
   std::vector<std::vector<size_t>> members(names.size());

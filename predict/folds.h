@@ -33,7 +33,7 @@ struct Interval {
 // distinct groups) and returns a value; `estimate` is the statistic on all
 // items. Deterministic for a seed.
 Interval bootstrap_groups(const std::vector<std::string>& groups,
-                          const std::function<double(const std::vector<size_t>&)>& statistic,
-                          int resamples, uint64_t seed);
+                          const std::function<double(const std::vector<size_t>&)>& statistic, int resamples,
+                          uint64_t seed);
 
 }  // namespace clgen::predict

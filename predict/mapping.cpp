@@ -251,8 +251,10 @@ Expected<MappingModel> MappingModel::train(const MappingModelSpec& spec,
   if (spec.features == FeatureSet::kReadback)
     for (const auto& r : rows)
       if (r.readback < 0)
-        return invalid_argument(fmt::format("training {}: row {} / {} has no readback_bytes (a clgen export "
-                                            "column)", spec.name, r.benchmark, r.dataset));
+        return invalid_argument(
+            fmt::format("training {}: row {} / {} has no readback_bytes (a clgen export "
+                        "column)",
+                        spec.name, r.benchmark, r.dataset));
   ASSIGN_OR_RETURN(auto model, Model::create(spec.params));
   std::vector<double> y;
   for (const auto& r : rows) y.push_back(static_cast<double>(r.oracle));

@@ -24,7 +24,7 @@ struct MappingRow {
   Device oracle = Device::kCpu;
   double runtime_cpu = 0, runtime_gpu = 0;
   std::string group;  // the program the kernel belongs to: "<suite>-<version>-<program>"
-  std::string origin;  // clgen's exports: "synthetic", "corpus" or "file"; empty when absent
+  std::string origin;    // clgen's exports: "synthetic", "corpus" or "file"; empty when absent
   double readback = -1;  // clgen's exports: bytes read back after the kernel; -1 when absent
   int fold = -1;      // from a fold file; -1 = none
 };

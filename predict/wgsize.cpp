@@ -68,8 +68,10 @@ Expected<WgDataset> load_wgsize_csv(const std::string& path) {
   size_t ast_present = 0;
   for (const char* n : kAst) ast_present += t.column(n) >= 0;
   if (ast_present != 0 && ast_present != 6)
-    return invalid_argument(fmt::format("{}: has {} of the 6 static feature columns (comp rational mem "
-                                        "localmem coalesced atomic): all or none", path, ast_present));
+    return invalid_argument(
+        fmt::format("{}: has {} of the 6 static feature columns (comp rational mem "
+                    "localmem coalesced atomic): all or none",
+                    path, ast_present));
   if (ast_present == 6) {
     for (const char* n : kAst) {
       feature_cols.push_back(t.column(n));
@@ -131,8 +133,7 @@ Expected<WgDataset> load_wgsize_csv(const std::string& path) {
       const std::string& field = f[feature_cols[k]];
       double v = 0;
       if (!field.empty()) {
-        ASSIGN_OR_RETURN(v, parse_number(field, fmt::format("{}: row {}: {}", path, i + 2,
-                                                            t.header[feature_cols[k]])));
+        ASSIGN_OR_RETURN(v, parse_number(field, fmt::format("{}: row {}: {}", path, i + 2, t.header[feature_cols[k]])));
       }
       s.kernel_features.push_back(feature_log[k] ? std::log1p(std::max(0.0, v)) : v);
     }
@@ -368,7 +369,7 @@ Expected<std::vector<int>> WgsizeModel::choose(const WgDataset& d, const std::ve
 
 Status WgsizeModel::save(const std::string& path) const {
   // The learner's file carries what the features need in its tag.
-  nlohmann::json tag = {{"task", "wgsize"}, {"model", spec_.name}, {"devices", devices_},
+  nlohmann::json tag = {{"task", "wgsize"},    {"model", spec_.name},   {"devices", devices_},
                         {"kernels", kernels_}, {"baseline", baseline_}, {"kernel_features", kernel_features_}};
   nlohmann::json sizes = nlohmann::json::array();
   for (const auto& s : sizes_) sizes.push_back(wg_size_name(s));
@@ -461,8 +462,8 @@ Expected<std::vector<int>> wgsize_folds(const WgDataset& d, int folds, uint64_t 
   return fold;
 }
 
-Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset& d, int folds,
-                                       uint64_t seed, WgSplit split) {
+Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset& d, int folds, uint64_t seed,
+                                       WgSplit split) {
   size_t n = d.scenarios.size();
   ASSIGN_OR_RETURN(std::vector<int> fold_of, wgsize_folds(d, folds, seed, split));
   std::vector<int> chosen(n, -1);

@@ -25,10 +25,10 @@ struct WgScenario {
   double data_width = 0, data_height = 0, max_wg_size = 0;
   std::vector<double> runtimes;  // one per dataset size; 0 = illegal or refused
   // Optional columns of clgen's exports (empty / -1 when absent).
-  std::string group;             // the kernel's program; folds keep a group together
-  std::string origin;            // "synthetic", "corpus" or "file"
+  std::string group;                    // the kernel's program; folds keep a group together
+  std::string origin;                   // "synthetic", "corpus" or "file"
   std::vector<double> kernel_features;  // static features, in WgDataset::kernel_feature_names order
-  int default_size = -1;         // the driver's automatic local size (a size index), -1 = unknown
+  int default_size = -1;                // the driver's automatic local size (a size index), -1 = unknown
 
   // What folds keep together: the program when known, else the kernel.
   const std::string& split_group() const { return group.empty() ? kernel : group; }
@@ -149,8 +149,8 @@ enum class WgSplit {
 
 // k-fold cross-validation with `seed`. Fails on fewer groups (kGrouped) or
 // scenarios (kScenarios) than folds, or a learner error.
-Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset& d, int folds,
-                                       uint64_t seed, WgSplit split = WgSplit::kGrouped);
+Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset& d, int folds, uint64_t seed,
+                                       WgSplit split = WgSplit::kGrouped);
 
 // The fold of every scenario of `d` under `split`.
 Expected<std::vector<int>> wgsize_folds(const WgDataset& d, int folds, uint64_t seed, WgSplit split);

@@ -260,7 +260,7 @@ TEST_F(DatasetExportTest, WgsizeExportRoundTripsFeaturesRefusedSizesAndTheDefaul
       EXPECT_EQ(s.origin, "corpus");
       EXPECT_DOUBLE_EQ(s.kernel_features[0], std::log1p(2.0));  // comp 2
       EXPECT_DOUBLE_EQ(s.kernel_features[2], std::log1p(3.0));  // mem 3
-      EXPECT_EQ(s.default_size, -1);  // 1024x1 is not a column: unknown
+      EXPECT_EQ(s.default_size, -1);                            // 1024x1 is not a column: unknown
       for (size_t k = 0; k < d->sizes.size(); ++k) {
         std::string name = predict::wg_size_name(d->sizes[k]);
         double want = name == "32x1" ? 0.5 : name == "64x1" ? 0.25 : 0;

@@ -57,7 +57,8 @@ TEST(GroupBootstrap, ResamplesWholeGroupsAroundTheEstimate) {
   EXPECT_DOUBLE_EQ(ci.low, 0.0);
   EXPECT_DOUBLE_EQ(ci.high, 1.0);
   // Whole groups: a resample always has 4 items (two groups of two).
-  Interval count = bootstrap_groups(groups, [](const std::vector<size_t>& it) { return double(it.size()); }, 500, 5);
+  Interval count = bootstrap_groups(
+      groups, [](const std::vector<size_t>& it) { return double(it.size()); }, 500, 5);
   EXPECT_DOUBLE_EQ(count.low, 4.0);
   EXPECT_DOUBLE_EQ(count.high, 4.0);
 }

@@ -156,8 +156,8 @@ TEST(PredictCli, ExperimentOnTheSkelclTableReportsEachDeviceAndTheTenPercentChec
   std::string header;
   std::getline(csv, header);
   EXPECT_EQ(header.rfind("device,model,arm,", 0), 0u) << header;
-  auto bad = run_clgen({"predict", "experiment", "--task", "devices", "--data",
-                        std::string(CLGEN_TEST_DATA) + "/wgsize/runtimes.csv"});
+  auto bad = run_clgen(
+      {"predict", "experiment", "--task", "devices", "--data", std::string(CLGEN_TEST_DATA) + "/wgsize/runtimes.csv"});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
 }
 
