@@ -21,7 +21,9 @@
 #               device until the phase's deadline (SIGINT: finished runs stay)
 #   crossover   (not in the default list) clgen drive --crossover $CROSSOVER on
 #               $CROSSOVER_KERNELS picked 1-D kernels, both devices
-#   export      clgen dataset export --task wgsize (and --task mapping, when the runs pair up)
+#   export      clgen dataset export --task wgsize (~0.1 s per kernel for its features); with
+#               MAPPING_EXPORT=1 also --task mapping (as long again; it can be redone from the
+#               packed database: clgen --workspace W dataset export --task mapping --cpu Xeon --gpu NVIDIA)
 #   summary     per device, from the CSV (Python only): scenarios, kernels by origin,
 #               best fixed size and the oracle's speedup over it and over the default
 #   experiment  clgen predict experiment --task wgsize (needs a clgen built with
@@ -32,13 +34,14 @@
 #               only) as $OUT/wgsize-results.tar.gz
 #
 # Every phase is bounded by the call's deadline: $BUDGET seconds (default 520)
-# from the start, less $RESERVE seconds (default 45) kept for export, summary
+# from the start, less $RESERVE seconds (default 70) kept for export, summary
 # and pack. Progress lines start with "== HH:MM:SS".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 START=$(date +%s)
 BUDGET=${BUDGET:-520}
-RESERVE=${RESERVE:-45}
+RESERVE=${RESERVE:-70}
+MAPPING_EXPORT=${MAPPING_EXPORT:-0}
 DEADLINE=$((START + BUDGET))
 WS=${WS:-gpu-work/wgsize}
 RESULTS=${RESULTS:-gpu-work/wgsize-results}
@@ -217,8 +220,11 @@ phase_export() {
   workspace || return 1
   log "export the wgsize dataset"
   "$CLGEN" --workspace "$WS" dataset export --task wgsize --out "$RESULTS/wgsize.csv" 2>&1 | tee "$RESULTS/export.log"
-  "$CLGEN" --workspace "$WS" dataset export --task mapping --cpu Xeon --gpu NVIDIA --out "$RESULTS/mapping.csv" \
-    >> "$RESULTS/export.log" 2>&1 || echo "mapping export: none (see export.log)"
+  if [ "$MAPPING_EXPORT" = 1 ]; then
+    "$CLGEN" --workspace "$WS" dataset export --task mapping --cpu Xeon --gpu NVIDIA --out "$RESULTS/mapping.csv" \
+      >> "$RESULTS/export.log" 2>&1 || echo "mapping export: none (see export.log)"
+  fi
+  log "export done"
   return 0
 }
 
@@ -259,16 +265,29 @@ phase_experiment() {
     echo "  RESULTS=DIR CLGEN=build/cli/clgen scripts/gpu-wgsize.sh experiment"
     return 0
   fi
-  log "experiment: real vs real + synthetic, grouped by kernel"
-  "$CLGEN" predict experiment --task wgsize --data "$RESULTS/wgsize.csv" --model "${MODEL:-best}" \
-    --repeats "${REPEATS:-5}" --cv-folds "${FOLDS:-5}" --out "$RESULTS/experiment-wgsize.csv" 2>&1 |
-    tee "$RESULTS/experiment-wgsize.txt"
-  if [ -f "$RESULTS/mapping.csv" ]; then
-    "$CLGEN" predict experiment --task mapping --data "$RESULTS/mapping.csv" --model "${MAPPING_MODEL:-best}" \
-      --repeats "${REPEATS:-5}" --cv-folds "${FOLDS:-5}" --out "$RESULTS/experiment-mapping.csv" 2>&1 |
-      tee "$RESULTS/experiment-mapping.txt"
+  if [ ! -f "$RESULTS/mapping.csv" ] && [ -f "$RESULTS/clgen.db.xz" ]; then
+    log "mapping export from the packed database"
+    mkdir -p "$RESULTS/ws" && xz -dc "$RESULTS/clgen.db.xz" > "$RESULTS/ws/clgen.db"
+    "$CLGEN" --workspace "$RESULTS/ws" dataset export --task mapping --cpu Xeon --gpu NVIDIA \
+      --out "$RESULTS/mapping.csv" 2>&1 | tail -3 || true
   fi
+  experiment wgsize "${MODEL:-best}"
+  [ -f "$RESULTS/mapping.csv" ] && experiment mapping "${MAPPING_MODEL:-best}"
   return 0
+}
+
+experiment() {  # TASK MODEL: grouped by program, else (too few programs for the folds) by kernel
+  local task=$1 model=$2 group
+  for group in program kernel; do
+    log "experiment $task ($model): real vs real + synthetic, grouped by $group"
+    "$CLGEN" predict experiment --task "$task" --data "$RESULTS/$task.csv" --model "$model" --group "$group" \
+      --repeats "${REPEATS:-5}" --cv-folds "${FOLDS:-5}" --out "$RESULTS/experiment-$task-$group.csv" \
+      > "$RESULTS/experiment-$task-$group.txt" 2>&1
+    local rc=$?
+    cat "$RESULTS/experiment-$task-$group.txt"
+    [ $rc -eq 0 ] && return 0
+  done
+  return 1
 }
 
 phase_pack() {
