@@ -84,6 +84,30 @@ Interval mean_gain(const std::vector<std::string>& groups, const std::vector<dou
       o.seed);
 }
 
+// One training task: which repeat, fold and arm (0: real, 1: real + synthetic).
+struct FoldTask {
+  int repeat, fold, arm;
+};
+FoldTask task_of(size_t t, const ExperimentOptions& o, int arms) {
+  return {static_cast<int>(t / (o.folds * arms)), static_cast<int>(t / arms % o.folds), static_cast<int>(t % arms)};
+}
+
+// The real items of `fold` to test on (and their positions in `real`); the
+// other real items, plus every synthetic one for the mixed arm, to train on.
+template <typename T>
+void split_arm(const std::vector<T>& real, const std::vector<T>& synthetic, const std::vector<int>& folds, int fold,
+               bool mixed, std::vector<T>& train, std::vector<T>& test, std::vector<size_t>& test_pos) {
+  for (size_t j = 0; j < real.size(); ++j) {
+    if (folds[j] == fold) {
+      test.push_back(real[j]);
+      test_pos.push_back(j);
+    } else {
+      train.push_back(real[j]);
+    }
+  }
+  if (mixed) train.insert(train.end(), synthetic.begin(), synthetic.end());
+}
+
 size_t count_distinct(const std::vector<std::string>& v) { return std::set<std::string>(v.begin(), v.end()).size(); }
 
 // Folds of every repeat over the real items' groups.
@@ -132,23 +156,13 @@ Expected<WgExperiment> wgsize_experiment(const WgModelSpec& spec, const WgDatase
       arms, std::vector<std::vector<int>>(o.repeats, std::vector<int>(real.size(), -1)));
   std::mutex mu;
   auto task = [&](size_t t) -> Status {
-    const int r = static_cast<int>(t / (o.folds * arms));
-    const int f = static_cast<int>(t / arms % o.folds);
-    const int arm = static_cast<int>(t % arms);
+    const FoldTask k = task_of(t, o, arms);
     std::vector<size_t> train, test, test_pos;
-    for (size_t j = 0; j < real.size(); ++j) {
-      if (folds[r][j] == f) {
-        test.push_back(real[j]);
-        test_pos.push_back(j);
-      } else {
-        train.push_back(real[j]);
-      }
-    }
-    if (arm == 1) train.insert(train.end(), synthetic.begin(), synthetic.end());
+    split_arm(real, synthetic, folds[k.repeat], k.fold, k.arm == 1, train, test, test_pos);
     ASSIGN_OR_RETURN(WgsizeModel m, WgsizeModel::train(spec, d, train));
     ASSIGN_OR_RETURN(auto picks, m.choose(d, test, o.seed + t, nullptr));
     std::lock_guard<std::mutex> lock(mu);
-    for (size_t k = 0; k < picks.size(); ++k) chosen[arm][r][test_pos[k]] = picks[k];
+    for (size_t i = 0; i < picks.size(); ++i) chosen[k.arm][k.repeat][test_pos[i]] = picks[i];
     return ok_status();
   };
   const size_t tasks = static_cast<size_t>(o.repeats) * o.folds * arms;
@@ -244,24 +258,14 @@ Expected<MappingExperiment> mapping_experiment(const MappingModelSpec& spec, con
       arms, std::vector<std::vector<Device>>(o.repeats, std::vector<Device>(real.size(), Device::kCpu)));
   std::mutex mu;
   auto task = [&](size_t t) -> Status {
-    const int r = static_cast<int>(t / (o.folds * arms));
-    const int f = static_cast<int>(t / arms % o.folds);
-    const int arm = static_cast<int>(t % arms);
+    const FoldTask k = task_of(t, o, arms);
     std::vector<MappingRow> train, test;
     std::vector<size_t> test_pos;
-    for (size_t j = 0; j < real.size(); ++j) {
-      if (folds[r][j] == f) {
-        test.push_back(real[j]);
-        test_pos.push_back(j);
-      } else {
-        train.push_back(real[j]);
-      }
-    }
-    if (arm == 1) train.insert(train.end(), synthetic.begin(), synthetic.end());
+    split_arm(real, synthetic, folds[k.repeat], k.fold, k.arm == 1, train, test, test_pos);
     ASSIGN_OR_RETURN(MappingModel m, MappingModel::train(spec, train));
     ASSIGN_OR_RETURN(auto p, m.predict(test));
     std::lock_guard<std::mutex> lock(mu);
-    for (size_t k = 0; k < p.size(); ++k) pred[arm][r][test_pos[k]] = p[k];
+    for (size_t i = 0; i < p.size(); ++i) pred[k.arm][k.repeat][test_pos[i]] = p[i];
     return ok_status();
   };
   const size_t tasks = static_cast<size_t>(o.repeats) * o.folds * arms;
