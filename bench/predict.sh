@@ -17,4 +17,4 @@ for p in amd nvidia; do
 done
 echo "== workgroup size"
 /usr/bin/time -f "   %e s wall" "$clgen" predict eval --task wgsize --data "$data/wgsize/runtimes.csv" \
-  --model all --out "$out/wgsize-models.csv"
+  --model all --split scenario --out "$out/wgsize-models.csv"  # ADAPT'16's protocol (the default groups by kernel)

@@ -3,9 +3,13 @@
 // ones, store the runs.
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "cli/command.h"
+#include "driver/crossover.h"
 #include "driver/drive.h"
 #include "driver/job.h"
 #include "support/workspace.h"
@@ -21,7 +25,32 @@ struct DriveCliOptions {
   std::vector<std::string> gsizes;  // each "N" or "X,Y[,Z]"
   std::string gsize_sweep;          // "2^7..2^22"
   std::string lsize;                // empty = automatic
+  std::string crossover;            // "FROM..TO": bisect for the CPU/GPU crossover instead of driving sizes
+  driver::CrossoverOptions crossover_options;
 };
+
+// `--crossover`: the search per kernel, its runs stored as a drive's.
+Status run_crossover(Database& db, const DriveCliOptions& o, const driver::DriveOptions& opts) {
+  auto bounds = driver::parse_size_sweep(o.crossover);
+  if (!bounds.ok()) return usage_error("--crossover: " + bounds.status().message());
+  driver::CrossoverOptions c = o.crossover_options;
+  c.low = bounds->front();
+  c.high = bounds->back();
+  if (c.high <= c.low) return usage_error("--crossover " + o.crossover + ": the range holds one size");
+  ASSIGN_OR_RETURN(auto results, driver::drive_crossover(db, opts, c));
+  std::printf("%-40s %-24s %-7s %-26s %s\n", "source", "kernel", "result", "bracket", "probes / why");
+  std::map<std::string, int> counts;
+  for (const auto& k : results) {
+    const auto& r = k.result;
+    ++counts[driver::crossover_kind_name(r.kind)];
+    std::string bracket = r.kind == driver::Crossover::Kind::kFailed ? "" : fmt::format("{}..{}", r.below, r.above);
+    std::printf("%-40s %-24s %-7s %-26s %zu: %s\n", k.origin.substr(0, 40).c_str(), k.kernel.c_str(),
+                driver::crossover_kind_name(r.kind), bracket.c_str(), r.probes.size(), r.message.c_str());
+  }
+  std::printf("kernels: %zu; crossover found %d, none in range %d, failed %d\n", results.size(), counts["found"],
+              counts["none"], counts["failed"]);
+  return ok_status();
+}
 
 void print_table(const driver::DriveSummary& s) {
   uint64_t total = 0;
@@ -47,6 +76,10 @@ Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
     return usage_error("clgen drive: --gsize and --gsize-sweep exclude each other");
   if (!o.lsize.empty() && opts.local_size_sweep)
     return usage_error("clgen drive: --lsize and --lsize-sweep exclude each other");
+  if (!o.crossover.empty() &&
+      (!o.gsizes.empty() || !o.gsize_sweep.empty() || !o.lsize.empty() || opts.local_size_sweep))
+    return usage_error(
+        "clgen drive: --crossover picks its own global sizes (no --gsize, --gsize-sweep, --lsize, --lsize-sweep)");
   if (!o.gsize_sweep.empty()) {
     auto sweep = driver::parse_size_sweep(o.gsize_sweep);
     if (!sweep.ok()) return usage_error("--gsize-sweep: " + sweep.status().message());
@@ -74,6 +107,7 @@ Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
 
   ASSIGN_OR_RETURN(auto ws, Workspace::open(global.workspace));
   ASSIGN_OR_RETURN(auto db, ws.open_database());
+  if (!o.crossover.empty()) return run_crossover(db, o, opts);
   ASSIGN_OR_RETURN(auto summary, driver::drive(db, opts));
   for (const auto& note : summary.notes) std::fprintf(stderr, "clgen drive: %s\n", note.c_str());
   print_table(summary);
@@ -103,6 +137,17 @@ void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& actio
   cmd->add_option("--lsize", o->lsize, "Local size, e.g. 256 or 16,16 (default: automatic)")->check(non_empty());
   cmd->add_flag("--lsize-sweep", d.local_size_sweep,
                 "Every power-of-two local size within device limits, refused ones included");
+  cmd->add_option("--crossover", o->crossover,
+                  "Per kernel, bisect the global size in FROM..TO (e.g. 2^6..2^22) for where the CPU and the GPU "
+                  "trade places (needs one CPU and one GPU; --device all); every run is stored")
+      ->check(non_empty());
+  cmd->add_option("--crossover-step", o->crossover_options.step,
+                  "Crossover: probed sizes are multiples of this; the bracket ends at most this wide")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  cmd->add_option("--crossover-probes", o->crossover_options.max_probes, "Crossover: most sizes probed per kernel")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
   cmd->add_option("--runs", d.runs, "Profiled repetitions of passing kernels")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));

@@ -2,6 +2,7 @@
 // on CSV datasets (clgen's exports or the published reference data).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -33,6 +34,7 @@ struct PredictOptions {
   std::string model_file;         // apply: a model written by train
   int cv_folds = 10;              // wgsize: k of the k-fold cross-validation
   uint64_t seed = 204;            // wgsize: fold shuffle and random fallback
+  std::string split = "kernel";   // wgsize: kernel (grouped) | scenario (ADAPT'16's protocol)
 };
 
 Status check_task(const PredictOptions& o) {
@@ -85,25 +87,36 @@ Status eval_mapping(const PredictOptions& o) {
     specs.push_back(s);
   }
   ASSIGN_OR_RETURN(auto rows, load_mapping_for_eval(o));
+  if (o.model == "all") {
+    // The read-back model needs a column only clgen's exports have.
+    bool readback = std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.readback >= 0; });
+    if (!readback)
+      specs.erase(std::remove_if(specs.begin(), specs.end(),
+                                 [](const auto& s) { return s.features == predict::FeatureSet::kReadback; }),
+                  specs.end());
+  }
   std::vector<predict::Protocol> protocols;
   if (o.protocol != "lobo") protocols.push_back(predict::Protocol::kFolds);
   if (o.protocol != "folds") protocols.push_back(predict::Protocol::kLeaveOneBenchmarkOut);
-  std::string csv = "model,protocol,folds,rows,accuracy,speedup,static_device,static_accuracy,oracle_speedup\n";
-  std::printf("%-10s %-6s %5s %9s %8s   %s\n", "model", "proto", "folds", "accuracy", "speedup",
-              "(static device: its accuracy; oracle speedup)");
+  std::string csv =
+      "model,protocol,folds,rows,accuracy,speedup,static_device,static_accuracy,oracle_speedup,"
+      "balanced_accuracy,oracle_share,static_oracle_share\n";
+  std::printf("%-10s %-6s %5s %9s %9s %8s %8s   %s\n", "model", "proto", "folds", "accuracy", "balanced", "speedup",
+              "%oracle", "(static device: its accuracy, its %oracle; oracle speedup)");
   Progress progress("cross-validating", protocols.size() * specs.size());
   for (const auto& p : protocols) {
     for (const auto& spec : specs) {
       ASSIGN_OR_RETURN(auto ev, predict::evaluate_mapping(spec, rows, p));
       progress.advance();
       const char* pname = p == predict::Protocol::kFolds ? "folds" : "lobo";
-      std::printf("%-10s %-6s %5zu %8.2f%% %8.3f   (static %s: %.2f%%; oracle %.3f)\n",
-                  spec.name.c_str(), pname, ev.folds, 100 * ev.accuracy, ev.speedup,
-                  predict::device_name(ev.static_device), 100 * ev.static_accuracy,
-                  ev.oracle_speedup);
-      csv += fmt::format("{},{},{},{},{:.6f},{:.6f},{},{:.6f},{:.6f}\n", spec.name, pname, ev.folds,
-                         ev.rows, ev.accuracy, ev.speedup, predict::device_name(ev.static_device),
-                         ev.static_accuracy, ev.oracle_speedup);
+      std::printf("%-10s %-6s %5zu %8.2f%% %8.2f%% %8.3f %7.2f%%   (static %s: %.2f%%, %.2f%%; oracle %.3f)\n",
+                  spec.name.c_str(), pname, ev.folds, 100 * ev.accuracy, 100 * ev.balanced_accuracy, ev.speedup,
+                  100 * ev.oracle_share, predict::device_name(ev.static_device), 100 * ev.static_accuracy,
+                  100 * ev.static_oracle_share, ev.oracle_speedup);
+      csv +=
+          fmt::format("{},{},{},{},{:.6f},{:.6f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", spec.name, pname, ev.folds,
+                      ev.rows, ev.accuracy, ev.speedup, predict::device_name(ev.static_device), ev.static_accuracy,
+                      ev.oracle_speedup, ev.balanced_accuracy, ev.oracle_share, ev.static_oracle_share);
       if (!o.out.empty() && specs.size() == 1 && protocols.size() == 1)
         RETURN_IF_ERROR(write_file_atomic(o.out, mapping_predictions_csv(rows, ev.predictions)));
     }
@@ -158,17 +171,21 @@ Status eval_wgsize(const PredictOptions& o) {
     ASSIGN_OR_RETURN(auto s, predict::find_wgsize_model(o.model));
     specs.push_back(s);
   }
+  if (o.split != "kernel" && o.split != "scenario")
+    return usage_error(fmt::format("--split must be kernel or scenario, not '{}'", o.split));
+  const auto split = o.split == "kernel" ? predict::WgSplit::kGrouped : predict::WgSplit::kScenarios;
   ASSIGN_OR_RETURN(auto data, predict::load_wgsize_csv(o.data));
   std::string csv =
       "model,scenarios,folds,oracle_fraction,baseline,baseline_fraction,baseline_legal,"
       "speedup_mean,speedup_median,illegal_predictions\n";
-  std::printf("%zu scenarios x %zu workgroup sizes, %d-fold cross-validation (seed %llu)\n",
-              data.scenarios.size(), data.sizes.size(), o.cv_folds,
+  std::printf("%zu scenarios x %zu workgroup sizes, %d-fold cross-validation %s (seed %llu)\n", data.scenarios.size(),
+              data.sizes.size(), o.cv_folds,
+              split == predict::WgSplit::kGrouped ? "grouped by kernel" : "over scenarios",
               static_cast<unsigned long long>(o.seed));
   std::printf("%-20s %9s %9s %9s %9s\n", "model", "%oracle", "speedup", "median", "illegal");
   Progress progress("cross-validating", specs.size());
   for (const auto& spec : specs) {
-    ASSIGN_OR_RETURN(auto ev, predict::evaluate_wgsize(spec, data, o.cv_folds, o.seed));
+    ASSIGN_OR_RETURN(auto ev, predict::evaluate_wgsize(spec, data, o.cv_folds, o.seed, split));
     progress.advance();
     std::printf("%-20s %8.1f%% %9.3f %9.3f %8.1f%%\n", spec.name.c_str(), 100 * ev.oracle_fraction,
                 ev.speedup_mean, ev.speedup_median, 100 * ev.illegal_predictions);
@@ -226,6 +243,9 @@ Status apply_wgsize(const PredictOptions& o) {
 
 }  // namespace
 
+// cli/cmd_predict_experiment.cpp
+void add_predict_experiment_command(CLI::App& predict, Action& action);
+
 void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   CLI::App* cmd = app.add_subcommand("predict", "Train and evaluate predictive models");
   cmd->require_subcommand(1);
@@ -262,6 +282,10 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
       ->capture_default_str()->check(CLI::Range(2, 1000));
   e->add_option("--seed", eval->seed, "seed of the fold shuffle (and wgsize's random fallback)")
       ->capture_default_str();
+  e->add_option("--split", eval->split,
+                "wgsize: kernel (folds grouped by program/kernel: no kernel in training and test) or "
+                "scenario (scenarios shuffled into folds: ADAPT'16's protocol on the SkelCL table)")
+      ->capture_default_str();
   e->add_option("--out", eval->out, "CSV of results (or per-row predictions for one model and protocol)");
   e->final_callback([eval, &action] {
     action = [eval]() -> Status {
@@ -285,6 +309,7 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
       return apply_wgsize(*apply);
     };
   });
+  add_predict_experiment_command(*cmd, action);
 }
 
 }  // namespace clgen::cli

@@ -13,6 +13,8 @@
 
 #include "corpus/preprocess/catalog.h"
 #include "corpus/provenance.h"
+#include "driver/args.h"
+#include "driver/job.h"
 #include "driver/run_queries.h"
 #include "features/ir_features.h"
 #include "features/static_features.h"
@@ -154,6 +156,35 @@ class KernelCatalog {
     return std::optional<features::StaticFeatures>(k->second);
   }
 
+  // Bytes the host reads back after one run of kernel `name` of `sha` at
+  // `items` work-items, and how many buffers that is: every __global pointer
+  // the argument analysis marks as written gets `items` elements back (the
+  // driver's payload rules, driver/payload.h). nullopt when the analysis
+  // fails or does not know the kernel.
+  Expected<std::optional<std::pair<uint64_t, uint64_t>>> readback(const std::string& sha, const std::string& name,
+                                                                  uint64_t items) {
+    auto it = signatures_.find(sha);
+    if (it == signatures_.end()) {
+      std::map<std::string, driver::KernelSignature> by_name;
+      ASSIGN_OR_RETURN(auto text, source(sha));
+      if (text) {
+        auto sigs = driver::analyze_kernels(*text);
+        if (sigs.ok())
+          for (auto& k : *sigs) by_name.emplace(k.name, std::move(k));
+      }
+      it = signatures_.emplace(sha, std::move(by_name)).first;
+    }
+    auto k = it->second.find(name);
+    if (k == it->second.end()) return std::optional<std::pair<uint64_t, uint64_t>>();
+    uint64_t bytes = 0, buffers = 0;
+    for (const driver::ArgInfo& a : k->second.args)
+      if (a.is_pointer && a.address_space == driver::AddressSpace::kGlobal && a.writes) {
+        bytes += items * static_cast<uint64_t>(a.element_stride());
+        ++buffers;
+      }
+    return std::optional<std::pair<uint64_t, uint64_t>>(std::make_pair(bytes, buffers));
+  }
+
   // The IR feature fields of a kernel static_features() found (empty fields
   // when its IR did not compile).
   std::string ir_fields(const std::string& sha, const std::string& name) const {
@@ -177,6 +208,7 @@ class KernelCatalog {
   std::map<std::string, std::optional<std::string>> sources_;
   std::map<std::string, KernelOrigin> origins_;
   std::map<std::string, Entry> features_;
+  std::map<std::string, std::map<std::string, driver::KernelSignature>> signatures_;
 };
 
 std::vector<std::string> format_notes(const std::map<std::string, size_t>& skipped) {
@@ -221,7 +253,7 @@ Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const 
       "benchmark,dataset,comp,rational,mem,localmem,coalesced,atomic,transfer,wgsize,oracle,"
       "runtime_cpu,runtime_gpu,group,origin,kernel,kernel_sha256,global_size,"
       "requested_local_size,local_size_cpu,local_size_gpu,kernel_ns_cpu,kernel_ns_gpu,"
-      "transfer_ns_cpu,transfer_ns_gpu," +
+      "transfer_ns_cpu,transfer_ns_gpu,readback_bytes,written_buffers," +
       features::ir_features_csv_header() + "\n";
   std::map<std::string, size_t> skipped;
   std::set<std::pair<std::string, std::string>> kernels;
@@ -248,12 +280,18 @@ Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const 
     const uint64_t wgsize = work_items(requested.empty() ? local_gpu : requested);
     std::string dataset = x_joined(global);
     if (!requested.empty()) dataset += "/" + x_joined(requested);
-    out.csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    ASSIGN_OR_RETURN(auto readback, catalog.readback(sha, name, work_items(global)));
+    if (!readback) {
+      ++skipped["argument analysis failed (no read-back bytes)"];
+      continue;
+    }
+    out.csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                            csv_field(origin.group + "-" + name + "-" + sha.substr(0, 8)), dataset, f->comp, f->rational,
                            f->mem, f->localmem, f->coalesced, f->atomic, run.transferred_bytes, wgsize,
                            rt_cpu <= rt_gpu ? "CPU" : "GPU", rt_cpu, rt_gpu, csv_field(origin.group), origin.origin,
                            csv_field(name), sha, csv_field(global), csv_field(requested), csv_field(local_cpu),
-                           csv_field(local_gpu), k_cpu, k_gpu, t_cpu, t_gpu, catalog.ir_fields(sha, name));
+                           csv_field(local_gpu), k_cpu, k_gpu, t_cpu, t_gpu, readback->first, readback->second,
+                           catalog.ir_fields(sha, name));
     ++out.rows;
     kernels.emplace(sha, name);
   }
@@ -278,6 +316,7 @@ Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device) {
     std::string sha, name, platform, device, global, origin;
     uint64_t max_wg = 0;
     std::map<std::pair<uint64_t, uint64_t>, double> ms;  // local size -> ms; 0 = not passing
+    std::set<std::pair<uint64_t, uint64_t>> refused, failed;  // invalid launch parameters; other outcomes
   };
   using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>;
   std::map<Key, Scenario> scenarios;
@@ -299,12 +338,12 @@ Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device) {
     s.origin = run.origin;
     s.max_wg = std::max<uint64_t>(s.max_wg, static_cast<uint64_t>(run.kernel_work_group_size));
     const bool pass = run.outcome == "pass" && run.kernel_ns && *run.kernel_ns > 0;
-    s.ms[{local[0], local.size() > 1 ? local[1] : 1}] = pass ? *run.kernel_ns / 1e6 : 0;
+    const std::pair<uint64_t, uint64_t> size{local[0], local.size() > 1 ? local[1] : 1};
+    s.ms[size] = pass ? *run.kernel_ns / 1e6 : 0;
+    if (!pass) (run.outcome == "invalid launch parameters" ? s.refused : s.failed).insert(size);
   }
   // Keep sweeps (two or more sizes) with at least one passing size.
   std::vector<const Scenario*> kept;
-  std::set<std::pair<uint64_t, uint64_t>> sizes;
-  std::set<std::pair<std::string, std::string>> kernels;
   for (const auto& [key, s] : scenarios) {
     if (s.ms.size() < 2) {
       ++skipped["kernel x device x global size with a single requested local size (not a sweep)"];
@@ -316,32 +355,61 @@ Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device) {
       continue;
     }
     kept.push_back(&s);
-    for (const auto& kv : s.ms) sizes.insert(kv.first);
-    kernels.emplace(s.sha, s.name);
+  }
+  // Static features of each kept kernel; a kernel without them is left out.
+  std::vector<const Scenario*> featured;
+  std::map<std::pair<std::string, std::string>, features::StaticFeatures> feats;
+  std::set<std::pair<std::string, std::string>> featured_kernels;
+  for (const Scenario* s : kept) {
+    std::string why;
+    ASSIGN_OR_RETURN(auto f, catalog.static_features(s->sha, s->name, &why));
+    if (!f) {
+      ++skipped["sweeps of kernels without static features (" + why + ")"];
+      continue;
+    }
+    feats.emplace(std::make_pair(s->sha, s->name), *f);
+    featured.push_back(s);
+    featured_kernels.emplace(s->sha, s->name);
   }
   ExportResult out;
   out.notes = format_notes(skipped);
-  if (kept.empty()) {
+  if (featured.empty()) {
     std::string msg = "no local-size sweep with a passing run (drive with --local-size-sweep)";
     for (const auto& n : out.notes) msg += "; " + n;
     return not_found(msg);
   }
+  std::set<std::pair<uint64_t, uint64_t>> sizes;
+  for (const Scenario* s : featured)
+    for (const auto& kv : s->ms) sizes.insert(kv.first);
+  auto size_list = [](const std::set<std::pair<uint64_t, uint64_t>>& v) {
+    std::string text;
+    for (const auto& [a, b] : v) text += fmt::format("{}{}x{}", text.empty() ? "" : ";", a, b);
+    return text;
+  };
   out.csv =
       "host,dev_name,dev_count,kern_checksum,north,south,east,west,data_width,data_height,"
-      "max_wg_size,origin,group,kernel,kernel_sha256,global_size";
+      "max_wg_size,origin,group,kernel,kernel_sha256,global_size,default_local_size,refused_sizes,failed_sizes,"
+      "comp,rational,mem,localmem,coalesced,atomic," +
+      features::ir_features_csv_header();
   for (const auto& [a, b] : sizes) out.csv += fmt::format(",{}x{}", a, b);
   out.csv += "\n";
-  for (const Scenario* s : kept) {
+  for (const Scenario* s : featured) {
     ASSIGN_OR_RETURN(KernelOrigin origin, catalog.origin(s->sha, s->origin));
     auto global = parse_dims(s->global);
     uint64_t max_wg = s->max_wg;
     if (max_wg == 0)  // not reported: the largest size that passed
       for (const auto& [size, ms] : s->ms)
         if (ms > 0) max_wg = std::max(max_wg, size.first * size.second);
-    out.csv += fmt::format("{},{},1,{},0,0,0,0,{},{},{},{},{},{},{},{}", csv_field(s->platform),
-                           csv_field(s->device), csv_field(s->sha + ":" + s->name), global[0],
-                           global.size() > 1 ? global[1] : 1, max_wg, origin.origin,
-                           csv_field(origin.group), csv_field(s->name), s->sha, csv_field(s->global));
+    // The size `clgen drive` picks without --lsize (the device's own limits
+    // are not stored; the kernel's, no larger, stands for them).
+    auto def = driver::automatic_local_size(global, max_wg, {});
+    const auto& f = feats.at({s->sha, s->name});
+    out.csv += fmt::format("{},{},1,{},0,0,0,0,{},{},{},{},{},{},{},{},{}x{},{},{},{},{},{},{},{},{},{}",
+                           csv_field(s->platform), csv_field(s->device), csv_field(s->sha + ":" + s->name), global[0],
+                           global.size() > 1 ? global[1] : 1, max_wg, origin.origin, csv_field(origin.group),
+                           csv_field(s->name), s->sha, csv_field(s->global), def[0], def.size() > 1 ? def[1] : 1,
+                           size_list(s->refused), size_list(s->failed), f.comp, f.rational, f.mem, f.localmem,
+                           f.coalesced, f.atomic, catalog.ir_fields(s->sha, s->name));
     for (const auto& size : sizes) {
       auto it = s->ms.find(size);
       out.csv += "," + (it == s->ms.end() ? std::string("0") : fmt::format("{}", it->second));
@@ -349,7 +417,7 @@ Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device) {
     out.csv += "\n";
     ++out.rows;
   }
-  out.kernels = kernels.size();
+  out.kernels = featured_kernels.size();
   return out;
 }
 

@@ -25,19 +25,16 @@ namespace clgen::driver {
 
 namespace {
 
-struct Source {
-  std::string origin;
-  std::string text;
-};
+using Source = DriveSource;
 
 // Appends the texts `read` returns as sources of `origin`; a missing table
 // (`exists` false) is a note, not an error.
 Status collect(Expected<bool> exists, const std::string& missing_note,
                const std::function<Expected<std::vector<std::string>>()>& read, const std::string& origin,
-               std::vector<Source>& out, DriveSummary& summary) {
+               std::vector<Source>& out, std::vector<std::string>& notes) {
   ASSIGN_OR_RETURN(bool present, std::move(exists));
   if (!present) {
-    summary.notes.push_back(missing_note);
+    notes.push_back(missing_note);
     return ok_status();
   }
   ASSIGN_OR_RETURN(std::vector<std::string> texts, read());
@@ -147,20 +144,8 @@ unsigned default_drive_jobs() {
   return std::clamp(cores, 1u, 16u);
 }
 
-Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
-  DriveSummary summary;
-  RETURN_IF_ERROR_CTX(ensure_driver_schema(db), "creating the runs table");
-  // OpenCL lives only in the worker: it lists the devices, and the same
-  // (healthy) worker then runs the kernels.
-  WorkerOptions wopts;
-  wopts.binary = options.worker_binary;
-  wopts.timeout_s = options.timeout_s;
-  wopts.memory_limit_mb = options.memory_limit_mb;
-  wopts.inherit_stderr = options.worker_stderr;
-  WorkerProcess worker(wopts);
-  ASSIGN_OR_RETURN(DeviceReport report, worker.list_devices());
-  ASSIGN_OR_RETURN(auto devices, select_devices(report.devices, options.device));
-
+Expected<std::vector<DriveSource>> collect_drive_sources(Database& db, const DriveOptions& options,
+                                                         std::vector<std::string>& notes) {
   std::vector<Source> sources;
   for (const auto& path : options.files) {
     auto text = read_file(path, options.max_source_bytes);
@@ -172,7 +157,7 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
                             sampler::has_samples(db),
                             "no 'samples' table in the workspace database: no samples to drive "
                             "(run clgen sample first)",
-                            [&db] { return sampler::accepted_sample_texts(db); }, "samples", sources, summary),
+                            [&db] { return sampler::accepted_sample_texts(db); }, "samples", sources, notes),
                         "reading samples");
   }
   if (options.corpus) {
@@ -180,7 +165,7 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
                             preprocess::has_preprocessed_corpus(db),
                             "no 'preprocessed' table in the workspace database: no corpus kernels to "
                             "drive (run clgen corpus preprocess first)",
-                            [&db] { return corpus_texts(db); }, "corpus", sources, summary),
+                            [&db] { return corpus_texts(db); }, "corpus", sources, notes),
                         "reading the preprocessed corpus");
   }
   {
@@ -190,6 +175,29 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     }
     sources = std::move(picked);
   }
+  return sources;
+}
+
+WorkerOptions drive_worker_options(const DriveOptions& options) {
+  WorkerOptions w;
+  w.binary = options.worker_binary;
+  w.timeout_s = options.timeout_s;
+  w.memory_limit_mb = options.memory_limit_mb;
+  w.inherit_stderr = options.worker_stderr;
+  return w;
+}
+
+Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
+  DriveSummary summary;
+  RETURN_IF_ERROR_CTX(ensure_driver_schema(db), "creating the runs table");
+  // OpenCL lives only in the worker: it lists the devices, and the same
+  // (healthy) worker then runs the kernels.
+  WorkerOptions wopts = drive_worker_options(options);
+  WorkerProcess worker(wopts);
+  ASSIGN_OR_RETURN(DeviceReport report, worker.list_devices());
+  ASSIGN_OR_RETURN(auto devices, select_devices(report.devices, options.device));
+
+  ASSIGN_OR_RETURN(std::vector<Source> sources, collect_drive_sources(db, options, summary.notes));
 
   // Every source's text is stored before its runs (datasets read it by sha).
   std::vector<PoolSource> pool_sources;

@@ -13,6 +13,7 @@
 #include "driver/drive_pool.h"
 #include "driver/outcome.h"
 #include "driver/runs.h"
+#include "driver/worker.h"
 #include "support/sqlite.h"
 #include "support/status.h"
 
@@ -73,6 +74,19 @@ std::vector<size_t> pick_sources(size_t count, uint64_t limit, uint64_t shuffle_
 // The number of drive threads when DriveOptions::jobs is 0: the cores, at
 // most 16.
 unsigned default_drive_jobs();
+
+// The worker settings of `options` (binary, time and memory limits, stderr).
+WorkerOptions drive_worker_options(const DriveOptions& options);
+
+// A source to drive: its origin (a file path, "samples" or "corpus") and text.
+struct DriveSource {
+  std::string origin;
+  std::string text;
+};
+// The sources `options` names (files, accepted samples, the corpus), after
+// --limit/--shuffle; a missing samples or corpus table adds a note.
+Expected<std::vector<DriveSource>> collect_drive_sources(Database& db, const DriveOptions& options,
+                                                         std::vector<std::string>& notes);
 
 Expected<DriveSummary> drive(Database& db, const DriveOptions& options);
 

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "predict/csv.h"
+#include "predict/folds.h"
 #include "predict/sklearn_tree.h"
 #include "support/interrupt.h"
 
@@ -52,6 +53,7 @@ Expected<std::vector<MappingRow>> load_mapping_csv(const std::string& path) {
   ASSIGN_OR_RETURN(int c_data, t.require_column("dataset", path));
   ASSIGN_OR_RETURN(int c_oracle, t.require_column("oracle", path));
   const int c_group = t.column("group");  // clgen's exports name the program explicitly
+  const int c_origin = t.column("origin"), c_readback = t.column("readback_bytes");
   if (t.rows.empty()) return invalid_argument(fmt::format("{}: no data rows", path));
 
   std::vector<MappingRow> rows;
@@ -75,27 +77,25 @@ Expected<std::vector<MappingRow>> load_mapping_csv(const std::string& path) {
     if (r.runtime_cpu <= 0 || r.runtime_gpu <= 0)
       return parse_error(fmt::format("{}: row {}: runtimes must be positive", path, i + 2));
     r.group = c_group >= 0 && !f[c_group].empty() ? f[c_group] : benchmark_group(r.benchmark);
+    if (c_origin >= 0) r.origin = f[c_origin];
+    if (c_readback >= 0) {
+      ASSIGN_OR_RETURN(r.readback, parse_number(f[c_readback], fmt::format("{}: row {}: readback_bytes", path, i + 2)));
+    }
     rows.push_back(std::move(r));
   }
   return rows;
 }
 
 Status assign_stratified_folds(std::vector<MappingRow>& rows, int k, uint64_t seed) {
-  if (k < 2) return invalid_argument("stratified folds: need at least 2 folds");
-  if (rows.size() < static_cast<size_t>(k))
-    return invalid_argument(fmt::format("stratified folds: {} rows for {} folds", rows.size(), k));
-  std::mt19937_64 rng(seed);
-  int next = 0;  // dealing continues across classes so fold sizes differ by at most one
-  for (Device d : {Device::kCpu, Device::kGpu}) {
-    std::vector<size_t> members;
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (rows[i].oracle == d) members.push_back(i);
-    std::shuffle(members.begin(), members.end(), rng);
-    for (size_t i : members) {
-      rows[i].fold = next;
-      next = (next + 1) % k;
-    }
+  std::vector<std::string> groups;
+  std::vector<int> labels;
+  for (const auto& r : rows) {
+    groups.push_back(r.group);
+    labels.push_back(r.oracle == Device::kGpu);
   }
+  auto folds = grouped_stratified_folds(groups, labels, k, seed);
+  if (!folds.ok()) return folds.status().with_context("stratified folds grouped by program");
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].fold = (*folds)[i];
   return ok_status();
 }
 
@@ -137,6 +137,10 @@ std::vector<std::string> feature_names(FeatureSet set) {
   if (set == FeatureSet::kGrewe) return names;
   for (const char* n : {"comp", "rational", "mem", "localmem", "coalesced", "atomic", "transfer", "wgsize"})
     names.push_back(set == FeatureSet::kExtendedLog ? std::string("log_") + n : n);
+  if (set == FeatureSet::kReadback) {
+    names.push_back("readback");
+    names.push_back("copied_in");
+  }
   return names;
 }
 
@@ -151,6 +155,10 @@ std::vector<float> mapping_features(const MappingRow& r, FeatureSet set) {
       f.push_back(log ? std::log1p(std::max(0.0, v)) : v);
     if (log)
       for (int i = 0; i < 4; ++i) f[i] = std::log1p(std::max(0.0, f[i]));
+  }
+  if (set == FeatureSet::kReadback) {
+    f.push_back(r.readback);
+    f.push_back(r.transfer - r.readback);
   }
   return std::vector<float>(f.begin(), f.end());
 }
@@ -203,6 +211,8 @@ const std::vector<MappingModelSpec>& mapping_models() {
     ModelParams nb;
     nb.algorithm = "nbayes";
     s.push_back({"nbayes", "normal Bayes classifier on log features", FeatureSet::kExtendedLog, nb});
+    s.push_back({"readback", "gentle AdaBoost as boost, plus bytes read back and bytes copied in (clgen exports)",
+                 FeatureSet::kReadback, boost});
     for (auto& m : s) m.params.tag = "mapping:" + m.name;
     return s;
   }();
@@ -238,6 +248,13 @@ Matrix features_of(const std::vector<MappingRow>& rows, FeatureSet set) {
 Expected<MappingModel> MappingModel::train(const MappingModelSpec& spec,
                                            const std::vector<MappingRow>& rows) {
   if (rows.empty()) return invalid_argument("training mapping model: no rows");
+  if (spec.features == FeatureSet::kReadback)
+    for (const auto& r : rows)
+      if (r.readback < 0)
+        return invalid_argument(
+            fmt::format("training {}: row {} / {} has no readback_bytes (a clgen export "
+                        "column)",
+                        spec.name, r.benchmark, r.dataset));
   ASSIGN_OR_RETURN(auto model, Model::create(spec.params));
   std::vector<double> y;
   for (const auto& r : rows) y.push_back(static_cast<double>(r.oracle));
@@ -291,6 +308,33 @@ void score_mapping(const std::vector<MappingRow>& rows, const std::vector<Device
   }
   *accuracy = rows.empty() ? 0 : correct / rows.size();
   *speedup = rows.empty() ? 0 : sum / rows.size();
+}
+
+double balanced_accuracy(const std::vector<MappingRow>& rows, const std::vector<Device>& predictions) {
+  double hit[2] = {0, 0}, n[2] = {0, 0};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    int c = static_cast<int>(rows[i].oracle);
+    ++n[c];
+    hit[c] += predictions[i] == rows[i].oracle;
+  }
+  double sum = 0;
+  int classes = 0;
+  for (int c = 0; c < 2; ++c)
+    if (n[c] > 0) {
+      sum += hit[c] / n[c];
+      ++classes;
+    }
+  return classes ? sum / classes : 0;
+}
+
+double oracle_share(const std::vector<MappingRow>& rows, const std::vector<Device>& predictions) {
+  double sum = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    double best = std::min(r.runtime_cpu, r.runtime_gpu);
+    sum += best / (predictions[i] == Device::kGpu ? r.runtime_gpu : r.runtime_cpu);
+  }
+  return rows.empty() ? 0 : sum / rows.size();
 }
 
 Expected<MappingEvaluation> evaluate_mapping(const MappingModelSpec& spec,
@@ -372,6 +416,9 @@ Expected<MappingEvaluation> evaluate_mapping(const MappingModelSpec& spec,
   double unused;
   score_mapping(rows, oracle, ev.static_device, &unused, &ev.oracle_speedup);
   score_mapping(rows, fixed, ev.static_device, &ev.static_accuracy, &unused);
+  ev.balanced_accuracy = balanced_accuracy(rows, ev.predictions);
+  ev.oracle_share = oracle_share(rows, ev.predictions);
+  ev.static_oracle_share = oracle_share(rows, fixed);
   return ev;
 }
 

@@ -24,6 +24,8 @@ struct MappingRow {
   Device oracle = Device::kCpu;
   double runtime_cpu = 0, runtime_gpu = 0;
   std::string group;  // the program the kernel belongs to: "<suite>-<version>-<program>"
+  std::string origin;    // clgen's exports: "synthetic", "corpus" or "file"; empty when absent
+  double readback = -1;  // clgen's exports: bytes read back after the kernel; -1 when absent
   int fold = -1;      // from a fold file; -1 = none
 };
 
@@ -35,7 +37,8 @@ std::string benchmark_group(const std::string& benchmark);
 // Loads a mapping CSV with columns benchmark, dataset, comp, rational, mem,
 // localmem, coalesced, atomic, transfer, wgsize, oracle (CPU|GPU),
 // runtime_cpu, runtime_gpu (extra columns are ignored; an optional `group`
-// column names each row's program, else benchmark_group(benchmark) does). Fails naming the file,
+// column names each row's program, else benchmark_group(benchmark) does; optional
+// `origin` and `readback_bytes` columns fill those fields). Fails naming the file,
 // line and column on a missing column or bad value, and on a file with no rows.
 Expected<std::vector<MappingRow>> load_mapping_csv(const std::string& path);
 
@@ -44,9 +47,10 @@ Expected<std::vector<MappingRow>> load_mapping_csv(const std::string& path);
 // fold file names a row that is not in the data.
 Status assign_folds(std::vector<MappingRow>& rows, const std::string& folds_path);
 
-// Without a fold file: stratified k-fold. The rows of each oracle device,
-// shuffled with `seed`, are dealt to folds 0..k-1 in turn. Fails when k < 2
-// or there are fewer rows than folds.
+// Without a fold file: stratified k-fold grouped by program (MappingRow::group,
+// which holds every kernel of the program): grouped_stratified_folds() over
+// the rows' groups and oracle devices, so no kernel is in both training and
+// test. Fails when k < 2 or there are fewer groups than folds.
 Status assign_stratified_folds(std::vector<MappingRow>& rows, int k, uint64_t seed);
 
 // Feature sets over a row.
@@ -54,6 +58,9 @@ enum class FeatureSet {
   kGrewe,        // F1..F4
   kExtended,     // F1..F4 + the raw counts comp rational mem localmem coalesced atomic transfer wgsize
   kExtendedLog,  // kExtended with log1p() on the raw counts (for scale-sensitive learners)
+  // kExtended + readback (bytes read back after the kernel) and transfer -
+  // readback (bytes copied in): clgen's exports only (readback_bytes column)
+  kReadback,
 };
 std::vector<std::string> feature_names(FeatureSet set);
 std::vector<float> mapping_features(const MappingRow& row, FeatureSet set);
@@ -67,7 +74,8 @@ struct MappingModelSpec {
 };
 
 // The named models: grewe, extended, best, and one per learner
-// (rtrees, boost, svm, knn, mlp, logreg, nbayes) on the extended-log features.
+// (rtrees, boost, svm, knn, mlp, logreg, nbayes) on the extended-log features,
+// and readback (boost on kReadback; needs a readback_bytes column).
 const std::vector<MappingModelSpec>& mapping_models();
 Expected<MappingModelSpec> find_mapping_model(const std::string& name);
 
@@ -99,7 +107,12 @@ struct MappingEvaluation {
   size_t folds = 0;
   Device static_device = Device::kCpu;  // the device that is fastest on most rows
   double accuracy = 0;                  // fraction of rows where prediction == oracle
+  double balanced_accuracy = 0;         // mean of the per-device recalls (0.5 for a constant guess)
   double static_accuracy = 0;
+  // Mean over rows of runtime(oracle) / runtime(chosen): the share of the
+  // oracle's performance, for the model and for the static device.
+  double oracle_share = 0;
+  double static_oracle_share = 0;
   // Mean over rows of runtime(static device) / runtime(predicted device).
   double speedup = 0;
   double oracle_speedup = 0;            // the same with the oracle's choice
@@ -115,6 +128,10 @@ Expected<MappingEvaluation> evaluate_mapping(const MappingModelSpec& spec,
 // Accuracy and mean speedup over `static_device` of given predictions.
 void score_mapping(const std::vector<MappingRow>& rows, const std::vector<Device>& predictions,
                    Device static_device, double* accuracy, double* speedup);
+// Mean of the recall of each oracle device present in `rows` (0 on no rows).
+double balanced_accuracy(const std::vector<MappingRow>& rows, const std::vector<Device>& predictions);
+// Mean over rows of runtime(oracle) / runtime(predicted) (0 on no rows).
+double oracle_share(const std::vector<MappingRow>& rows, const std::vector<Device>& predictions);
 // The device that is the oracle on most rows (ties: GPU).
 Device best_static_device(const std::vector<MappingRow>& rows);
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "predict/csv.h"
+#include "predict/folds.h"
 #include "support/interrupt.h"
 
 namespace clgen::predict {
@@ -39,6 +40,7 @@ std::vector<std::string> WgDataset::feature_names() const {
                                 "log_data_width", "log_data_height", "log_max_wg_size"};
   for (const auto& d : devices) n.push_back("device=" + d);
   for (const auto& k : kernels) n.push_back("kernel=" + k);
+  for (const auto& k : kernel_feature_names) n.push_back(k);
   return n;
 }
 
@@ -58,6 +60,34 @@ Expected<WgDataset> load_wgsize_csv(const std::string& path) {
   ASSIGN_OR_RETURN(int c_dev, t.require_column("dev_name", path));
   ASSIGN_OR_RETURN(int c_kern, t.require_column("kern_checksum", path));
   WgDataset d;
+  const int c_group = t.column("group"), c_origin = t.column("origin"), c_default = t.column("default_local_size");
+  // Static kernel features: the six AST counts (all or none), then IR ones.
+  std::vector<int> feature_cols;
+  std::vector<bool> feature_log;
+  static const char* kAst[] = {"comp", "rational", "mem", "localmem", "coalesced", "atomic"};
+  size_t ast_present = 0;
+  for (const char* n : kAst) ast_present += t.column(n) >= 0;
+  if (ast_present != 0 && ast_present != 6)
+    return invalid_argument(
+        fmt::format("{}: has {} of the 6 static feature columns (comp rational mem "
+                    "localmem coalesced atomic): all or none",
+                    path, ast_present));
+  if (ast_present == 6) {
+    for (const char* n : kAst) {
+      feature_cols.push_back(t.column(n));
+      feature_log.push_back(true);
+      d.kernel_feature_names.push_back(std::string("log_") + n);
+    }
+    for (size_t c = 0; c < t.header.size(); ++c) {
+      const std::string& h = t.header[c];
+      bool density = h.rfind("ir_", 0) == 0 && h.size() > 8 && h.compare(h.size() - 8, 8, "_density") == 0;
+      if (h == "ir_total" || density) {
+        feature_cols.push_back(static_cast<int>(c));
+        feature_log.push_back(h == "ir_total");
+        d.kernel_feature_names.push_back(h == "ir_total" ? "log_ir_total" : h);
+      }
+    }
+  }
   std::vector<int> size_cols;
   for (size_t c = 0; c < t.header.size(); ++c) {
     int r = 0, k = 0;
@@ -93,13 +123,27 @@ Expected<WgDataset> load_wgsize_csv(const std::string& path) {
       ++dropped;
       continue;
     }
+    if (c_group >= 0) s.group = f[c_group];
+    if (c_origin >= 0) s.origin = f[c_origin];
+    if (c_default >= 0 && !f[c_default].empty()) {
+      for (size_t k = 0; k < d.sizes.size(); ++k)
+        if (wg_size_name(d.sizes[k]) == f[c_default]) s.default_size = static_cast<int>(k);
+    }
+    for (size_t k = 0; k < feature_cols.size(); ++k) {
+      const std::string& field = f[feature_cols[k]];
+      double v = 0;
+      if (!field.empty()) {
+        ASSIGN_OR_RETURN(v, parse_number(field, fmt::format("{}: row {}: {}", path, i + 2, t.header[feature_cols[k]])));
+      }
+      s.kernel_features.push_back(feature_log[k] ? std::log1p(std::max(0.0, v)) : v);
+    }
     d.scenarios.push_back(std::move(s));
   }
   if (d.scenarios.empty())
     return invalid_argument(fmt::format("{}: no scenario with a legal workgroup size", path));
   for (const auto& s : d.scenarios) {
     d.devices.push_back(s.device);
-    d.kernels.push_back(s.kernel);
+    if (d.kernel_feature_names.empty()) d.kernels.push_back(s.kernel);
   }
   for (auto* v : {&d.devices, &d.kernels}) {
     std::sort(v->begin(), v->end());
@@ -213,6 +257,7 @@ std::vector<float> scenario_features(const WgScenario& s, const std::vector<std:
                           float(std::log2(s.data_height)), float(std::log2(s.max_wg_size))};
   for (const auto& d : devices) f.push_back(d == s.device ? 1.0f : 0.0f);
   for (const auto& k : kernels) f.push_back(k == s.kernel ? 1.0f : 0.0f);
+  for (double v : s.kernel_features) f.push_back(static_cast<float>(v));
   return f;
 }
 
@@ -223,6 +268,7 @@ Expected<WgsizeModel> WgsizeModel::train(const WgModelSpec& spec, const WgDatase
   m.spec_ = spec;
   m.devices_ = d.devices;
   m.kernels_ = d.kernels;
+  m.kernel_features_ = d.kernel_feature_names;
   m.sizes_ = d.sizes;
   // The baseline a deployed model knows: the best fixed size on its training data.
   m.baseline_ = wg_baseline(d, scenarios);
@@ -263,6 +309,9 @@ Expected<std::vector<int>> WgsizeModel::choose(const WgDataset& d, const std::ve
     if (d.sizes[s].rows != sizes_[s].rows || d.sizes[s].cols != sizes_[s].cols)
       return invalid_argument(fmt::format("wgsize model: size column {} is {}, the model has {}", s,
                                           wg_size_name(d.sizes[s]), wg_size_name(sizes_[s])));
+  if (d.kernel_feature_names != kernel_features_)
+    return invalid_argument(fmt::format("wgsize model uses {} kernel feature columns, the data has {} (or other ones)",
+                                        kernel_features_.size(), d.kernel_feature_names.size()));
   std::mt19937_64 rng(seed);
   std::vector<int> chosen;
   size_t n_illegal = 0;
@@ -320,8 +369,8 @@ Expected<std::vector<int>> WgsizeModel::choose(const WgDataset& d, const std::ve
 
 Status WgsizeModel::save(const std::string& path) const {
   // The learner's file carries what the features need in its tag.
-  nlohmann::json tag = {{"task", "wgsize"}, {"model", spec_.name}, {"devices", devices_},
-                        {"kernels", kernels_}, {"baseline", baseline_}};
+  nlohmann::json tag = {{"task", "wgsize"},    {"model", spec_.name},   {"devices", devices_},
+                        {"kernels", kernels_}, {"baseline", baseline_}, {"kernel_features", kernel_features_}};
   nlohmann::json sizes = nlohmann::json::array();
   for (const auto& s : sizes_) sizes.push_back(wg_size_name(s));
   tag["sizes"] = sizes;
@@ -340,6 +389,8 @@ Expected<WgsizeModel> WgsizeModel::load(const std::string& path) {
     m.devices_ = j.at("devices").get<std::vector<std::string>>();
     m.kernels_ = j.at("kernels").get<std::vector<std::string>>();
     m.baseline_ = j.at("baseline").get<size_t>();
+    if (j.contains("kernel_features"))  // absent in files written before kernel features
+      m.kernel_features_ = j.at("kernel_features").get<std::vector<std::string>>();
     for (const auto& name : j.at("sizes")) {
       WgSize s;
       if (std::sscanf(name.get<std::string>().c_str(), "%dx%d", &s.rows, &s.cols) != 2)
@@ -390,23 +441,38 @@ Expected<WgEvaluation> score_wgsize(const std::string& model, const WgDataset& d
   return ev;
 }
 
-Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset& d, int folds,
-                                       uint64_t seed) {
+Expected<std::vector<int>> wgsize_folds(const WgDataset& d, int folds, uint64_t seed, WgSplit split) {
   size_t n = d.scenarios.size();
   if (folds < 2) return invalid_argument("wgsize cross-validation needs at least 2 folds");
+  if (split == WgSplit::kGrouped) {
+    std::vector<std::string> groups;
+    for (const auto& s : d.scenarios) groups.push_back(s.split_group());
+    auto f = grouped_folds(groups, folds, seed);
+    if (!f.ok()) return f.status().with_context("wgsize cross-validation grouped by kernel");
+    return f;
+  }
   if (n < static_cast<size_t>(folds))
     return invalid_argument(fmt::format("wgsize cross-validation: {} scenarios for {} folds", n, folds));
   std::mt19937_64 rng(seed);
   std::vector<size_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = i;
   for (size_t i = n - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);  // Fisher-Yates
+  std::vector<int> fold(n);
+  for (size_t k = 0; k < n; ++k) fold[order[k]] = static_cast<int>(k % folds);
+  return fold;
+}
 
+Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset& d, int folds, uint64_t seed,
+                                       WgSplit split) {
+  size_t n = d.scenarios.size();
+  ASSIGN_OR_RETURN(std::vector<int> fold_of, wgsize_folds(d, folds, seed, split));
   std::vector<int> chosen(n, -1);
   size_t illegal = 0;
   for (int f = 0; f < folds; ++f) {
     if (interrupted()) return cancelled("wgsize cross-validation: interrupted");
     std::vector<size_t> train, test;
-    for (size_t k = 0; k < n; ++k) (static_cast<int>(k % folds) == f ? test : train).push_back(order[k]);
+    // Ascending scenario order within a fold (the order the test scenarios are scored in).
+    for (size_t k = 0; k < n; ++k) (fold_of[k] == f ? test : train).push_back(k);
     ASSIGN_OR_RETURN(WgsizeModel model, WgsizeModel::train(spec, d, train));
     size_t fold_illegal = 0;
     ASSIGN_OR_RETURN(auto picks, model.choose(d, test, seed + f, &fold_illegal));

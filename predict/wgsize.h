@@ -1,7 +1,7 @@
 // Workgroup-size tuning: scenario x workgroup-size runtime tables, the oracle
 // and baseline sizes, classifiers with fallback handlers for illegal
 // predictions, runtime and relative-performance regressors, and seeded
-// k-fold cross-validation reporting % of oracle performance.
+// k-fold cross-validation (grouped by kernel) reporting % of oracle performance.
 #pragma once
 
 #include <cstdint>
@@ -24,18 +24,30 @@ struct WgScenario {
   double dev_count = 0, north = 0, south = 0, east = 0, west = 0;
   double data_width = 0, data_height = 0, max_wg_size = 0;
   std::vector<double> runtimes;  // one per dataset size; 0 = illegal or refused
+  // Optional columns of clgen's exports (empty / -1 when absent).
+  std::string group;                    // the kernel's program; folds keep a group together
+  std::string origin;                   // "synthetic", "corpus" or "file"
+  std::vector<double> kernel_features;  // static features, in WgDataset::kernel_feature_names order
+  int default_size = -1;                // the driver's automatic local size (a size index), -1 = unknown
+
+  // What folds keep together: the program when known, else the kernel.
+  const std::string& split_group() const { return group.empty() ? kernel : group; }
 };
 
 struct WgDataset {
   std::vector<WgSize> sizes;          // the "RxC" columns
   std::vector<WgScenario> scenarios;  // rows
   std::vector<std::string> devices;   // distinct device names (one-hot order)
-  std::vector<std::string> kernels;   // distinct kernels (one-hot order)
+  std::vector<std::string> kernels;   // distinct kernels (one-hot order); empty with kernel features
+  // Static kernel features (from clgen's exports): when present they replace
+  // the kernel one-hot, which says nothing about a kernel never trained on.
+  std::vector<std::string> kernel_feature_names;
 
   bool legal(size_t scenario, size_t size) const { return scenarios[scenario].runtimes[size] > 0; }
   // Index of the fastest legal size; -1 when none is legal.
   int oracle(size_t scenario) const;
-  // The features of a scenario: the numeric columns, then device and kernel one-hot.
+  // The features of a scenario: the numeric columns, device one-hot, then
+  // kernel one-hot or the static kernel features.
   std::vector<float> features(size_t scenario) const;
   std::vector<std::string> feature_names() const;
 };
@@ -43,6 +55,10 @@ struct WgDataset {
 // Loads a runtime table: columns host, dev_name, dev_count, kern_checksum,
 // north, south, east, west, data_width, data_height, max_wg_size, then one
 // "RxC" column per workgroup size. Scenarios with no legal size are dropped.
+// Optional (clgen's exports): group, origin, default_local_size ("RxC"), and
+// static kernel features comp, rational, mem, localmem, coalesced, atomic
+// (all six or none; log1p-scaled) with ir_total and every ir_*_density column
+// (an empty field is 0).
 // Fails on a missing column, a bad value, or no scenario with a legal size.
 Expected<WgDataset> load_wgsize_csv(const std::string& path);
 
@@ -93,7 +109,7 @@ struct WgEvaluation {
 };
 
 // The features of a scenario under a model's device and kernel vocabularies
-// (unknown names get all-zero one-hot columns).
+// (unknown names get all-zero one-hot columns), then its kernel features.
 std::vector<float> scenario_features(const WgScenario& s, const std::vector<std::string>& devices,
                                      const std::vector<std::string>& kernels);
 
@@ -114,7 +130,7 @@ class WgsizeModel {
 
  private:
   WgModelSpec spec_;
-  std::vector<std::string> devices_, kernels_;
+  std::vector<std::string> devices_, kernels_, kernel_features_;
   std::vector<WgSize> sizes_;
   size_t baseline_ = 0;
   std::shared_ptr<Model> model_;
@@ -124,10 +140,20 @@ class WgsizeModel {
 Expected<WgEvaluation> score_wgsize(const std::string& model, const WgDataset& d,
                                     const std::vector<int>& chosen, size_t illegal);
 
-// k-fold cross-validation over scenarios shuffled with `seed`. Fails on
-// fewer scenarios than folds or a learner error.
-Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset& d, int folds,
-                                       uint64_t seed);
+// How cross-validation splits scenarios.
+enum class WgSplit {
+  kGrouped,    // grouped_folds() over split_group(): no kernel in both training and test
+  kScenarios,  // scenarios shuffled with the seed and dealt to folds: ADAPT'16's protocol on
+               // the SkelCL table, where one kernel's other scenarios are in training
+};
+
+// k-fold cross-validation with `seed`. Fails on fewer groups (kGrouped) or
+// scenarios (kScenarios) than folds, or a learner error.
+Expected<WgEvaluation> evaluate_wgsize(const WgModelSpec& spec, const WgDataset& d, int folds, uint64_t seed,
+                                       WgSplit split = WgSplit::kGrouped);
+
+// The fold of every scenario of `d` under `split`.
+Expected<std::vector<int>> wgsize_folds(const WgDataset& d, int folds, uint64_t seed, WgSplit split);
 
 std::string wg_size_name(const WgSize& s);
 

@@ -92,6 +92,8 @@ const std::map<std::string, Skip> kValid = {
     {"corpus mine-github --max-wait", {{"0"}, "no waiting: any rate limit is an error"}},
     {"corpus mine-github --retry-delay", {{"0"}, "retry at once"}},
     {"predict eval --seed", {{"0"}, "any 64-bit seed"}},
+    {"predict experiment --seed", {{"0"}, "any 64-bit seed"}},
+    {"predict experiment --jobs", {{"0"}, "0 means one per core"}},
     {"shim infer --show", {{"0"}, "list no candidates"}},
     {"sample -n", {{"0"}, "0 means no limit"}},
     {"sample --seed", {{"0"}, "any 64-bit seed"}},
@@ -121,6 +123,7 @@ const std::map<std::string, std::vector<std::vector<std::string>>> kBaseArgs = {
     {"predict train", {{"--data", "@FILE"}}},
     {"predict eval", {{"--data", "@FILE"}}},
     {"predict apply", {{"--data", "@FILE"}, {"--model-file", "@FILE"}}},
+    {"predict experiment", {{"--data", "@FILE"}}},
 };
 
 // Flags that exclude each other: the arguments, and a word the refusal names.
@@ -131,7 +134,8 @@ struct Conflict {
 const std::map<std::string, std::vector<Conflict>> kConflicts = {
     {"drive",
      {{{"@FILE", "--gsize", "64", "--gsize-sweep", "2^6..2^7"}, "--gsize-sweep"},
-      {{"@FILE", "--lsize", "4", "--lsize-sweep"}, "--lsize-sweep"}}},
+      {{"@FILE", "--lsize", "4", "--lsize-sweep"}, "--lsize-sweep"},
+      {{"@FILE", "--gsize", "64", "--crossover", "2^6..2^9"}, "--crossover"}}},
     {"sample", {{{"--model", "m", "--config", "@FILE"}, "--config"}}},
     {"dataset export",
      {{{"--task", "wgsize", "--cpu", "x"}, "--cpu"},

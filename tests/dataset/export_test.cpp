@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <filesystem>
 #include <map>
 #include <set>
@@ -137,6 +139,14 @@ TEST_F(DatasetExportTest, MappingJoinsPassingRunsOnBothDevicesWithStaticFeatures
   EXPECT_EQ(c["wgsize"], "64");  // the requested 8x8
   EXPECT_EQ(c["oracle"], "CPU");
 
+  // Read-back bytes: each written __global buffer comes back whole, global
+  // items x element bytes. A writes a (float): 4096 x 4; B1 writes x (int):
+  // 4096 x 4; C writes out (float) and n (int, through atomic_inc) at
+  // 64 x 64 items: 2 x 4096 x 4.
+  EXPECT_EQ(a["readback_bytes"] + "/" + a["written_buffers"], "16384/1");
+  EXPECT_EQ(b1["readback_bytes"] + "/" + b1["written_buffers"], "16384/1");
+  EXPECT_EQ(c["readback_bytes"] + "/" + c["written_buffers"], "32768/2");
+
   // The mapping models read the export as it is, grouping by the group column.
   fs::path csv = dir_ / "mapping.csv";
   ASSERT_TRUE(write_file_atomic(csv.string(), r->csv).ok());
@@ -210,6 +220,58 @@ TEST_F(DatasetExportTest, WgsizeTurnsSweepsIntoAScenarioBySizeTable) {
   auto only = export_wgsize(*db_, &cpu);
   ASSERT_TRUE(only.ok());
   EXPECT_EQ(only->rows, 1u);
+}
+
+TEST_F(DatasetExportTest, WgsizeExportRoundTripsFeaturesRefusedSizesAndTheDefault) {
+  build_sources(*db_);
+  build_mapping_runs(*db_);
+  build_sweep_runs(*db_);
+  auto r = export_wgsize(*db_, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto rows = rows_by(r->csv, "kernel");
+  auto& a = rows["A"];
+  // A at 4096 on the GPU: 128 refused, nothing else failed; the driver's
+  // automatic size grows by powers of two dividing 4096 up to the kernel's
+  // limit 1024: 1024x1 (a size the sweep did not try).
+  EXPECT_EQ(a["refused_sizes"], "128x1");
+  EXPECT_EQ(a["failed_sizes"], "");
+  EXPECT_EQ(a["default_local_size"], "1024x1");
+  EXPECT_EQ(a["comp"] + a["rational"] + a["mem"] + a["localmem"] + a["coalesced"] + a["atomic"], "203030");
+  EXPECT_EQ(a["group"], "alice/stencils");
+  auto& c = rows["C"];
+  // C at 64,64 on the CPU, kernel limit 256: 16x16 (round-robin doubling).
+  EXPECT_EQ(c["refused_sizes"], "32x32");
+  EXPECT_EQ(c["default_local_size"], "16x16");
+  EXPECT_EQ(c["origin"], "file");
+
+  fs::path csv = dir_ / "wgsize-rt.csv";
+  ASSERT_TRUE(write_file_atomic(csv.string(), r->csv).ok());
+  auto d = predict::load_wgsize_csv(csv.string());
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->scenarios.size(), 2u);
+  EXPECT_TRUE(d->kernels.empty());  // the static features replace the kernel one-hot
+  ASSERT_GE(d->kernel_feature_names.size(), 7u);
+  EXPECT_EQ(d->kernel_feature_names[0], "log_comp");
+  EXPECT_EQ(d->kernel_feature_names[6], "log_ir_total");
+  for (const auto& s : d->scenarios) {
+    ASSERT_EQ(s.runtimes.size(), d->sizes.size());
+    if (s.kernel == sha256_hex(kCorpusKernel) + ":A") {
+      EXPECT_EQ(s.group, "alice/stencils");
+      EXPECT_EQ(s.origin, "corpus");
+      EXPECT_DOUBLE_EQ(s.kernel_features[0], std::log1p(2.0));  // comp 2
+      EXPECT_DOUBLE_EQ(s.kernel_features[2], std::log1p(3.0));  // mem 3
+      EXPECT_EQ(s.default_size, -1);                            // 1024x1 is not a column: unknown
+      for (size_t k = 0; k < d->sizes.size(); ++k) {
+        std::string name = predict::wg_size_name(d->sizes[k]);
+        double want = name == "32x1" ? 0.5 : name == "64x1" ? 0.25 : 0;
+        EXPECT_DOUBLE_EQ(s.runtimes[k], want) << name;
+      }
+    } else {
+      EXPECT_EQ(s.origin, "file");
+      ASSERT_GE(s.default_size, 0);
+      EXPECT_EQ(predict::wg_size_name(d->sizes[s.default_size]), "16x16");
+    }
+  }
 }
 
 TEST_F(DatasetExportTest, WgsizeWithoutSweepsFails) {

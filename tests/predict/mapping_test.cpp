@@ -139,24 +139,68 @@ TEST(MappingEval, LeaveOneBenchmarkOutIsHarderThanRandomFolds) {
   EXPECT_GT(folds->accuracy, 0.5691);
 }
 
-TEST(MappingData, StratifiedFoldsKeepTheClassBalanceInEveryFold) {
+TEST(MappingData, StratifiedFoldsNeverPutOneProgramInBothTrainingAndTest) {
   auto rows = load_mapping_csv(kData + "amd.csv");
   ASSERT_TRUE(rows.ok());
   ASSERT_TRUE(assign_stratified_folds(*rows, 10, 204).ok());
-  std::map<int, std::array<int, 2>> per_fold;
-  for (const auto& r : *rows) ++per_fold[r.fold][static_cast<int>(r.oracle)];
-  ASSERT_EQ(per_fold.size(), 10u);
-  for (const auto& [fold, n] : per_fold) {
-    EXPECT_GE(n[0] + n[1], 68);  // 680 rows: 68 per fold
-    EXPECT_LE(n[0] + n[1], 68);
-    EXPECT_NEAR(n[0], 40, 1) << "fold " << fold;  // 400 of 680 rows are CPU-best
+  std::map<std::string, std::set<int>> folds_of_program;
+  std::set<int> folds;
+  for (const auto& r : *rows) {
+    folds_of_program[r.group].insert(r.fold);
+    folds.insert(r.fold);
   }
+  ASSERT_EQ(folds_of_program.size(), 71u);  // the 71 programs of the published data
+  for (const auto& [program, f] : folds_of_program) EXPECT_EQ(f.size(), 1u) << program;
+  EXPECT_EQ(folds.size(), 10u);
   auto again = *load_mapping_csv(kData + "amd.csv");
   ASSERT_TRUE(assign_stratified_folds(again, 10, 204).ok());
   for (size_t i = 0; i < rows->size(); ++i) ASSERT_EQ((*rows)[i].fold, again[i].fold);
   EXPECT_FALSE(assign_stratified_folds(again, 1, 204).ok());
-  again.resize(3);
-  EXPECT_FALSE(assign_stratified_folds(again, 10, 204).ok());
+  EXPECT_FALSE(assign_stratified_folds(again, 72, 204).ok());  // 71 programs
+}
+
+TEST(MappingData, StratifiedGroupedFoldsBalanceTheOracleDevices) {
+  // Four CPU-only and four GPU-only programs of two rows each, two folds:
+  // each group goes where its device is scarcer, so every fold gets two
+  // programs of each device: 4 CPU rows and 4 GPU rows.
+  std::vector<MappingRow> rows;
+  for (int g = 0; g < 8; ++g)
+    for (int k = 0; k < 2; ++k) {
+      MappingRow r;
+      r.group = "p" + std::to_string(g);
+      r.oracle = g < 4 ? Device::kCpu : Device::kGpu;
+      rows.push_back(r);
+    }
+  for (uint64_t seed : {1, 2, 3}) {
+    ASSERT_TRUE(assign_stratified_folds(rows, 2, seed).ok());
+    int n[2][2] = {{0, 0}, {0, 0}};
+    for (const auto& r : rows) ++n[r.fold][static_cast<int>(r.oracle)];
+    for (int f = 0; f < 2; ++f) {
+      EXPECT_EQ(n[f][0], 4) << "seed " << seed << " fold " << f;
+      EXPECT_EQ(n[f][1], 4) << "seed " << seed << " fold " << f;
+    }
+  }
+}
+
+TEST(MappingScore, BalancedAccuracyAndOracleShareFollowTheirDefinitions) {
+  // Three GPU-best rows and one CPU-best row; always predicting GPU is 75%
+  // accurate but recalls CPU 0 and GPU 1: balanced accuracy 0.5. Its oracle
+  // share is (1 + 1 + 1 + 1/4) / 4 on the CPU row's runtimes 1 (CPU) vs 4 (GPU).
+  std::vector<MappingRow> rows(4);
+  for (int i = 0; i < 3; ++i) {
+    rows[i].oracle = Device::kGpu;
+    rows[i].runtime_cpu = 2;
+    rows[i].runtime_gpu = 1;
+  }
+  rows[3].oracle = Device::kCpu;
+  rows[3].runtime_cpu = 1;
+  rows[3].runtime_gpu = 4;
+  std::vector<Device> gpu(4, Device::kGpu);
+  EXPECT_DOUBLE_EQ(balanced_accuracy(rows, gpu), 0.5);
+  EXPECT_DOUBLE_EQ(oracle_share(rows, gpu), (3 + 0.25) / 4);
+  std::vector<Device> perfect = {Device::kGpu, Device::kGpu, Device::kGpu, Device::kCpu};
+  EXPECT_DOUBLE_EQ(balanced_accuracy(rows, perfect), 1.0);
+  EXPECT_DOUBLE_EQ(oracle_share(rows, perfect), 1.0);
 }
 
 TEST(MappingData, AGroupColumnNamesTheProgram) {
@@ -185,6 +229,39 @@ TEST(MappingModel, UnknownNameListsTheKnownModels) {
   auto m = find_mapping_model("deeptune");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("grewe"), std::string::npos) << m.status().message();
+}
+
+TEST(MappingModel, ReadbackSeparatesRowsThatGreweFeaturesCannot) {
+  // Every row has the same counts and transfer (1000 bytes); the CPU wins
+  // when 900 of them are read back, the GPU when 100 are. Without the split
+  // of transfer, the features of opposite rows are identical, so no model
+  // on them can be right on more than half; with it, one split suffices.
+  std::vector<MappingRow> rows;
+  for (int i = 0; i < 40; ++i) {
+    MappingRow r;
+    r.benchmark = "k" + std::to_string(i);
+    r.comp = 4;
+    r.mem = 2;
+    r.coalesced = 2;
+    r.transfer = 1000;
+    r.wgsize = 64;
+    r.readback = i % 2 ? 900 : 100;
+    r.oracle = i % 2 ? Device::kCpu : Device::kGpu;
+    rows.push_back(r);
+  }
+  auto with = MappingModel::train(*find_mapping_model("readback"), rows);
+  auto without = MappingModel::train(*find_mapping_model("boost"), rows);
+  ASSERT_TRUE(with.ok()) << with.status().message();
+  ASSERT_TRUE(without.ok()) << without.status().message();
+  double acc_with = 0, acc_without = 0, unused = 0;
+  score_mapping(rows, *with->predict(rows), Device::kGpu, &acc_with, &unused);
+  score_mapping(rows, *without->predict(rows), Device::kGpu, &acc_without, &unused);
+  EXPECT_DOUBLE_EQ(acc_with, 1.0);
+  EXPECT_LE(acc_without, 0.5);
+  rows[3].readback = -1;  // a row from data without the column
+  auto missing = MappingModel::train(*find_mapping_model("readback"), rows);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("readback_bytes"), std::string::npos) << missing.status().message();
 }
 
 class MappingModelRoundTrip : public ::testing::TestWithParam<const char*> {};

@@ -132,5 +132,34 @@ TEST(PredictCli, WgsizeEvalReportsOracleFraction) {
   EXPECT_NE(r.out.find("baseline (best fixed size) 24x8"), std::string::npos) << r.out;
 }
 
+TEST(PredictCli, ExperimentOnTheSkelclTableReportsEachDeviceAndTheTenPercentCheck) {
+  // The SkelCL table has no origin column: every scenario is real, so only
+  // the real arm runs. Its 4 devices each get a block; on every device the
+  // best fixed size is legal somewhere, so the >= 10% line says yes or no.
+  std::string dir = temp_dir("experiment");
+  auto r = run_clgen({"predict", "experiment", "--task", "wgsize", "--data",
+                      std::string(CLGEN_TEST_DATA) + "/wgsize/runtimes.csv", "--model", "tree-nn", "--repeats", "1",
+                      "--cv-folds", "3", "--bootstrap", "50", "--out", dir + "/x.csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t blocks = 0;
+  for (size_t at = r.out.find("\n== "); at != std::string::npos; at = r.out.find("\n== ", at + 1)) ++blocks;
+  EXPECT_EQ(blocks, 4u) << r.out;
+  size_t checks = 0;
+  for (size_t at = r.out.find("by >= 10%: "); at != std::string::npos; at = r.out.find("by >= 10%: ", at + 1)) {
+    std::string answer = r.out.substr(at + 11, 3);
+    EXPECT_TRUE(answer == "yes" || answer.substr(0, 2) == "no") << answer;
+    ++checks;
+  }
+  EXPECT_EQ(checks, 4u);
+  EXPECT_NE(r.out.find("no synthetic scenarios"), std::string::npos) << r.out;
+  std::ifstream csv(dir + "/x.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header.rfind("device,model,arm,", 0), 0u) << header;
+  auto bad = run_clgen(
+      {"predict", "experiment", "--task", "devices", "--data", std::string(CLGEN_TEST_DATA) + "/wgsize/runtimes.csv"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
 }  // namespace
 }  // namespace clgen::testing
