@@ -93,8 +93,9 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   // Targets before the model: a bad CSV fails fast.
   ASSIGN_OR_RETURN(opts.sample.targets, choose_targets(opts.directed, db, opts.config));
   if (opts.directed.baseline && !opts.directed.any())
-    return usage_error("--baseline compares with directed sampling: give --target-features, --held-out-targets "
-                       "or --explore");
+    return usage_error(
+        "--baseline compares with directed sampling: give --target-features, --held-out-targets "
+        "or --explore");
   if (opts.directed.baseline) opts.sample.director.baseline_slice_seconds = opts.directed.slice_seconds;
   opts.sample.director.seed = opts.sample.seed;
   std::string model_id = opts.model_id;
@@ -321,12 +322,14 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   targets->excludes(held)->excludes(explore);
   held->excludes(explore);
   cmd->add_option("--explore-targets", d.explore_count, "Targets --explore chooses")
-      ->capture_default_str()->check(CLI::Range(size_t(1), size_t(1) << 20));
+      ->capture_default_str()
+      ->check(CLI::Range(size_t(1), size_t(1) << 20));
   cmd->add_flag("--baseline", d.baseline,
                 "With directed sampling: alternate directed and undirected slices in the same run and report "
                 "both");
   cmd->add_option("--baseline-slice", d.slice_seconds, "Seconds of each --baseline slice")
-      ->capture_default_str()->check(finite_range(0.001, 1e6));
+      ->capture_default_str()
+      ->check(finite_range(0.001, 1e6));
   cmd->add_option("--target-report", d.report,
                   "With directed sampling: write each target's nearest kernel (directed, and undirected with "
                   "--baseline) as CSV");

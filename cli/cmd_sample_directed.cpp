@@ -46,7 +46,8 @@ nlohmann::json side_json(const sampler::SteeringReport& r) {
   return {{"targets", r.targets},
           {"matched_exactly", r.matched},
           {"mean_normalized_distance", r.mean_distance ? nlohmann::json(*r.mean_distance) : nlohmann::json()},
-          {"kernels", r.kernels}};
+          {"kernels", r.kernels},
+          {"kernels_matching_a_target", r.exact_kernels}};
 }
 
 }  // namespace
@@ -61,8 +62,8 @@ Expected<std::vector<sampler::Target>> choose_targets(const DirectedFlags& flags
     ASSIGN_OR_RETURN(model::ModelConfig c, model::load_model_config(config));
     ASSIGN_OR_RETURN(model::TrainingTexts set, model::read_training_set(db, c.training));
     if (set.held_out == 0)
-      return invalid_argument(fmt::format("{} holds out no repositories (validation_split = \"repository\" does)",
-                                          config));
+      return invalid_argument(
+          fmt::format("{} holds out no repositories (validation_split = \"repository\" does)", config));
     std::vector<std::string> held(set.texts.end() - std::ptrdiff_t(set.held_out), set.texts.end());
     std::vector<sampler::Target> targets = text_targets(held, "held-out");
     if (targets.empty()) return invalid_argument("no held-out kernel compiled for its features");
@@ -75,8 +76,8 @@ Expected<std::vector<sampler::Target>> choose_targets(const DirectedFlags& flags
     ASSIGN_OR_RETURN(std::vector<std::string> sampled, sampler::newest_accepted_texts(db, 2000));
     std::vector<sampler::GreweVector> near;
     for (const sampler::Target& t : text_targets(sampled, "sample")) near.push_back(t.features);
-    std::vector<sampler::Target> targets = sampler::explore_targets(text_targets(corpus, "corpus"), near,
-                                                                    flags.explore_count);
+    std::vector<sampler::Target> targets =
+        sampler::explore_targets(text_targets(corpus, "corpus"), near, flags.explore_count);
     if (targets.empty()) return invalid_argument("no corpus kernel compiled for its features");
     return targets;
   }
@@ -86,10 +87,11 @@ Expected<std::vector<sampler::Target>> choose_targets(const DirectedFlags& flags
 nlohmann::json directed_json(const sampler::SampleSummary& sum) {
   const sampler::Director& d = *sum.director;
   nlohmann::json j = {{"directed", side_json(d.report(false))},
-                      {"starts", {{"prefixes_offered", d.prefixes_offered()},
-                                  {"replayed", sum.starts_replayed},
-                                  {"refused", sum.starts_refused},
-                                  {"forced_tokens", sum.forced_tokens}}},
+                      {"starts",
+                       {{"prefixes_offered", d.prefixes_offered()},
+                        {"replayed", sum.starts_replayed},
+                        {"refused", sum.starts_refused},
+                        {"forced_tokens", sum.forced_tokens}}},
                       {"kernels_without_features", sum.unfeatured}};
   if (d.has_baseline()) j["baseline"] = side_json(d.report(true));
   return j;
@@ -98,17 +100,20 @@ nlohmann::json directed_json(const sampler::SampleSummary& sum) {
 void print_directed(const sampler::SampleSummary& sum) {
   const sampler::Director& d = *sum.director;
   auto line = [](const char* side, const sampler::SteeringReport& r) {
-    std::printf("  %-10s %zu of %zu targets matched exactly; mean normalized distance %s (%llu kernels)\n", side,
-                r.matched, r.targets, r.mean_distance ? fmt::format("{:.3f}", *r.mean_distance).c_str() : "-",
-                (unsigned long long)r.kernels);
+    std::printf(
+        "  %-10s %zu of %zu targets matched exactly; mean normalized distance %s (%llu kernels, %llu matching a "
+        "target)\n",
+        side, r.matched, r.targets, r.mean_distance ? fmt::format("{:.3f}", *r.mean_distance).c_str() : "-",
+        (unsigned long long)r.kernels, (unsigned long long)r.exact_kernels);
   };
   std::printf("directed sampling (distance: mean over the Grewe features of |log(1+a) - log(1+b)|):\n");
   line("directed", d.report(false));
   if (d.has_baseline()) line("undirected", d.report(true));
-  std::printf("  streams continued from a kernel's prefix: %llu (%llu refused, started from the seed); %llu tokens "
-              "replayed\n",
-              (unsigned long long)sum.starts_replayed, (unsigned long long)sum.starts_refused,
-              (unsigned long long)sum.forced_tokens);
+  std::printf(
+      "  streams continued from a kernel's prefix: %llu (%llu refused, started from the seed); %llu tokens "
+      "replayed\n",
+      (unsigned long long)sum.starts_replayed, (unsigned long long)sum.starts_refused,
+      (unsigned long long)sum.forced_tokens);
   if (sum.unfeatured)
     std::printf("  accepted kernels without features (not counted): %llu\n", (unsigned long long)sum.unfeatured);
 }

@@ -107,8 +107,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   if (opts_.start) speller.emplace(token_texts, end_token);
   // A start text longer than the seed: its tokens after the seed, or
   // nullopt when it cannot be replayed (see BatchSamplerOptions::start).
-  auto replayable = [&](const std::string& text, const KernelEndDetector& seeded_end)
-      -> std::optional<std::vector<int32_t>> {
+  auto replayable = [&](const std::string& text,
+                        const KernelEndDetector& seeded_end) -> std::optional<std::vector<int32_t>> {
     if (text.compare(0, opts_.seed_text.size(), opts_.seed_text) != 0) return std::nullopt;
     std::string_view rest = std::string_view(text).substr(opts_.seed_text.size());
     KernelEndDetector end = seeded_end;

@@ -16,18 +16,20 @@ NearestKernels::NearestKernels(const std::vector<Target>* targets, size_t beam)
 size_t NearestKernels::add(const std::shared_ptr<const FeaturedKernel>& kernel) {
   ++kernels_;
   size_t improved = 0;
+  bool exact = false;
   for (size_t t = 0; t < targets_->size(); ++t) {
     std::vector<Entry>& beam = nearest_[t];
     const double d = feature_distance((*targets_)[t].features, kernel->features);
+    exact = exact || d == 0;
     if (beam.size() == beam_ && d >= beam.back().distance) continue;
     // A kernel sampled twice would fill the beam with one starting point.
-    if (std::any_of(beam.begin(), beam.end(), [&](const Entry& e) { return e.kernel->text == kernel->text; }))
-      continue;
+    if (std::any_of(beam.begin(), beam.end(), [&](const Entry& e) { return e.kernel->text == kernel->text; })) continue;
     if (beam.empty() || d < beam.front().distance) ++improved;
     auto at = std::upper_bound(beam.begin(), beam.end(), d, [](double v, const Entry& e) { return v < e.distance; });
     beam.insert(at, Entry{d, kernel});
     if (beam.size() > beam_) beam.pop_back();
   }
+  exact_kernels_ += exact;
   return improved;
 }
 
@@ -68,8 +70,8 @@ Director::Director(std::vector<Target> targets, std::string seed_text, DirectorO
 
 bool Director::baseline_slice() const {
   if (opts_.baseline_slice_seconds <= 0) return false;
-  double t = opts_.clock ? opts_.clock()
-                         : std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double t =
+      opts_.clock ? opts_.clock() : std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return int64_t(t / opts_.baseline_slice_seconds) % 2 == 1;
 }
 
@@ -107,7 +109,7 @@ const Target* Director::target_of(int64_t tag) const {
 
 SteeringReport Director::report(bool baseline) const {
   const NearestKernels& side = baseline ? baseline_ : directed_;
-  return {targets_.size(), side.matched_count(), side.mean_distance(), side.kernels()};
+  return {targets_.size(), side.matched_count(), side.mean_distance(), side.kernels(), side.exact_kernels()};
 }
 
 std::vector<Target> explore_targets(const std::vector<Target>& corpus, const std::vector<GreweVector>& sampled,

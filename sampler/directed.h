@@ -52,12 +52,14 @@ class NearestKernels {
   // the first kernel.
   std::optional<double> mean_distance() const;
   uint64_t kernels() const { return kernels_; }
+  // Kernels added that match some target exactly.
+  uint64_t exact_kernels() const { return exact_kernels_; }
 
  private:
   const std::vector<Target>* targets_;
   size_t beam_;
   std::vector<std::vector<Entry>> nearest_;
-  uint64_t kernels_ = 0;
+  uint64_t kernels_ = 0, exact_kernels_ = 0;
 };
 
 // The statement boundaries of a kernel at or after `from`: the offsets just
@@ -83,7 +85,8 @@ struct SteeringReport {
   size_t targets = 0;
   size_t matched = 0;                   // targets some kernel matches exactly
   std::optional<double> mean_distance;  // over targets; nullopt: no kernel
-  uint64_t kernels = 0;                 // accepted kernels with features
+  uint64_t kernels = 0;                 // kernels that passed the filter (new or sampled before), with features
+  uint64_t exact_kernels = 0;           // ... that match some target exactly
 };
 
 class Director {

@@ -31,8 +31,8 @@ double since(Clock::time_point t) {
 }
 
 // The filter's verdict on one sample, before deduplication.
-SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int max_length,
-                        bool usefulness_check, bool features) {
+SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int max_length, bool usefulness_check,
+                        bool features) {
   SampleRow row;
   row.start_tag = raw.start_refused ? Director::kPlain : raw.tag;
   row.text = raw.text;
@@ -100,8 +100,8 @@ SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int 
     Expected<std::vector<features::StaticFeatures>> f =
         features::extract_static_features(row.normalized_text, "sample");
     if (f.ok() && !f->empty())
-      row.features = GreweVector{f->front().comp,      f->front().rational,  f->front().mem,
-                                 f->front().localmem,  f->front().coalesced, f->front().atomic};
+      row.features = GreweVector{f->front().comp,     f->front().rational,  f->front().mem,
+                                 f->front().localmem, f->front().coalesced, f->front().atomic};
   }
   return row;
 }

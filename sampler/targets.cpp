@@ -33,8 +33,8 @@ Expected<std::vector<Target>> parse_targets_csv(std::string_view text, const std
       for (size_t c = 0; c < kGreweColumns.size(); ++c) {
         auto it = std::find(header.begin(), header.end(), kGreweColumns[c]);
         if (it == header.end())
-          return invalid_argument(fmt::format("{}: line {}: no column '{}' (the Grewe columns are {})", source,
-                                              line_no, kGreweColumns[c], fmt::join(kGreweColumns, ", ")));
+          return invalid_argument(fmt::format("{}: line {}: no column '{}' (the Grewe columns are {})", source, line_no,
+                                              kGreweColumns[c], fmt::join(kGreweColumns, ", ")));
         column[c] = size_t(it - header.begin());
       }
       for (size_t c = 0; c < header.size(); ++c) {
@@ -54,8 +54,8 @@ Expected<std::vector<Target>> parse_targets_csv(std::string_view text, const std
       std::optional<uint64_t> n =
           a == std::string::npos ? std::nullopt : parse_uint64(std::string_view(v).substr(a, b - a + 1));
       if (!n || *n > uint64_t(1) << 40)
-        return parse_error(fmt::format("{}: line {}, column {} ({}): '{}' is not a non-negative integer count",
-                                       source, line_no, column[c] + 1, kGreweColumns[c], v));
+        return parse_error(fmt::format("{}: line {}, column {} ({}): '{}' is not a non-negative integer count", source,
+                                       line_no, column[c] + 1, kGreweColumns[c], v));
       t.features[c] = long(*n);
     }
     t.label = file_col >= 0 && kernel_col >= 0 ? (*fields)[size_t(file_col)] + ":" + (*fields)[size_t(kernel_col)]

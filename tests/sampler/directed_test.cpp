@@ -37,6 +37,7 @@ TEST(NearestKernels, KeepsTheBeamNearestDistinctKernelsPerTarget) {
   EXPECT_EQ(1u, n.matched_count());
   EXPECT_EQ(0.0, *n.mean_distance());
   EXPECT_EQ(5u, n.kernels());
+  EXPECT_EQ(1u, n.exact_kernels());
 }
 
 TEST(NearestKernels, HasNoMeanDistanceBeforeTheFirstKernel) {
@@ -72,21 +73,6 @@ TEST(ExploreTargets, ChoosesTheCorpusVectorsFarthestFromTheSampledOnes) {
   EXPECT_EQ("far", u[0].label);
 }
 
-std::vector<RawSample> run_with_starts(StreamModel& model, const BatchSamplerOptions& o, size_t n,
-                                       BatchSamplerStats* stats = nullptr) {
-  BatchSampler sampler(model, o);
-  std::vector<RawSample> out;
-  Status st = sampler.run(
-      [&](RawSample&& s) {
-        out.push_back(std::move(s));
-        return out.size() < n;
-      },
-      [] { return false; });
-  EXPECT_TRUE(st.ok()) << st.message();
-  if (stats) *stats = sampler.stats();
-  return out;
-}
-
 TEST(BatchSamplerStart, ALongerStartTextIsReplayedThenContinued) {
   // The scripted model moves through its script on every step, replayed or
   // not: three steps replay " a;", then it emits " b; }".
@@ -95,7 +81,7 @@ TEST(BatchSamplerStart, ALongerStartTextIsReplayedThenContinued) {
   o.seed_text = "k() {";
   o.start = [] { return StreamStart{"k() { a;", 7}; };
   BatchSamplerStats stats;
-  auto s = run_with_starts(model, o, 1, &stats);
+  auto s = testing::first_samples(model, o, 1, &stats);
   ASSERT_EQ(1u, s.size());
   EXPECT_EQ("k() { a; b; }", s[0].text);
   EXPECT_TRUE(s[0].complete);
@@ -115,7 +101,7 @@ TEST(BatchSamplerStart, AStartTextThatCannotBeReplayedFallsBackToTheSeedAndIsCou
     o.seed_text = "k() {";
     o.start = [&] { return StreamStart{bad, 3}; };
     BatchSamplerStats stats;
-    auto s = run_with_starts(model, o, 1, &stats);
+    auto s = testing::first_samples(model, o, 1, &stats);
     ASSERT_EQ(1u, s.size());
     EXPECT_EQ("k() { b; }", s[0].text) << bad;
     EXPECT_TRUE(s[0].start_refused);
@@ -136,7 +122,7 @@ TEST(BatchSamplerStart, AStartTextTheConstraintRefusesFallsBackToTheSeed) {
   // A ')' with no '(' open cannot compile; the second start is fine.
   o.start = [&] { return StreamStart{seed + (calls++ == 0 ? "\n  a[0] = 1);" : "\n  a[0] = 2;"), 0}; };
   BatchSamplerStats stats;
-  run_with_starts(model, o, 2, &stats);
+  testing::first_samples(model, o, 2, &stats);
   EXPECT_EQ(1u, stats.starts_refused);
   EXPECT_EQ(1u, stats.starts_replayed);
 }

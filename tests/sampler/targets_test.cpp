@@ -13,8 +13,9 @@ const std::string kFeaturesHeader =
     "file,kernel,comp,rational,mem,localmem,coalesced,atomic,ir_instructions,sema_errors,first_error\n";
 
 TEST(TargetsCsv, ReadsClgenFeaturesOutputAsIs) {
-  auto t = parse_targets_csv(kFeaturesHeader + "a.cl,A,32,4,12,3,8,1,140,0,\n"
-                                               "b.cl,B,0,0,1,0,1,0,9,1,\"3:4: error, quoted\"\n",
+  auto t = parse_targets_csv(kFeaturesHeader +
+                                 "a.cl,A,32,4,12,3,8,1,140,0,\n"
+                                 "b.cl,B,0,0,1,0,1,0,9,1,\"3:4: error, quoted\"\n",
                              "f.csv");
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ(2u, t->size());
@@ -35,8 +36,8 @@ TEST(TargetsCsv, TakesTheGreweColumnsInAnyOrderAndLabelsRowsByLineWithoutFileAnd
 TEST(TargetsCsv, ABadValueNamesItsLineAndColumn) {
   // Line 4 (after a blank line 3), column 5 is `mem`: "1" "x" "2" "3.5" "-1" each fail there.
   for (const std::string bad : {"x", "3.5", "-1", ""}) {
-    auto t = parse_targets_csv(kFeaturesHeader + "a.cl,A,1,2,3,4,5,6,7,0,\n\nb.cl,B,1,2," + bad + ",4,5,6,7,0,\n",
-                               "t.csv");
+    auto t =
+        parse_targets_csv(kFeaturesHeader + "a.cl,A,1,2,3,4,5,6,7,0,\n\nb.cl,B,1,2," + bad + ",4,5,6,7,0,\n", "t.csv");
     ASSERT_FALSE(t.ok()) << bad;
     EXPECT_EQ(ErrorCode::kParse, t.status().code());
     EXPECT_NE(std::string::npos, t.status().message().find("t.csv: line 4, column 5 (mem)")) << t.status().message();
