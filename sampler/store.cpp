@@ -38,8 +38,6 @@ Status create_samples_table(Database& db) {
       filter_seconds REAL,
       instruction_count INTEGER,
       shard TEXT,
-      target TEXT,
-      target_features TEXT,
       created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
     );
     CREATE INDEX IF NOT EXISTS samples_normalized_sha256 ON samples(normalized_sha256);
@@ -54,7 +52,8 @@ Status ensure_sampler_schema(Database& db) {
   RETURN_IF_ERROR(create_samples_table(db));
   // Workspaces from before sharded sampling lack `shard`: added under a
   // write lock, so two processes opening one such workspace add it once.
-  // (Likewise `target` and `target_features`, from before directed sampling.)
+  // `target` and `target_features` (directed sampling) are added the same
+  // way, to new tables too: the CREATE above leaves them out.
   for (const char* column : {"shard", "target", "target_features"}) {
     ASSIGN_OR_RETURN(bool has, has_column(db, "main", "samples", column));
     if (has) continue;

@@ -28,7 +28,7 @@ inline constexpr const char* kWrongPrototype = "wrong_prototype";  // not the re
 // CREATE TABLE IF NOT EXISTS samples (id, text, normalized_text,
 // normalized_sha256, status, category, reason, args, model_id, temperature,
 // top_k, top_p, seed, sample_index, tokens, sample_seconds, filter_seconds,
-// instruction_count, shard, target, target_features, created_at) and its
+// instruction_count, shard, created_at, target, target_features) and its
 // indexes; adds `shard`, `target` and `target_features` to a table created
 // before they existed. Fails with the database's error.
 Status ensure_sampler_schema(Database& db);
