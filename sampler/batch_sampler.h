@@ -1,6 +1,7 @@
 // The sampling loop: steps every stream of a StreamModel together, ends a
 // stream at the kernel's closing brace, the end token or the maximum length,
-// and refills finished streams with the seed so the batch stays full.
+// and refills finished streams with the seed (or a longer start text to
+// continue, for directed sampling) so the batch stays full.
 #pragma once
 
 #include <cstdint>
