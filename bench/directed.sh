@@ -15,7 +15,8 @@
 # build/cli/clgen), DEVICE (cuda), BATCH (8192), SEED (1), TEMPERATURE (0.8),
 # SLICE (10), CHECK (gpu; "" = no dynamic check), ARGS (an --args spec; ""
 # = free signature), TARGETS (a targets CSV instead of the held-out
-# kernels), RESULTS (directory for the JSON and CSV; default gpu-results/directed).
+# kernels), SAMPLE_FLAGS (more `clgen sample` flags, e.g. "--max-refusals 32"),
+# RESULTS (directory for the JSON and CSV; default gpu-results/directed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WS=${WORKSPACE:-gpu-work/github}
@@ -41,6 +42,8 @@ for minutes in "$@"; do
          --target-report "$RESULTS/$name-targets.csv" --out "$RESULTS/$name-kernels" --json)
   if [ -n "$TARGETS" ]; then flags+=(--target-features "$TARGETS"); else flags+=(--held-out-targets); fi
   [ -z "$ARGS" ] || flags+=(--args "$ARGS")
+  # shellcheck disable=SC2206
+  [ -z "${SAMPLE_FLAGS:-}" ] || flags+=($SAMPLE_FLAGS)
   [ -z "$CHECK" ] || flags+=(--check "$CHECK" --check-jobs 16 --check-timeout 1
                               --check-out "$RESULTS/$name-benchmark-grade")
   echo "== $(date -u +%T) $name: $CLGEN sample ${flags[*]}"
