@@ -217,10 +217,34 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
 // distinct feature vectors): --explore-targets 2 steers toward 2 of them.
 TEST_F(SampleEndToEnd, ExploreSteersTowardTheRequestedNumberOfCorpusFeatureVectors) {
   if (HasFatalFailure()) return;
-  auto r = run_clgen({"--workspace", ws(), "-q", "sample", "--config", config(), "--args", kArgs, "-n", "0",
-                      "--max-samples", "40", "--seed", "5", "--batch-size", "8", "--max-length", "400", "--device",
-                      "cpu", "--out", (root_ / "explore").string(), "--max-refusals", "32", "--explore",
-                      "--explore-targets", "2", "--json"});
+  auto r = run_clgen({"--workspace",
+                      ws(),
+                      "-q",
+                      "sample",
+                      "--config",
+                      config(),
+                      "--args",
+                      kArgs,
+                      "-n",
+                      "0",
+                      "--max-samples",
+                      "40",
+                      "--seed",
+                      "5",
+                      "--batch-size",
+                      "8",
+                      "--max-length",
+                      "400",
+                      "--device",
+                      "cpu",
+                      "--out",
+                      (root_ / "explore").string(),
+                      "--max-refusals",
+                      "32",
+                      "--explore",
+                      "--explore-targets",
+                      "2",
+                      "--json"});
   ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(2, j["steering"]["directed"]["targets"].get<int>()) << r.out;
