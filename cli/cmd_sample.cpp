@@ -97,6 +97,7 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
         "--baseline compares with directed sampling: give --target-features, --held-out-targets "
         "or --explore");
   if (opts.directed.baseline) opts.sample.director.baseline_slice_seconds = opts.directed.slice_seconds;
+  opts.sample.director.plain_share = opts.directed.plain_share;
   opts.sample.director.seed = opts.sample.seed;
   std::string model_id = opts.model_id;
   if (!opts.config.empty()) {
@@ -330,6 +331,11 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--baseline-slice", d.slice_seconds, "Seconds of each --baseline slice")
       ->capture_default_str()
       ->check(finite_range(0.001, 1e6));
+  cmd->add_option("--plain-share", d.plain_share,
+                  "With directed sampling: the share of restarts from the plain seed (1 = undirected sampling "
+                  "that still reports its distance to the targets)")
+      ->capture_default_str()
+      ->check(finite_range(0.0, 1.0));
   cmd->add_option("--target-report", d.report,
                   "With directed sampling: write each target's nearest kernel (directed, and undirected with "
                   "--baseline) as CSV");
