@@ -22,7 +22,7 @@ struct DirectedFlags {
   bool baseline = false;        // --baseline
   double slice_seconds = 10;    // --baseline-slice
   double plain_share = sampler::DirectorOptions{}.plain_share;  // --plain-share
-  std::string report;           // --target-report FILE.csv
+  std::string report;                                           // --target-report FILE.csv
   bool any() const { return !target_features.empty() || held_out || explore; }
 };
 
