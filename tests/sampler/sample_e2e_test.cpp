@@ -73,6 +73,14 @@ class SampleEndToEnd : public ::testing::Test {
 
   static std::string ws() { return (root_ / "ws").string(); }
   static std::string config() { return std::string(CLGEN_TEST_DATA) + "/sampler/small.toml"; }
+  // `clgen sample --json` of the suite's model on the CPU with --args, then `extra`.
+  static CommandResult sample_json(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {
+        "--workspace", ws(),       "-q",  "sample",       "--config", config(),         "--args", kArgs,   "-n",
+        "0",           "--device", "cpu", "--max-length", "400",      "--max-refusals", "32",     "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_clgen(args);
+  }
 
   // sample_index -> text of the samples stored with `seed`, whose id > after_id.
   static std::map<int64_t, std::string> samples_of(uint64_t seed, int64_t after_id, int64_t* max_id) {
@@ -155,40 +163,9 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
   const std::string targets = (root_ / "targets.csv").string(), report = (root_ / "report.csv").string();
   auto f = run_clgen({"features", k1, "--out", targets});
   ASSERT_EQ(0, f.exit_code) << f.err;
-  auto r = run_clgen({"--workspace",
-                      ws(),
-                      "-q",
-                      "sample",
-                      "--config",
-                      config(),
-                      "--args",
-                      kArgs,
-                      "-n",
-                      "0",
-                      "--time-limit",
-                      "30",
-                      "--seed",
-                      "4",
-                      "--temperature",
-                      "1.0",
-                      "--batch-size",
-                      "16",
-                      "--max-length",
-                      "400",
-                      "--device",
-                      "cpu",
-                      "--out",
-                      (root_ / "directed").string(),
-                      "--max-refusals",
-                      "32",
-                      "--target-features",
-                      targets,
-                      "--baseline",
-                      "--baseline-slice",
-                      "5",
-                      "--target-report",
-                      report,
-                      "--json"});
+  auto r = sample_json({"--time-limit", "30", "--seed", "4", "--temperature", "1.0", "--batch-size", "16", "--out",
+                        (root_ / "directed").string(), "--target-features", targets, "--baseline", "--baseline-slice",
+                        "5", "--target-report", report});
   ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.contains("steering")) << r.out;
@@ -217,34 +194,8 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
 // distinct feature vectors): --explore-targets 2 steers toward 2 of them.
 TEST_F(SampleEndToEnd, ExploreSteersTowardTheRequestedNumberOfCorpusFeatureVectors) {
   if (HasFatalFailure()) return;
-  auto r = run_clgen({"--workspace",
-                      ws(),
-                      "-q",
-                      "sample",
-                      "--config",
-                      config(),
-                      "--args",
-                      kArgs,
-                      "-n",
-                      "0",
-                      "--max-samples",
-                      "40",
-                      "--seed",
-                      "5",
-                      "--batch-size",
-                      "8",
-                      "--max-length",
-                      "400",
-                      "--device",
-                      "cpu",
-                      "--out",
-                      (root_ / "explore").string(),
-                      "--max-refusals",
-                      "32",
-                      "--explore",
-                      "--explore-targets",
-                      "2",
-                      "--json"});
+  auto r = sample_json({"--max-samples", "40", "--seed", "5", "--batch-size", "8", "--out",
+                        (root_ / "explore").string(), "--explore", "--explore-targets", "2"});
   ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(2, j["steering"]["directed"]["targets"].get<int>()) << r.out;
