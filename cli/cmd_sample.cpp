@@ -313,7 +313,8 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   auto* targets = cmd->add_option("--target-features", d.target_features,
                                   "Directed sampling: steer toward these Grewe feature vectors (CSV with columns comp, "
                                   "rational, mem, localmem, coalesced, atomic; `clgen features` output works as is; "
-                                  "see docs/SAMPLER.md)");
+                                  "see docs/SAMPLER.md)")
+                      ->check(CLI::ExistingFile);
   auto* held = cmd->add_flag("--held-out-targets", d.held_out,
                              "Directed sampling toward the features of the kernels that --config's training holds "
                              "out (validation_split = \"repository\")");
