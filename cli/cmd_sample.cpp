@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cmd_sample_directed.h"
 #include "cli/command.h"
 #include "driver/check.h"
 #include "model/distributed_env.h"
@@ -40,6 +41,7 @@ struct SampleCommandOptions {
   std::string check_device;  // "" = no check
   driver::CheckOptions check;
   std::string check_out;     // "" = <workspace>/benchmark-grade/<model id>
+  DirectedFlags directed;
 };
 
 // Where this process's shard comes from, and the GPU it samples on.
@@ -87,6 +89,16 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   ASSIGN_OR_RETURN(ShardChoice shard, choose_shard(opts.shard));
   opts.sample.shard = shard.shard;
   ASSIGN_OR_RETURN(auto ws, Workspace::open(global.workspace));
+  ASSIGN_OR_RETURN(auto db, ws.open_database());
+  // Targets before the model: a bad CSV fails fast.
+  ASSIGN_OR_RETURN(opts.sample.targets, choose_targets(opts.directed, db, opts.config));
+  if (opts.directed.baseline && !opts.directed.any())
+    return usage_error(
+        "--baseline compares with directed sampling: give --target-features, --held-out-targets "
+        "or --explore");
+  if (opts.directed.baseline) opts.sample.director.baseline_slice_seconds = opts.directed.slice_seconds;
+  opts.sample.director.plain_share = opts.directed.plain_share;
+  opts.sample.director.seed = opts.sample.seed;
   std::string model_id = opts.model_id;
   if (!opts.config.empty()) {
     ASSIGN_OR_RETURN(model_id, sampler::model_id_for_config(ws.root(), opts.config));
@@ -106,7 +118,6 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
     else return tables.status();
   }
   opts.sample.out_dir = opts.out.empty() ? ws.root() + "/samples/" + model->model_id() : opts.out;
-  ASSIGN_OR_RETURN(auto db, ws.open_database());
   const auto wall_start = std::chrono::steady_clock::now();
   std::unique_ptr<driver::Checker> checker;
   sampler::SampleHooks hooks;
@@ -141,6 +152,8 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
     auto it = sum.by_status.find(s);
     return it == sum.by_status.end() ? uint64_t{0} : it->second;
   };
+  if (sum.director && !opts.directed.report.empty())
+    RETURN_IF_ERROR_CTX(write_target_report(sum, opts.directed.report), "writing --target-report");
   uint64_t copies = status_count("training_copy");
   uint64_t passed = sum.accepted + status_count("duplicate") + copies;  // passed the filter
   if (opts.json) {
@@ -172,6 +185,7 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
                         {"passed_by_refusals", sum.passed_by_refusals},
                         {"interrupted", sum.interrupted},
                         {"out_dir", sum.out_dir}};
+    if (sum.director) j["steering"] = directed_json(sum);
     if (check) {
       nlohmann::json outcomes = nlohmann::json::object();
       for (const auto& [o, n] : check->outcomes) outcomes[driver::outcome_name(o)] = n;
@@ -211,6 +225,7 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
               sum.filter_threads, sum.store_seconds);
   if (sum.interrupted) std::printf("interrupted: everything accepted so far is kept\n");
   std::printf("kernels written to %s\n", sum.out_dir.c_str());
+  if (sum.director) print_directed(sum);
   if (check) {
     std::printf("dynamic check on %s: %llu of %llu checked kernels benchmark-grade (%.1f%%), "
                 "%.1f per minute over %.1fs from the start of sampling to the last check; %.1f checked/s\n",
@@ -294,6 +309,37 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--check-out", opts->check_out,
                   "Directory for benchmark-grade kernels (default: <workspace>/benchmark-grade/<model "
                   "id>, or <--out>-benchmark-grade)");
+  auto& d = opts->directed;
+  auto* targets = cmd->add_option("--target-features", d.target_features,
+                                  "Directed sampling: steer toward these Grewe feature vectors (CSV with columns comp, "
+                                  "rational, mem, localmem, coalesced, atomic; `clgen features` output works as is; "
+                                  "see docs/SAMPLER.md)")
+                      ->check(CLI::ExistingFile);
+  auto* held = cmd->add_flag("--held-out-targets", d.held_out,
+                             "Directed sampling toward the features of the kernels that --config's training holds "
+                             "out (validation_split = \"repository\")");
+  auto* explore = cmd->add_flag("--explore", d.explore,
+                                "Directed sampling toward the corpus kernels farthest from the workspace's newest "
+                                "2000 accepted samples in feature space (docs/SAMPLER.md)");
+  targets->excludes(held)->excludes(explore);
+  held->excludes(explore);
+  cmd->add_option("--explore-targets", d.explore_count, "Targets --explore chooses")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t(1), size_t(1) << 20));
+  cmd->add_flag("--baseline", d.baseline,
+                "With directed sampling: alternate directed and undirected slices in the same run and report "
+                "both");
+  cmd->add_option("--baseline-slice", d.slice_seconds, "Seconds of each --baseline slice")
+      ->capture_default_str()
+      ->check(finite_range(0.001, 1e6));
+  cmd->add_option("--plain-share", d.plain_share,
+                  "With directed sampling: the share of restarts from the plain seed (1 = undirected sampling "
+                  "that still reports its distance to the targets)")
+      ->capture_default_str()
+      ->check(finite_range(0.0, 1.0));
+  cmd->add_option("--target-report", d.report,
+                  "With directed sampling: write each target's nearest kernel (directed, and undirected with "
+                  "--baseline) as CSV");
   cmd->add_flag("--json", opts->json, "Print the summary as JSON");
   cmd->final_callback([opts, &global, &action] {
     action = [opts, &global] { return run_sample(global, *opts); };

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <optional>
 #include <thread>
+#include <unordered_map>
 
 #include "sampler/constraint_step.h"
 #include "sampler/stop_rule.h"
@@ -16,6 +18,39 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
+
+// Spells text with the model's tokens, longest token text first (a
+// character vocabulary spells it one token per character).
+class TokenSpeller {
+ public:
+  TokenSpeller(const std::vector<std::string>& texts, int32_t end_token) {
+    for (size_t t = 0; t < texts.size(); ++t) {
+      if (int32_t(t) == end_token || texts[t].empty()) continue;
+      by_text_.emplace(texts[t], int32_t(t));
+      longest_ = std::max(longest_, texts[t].size());
+    }
+  }
+  // nullopt when some character starts no token text.
+  std::optional<std::vector<int32_t>> spell(std::string_view text) const {
+    std::vector<int32_t> out;
+    for (size_t i = 0; i < text.size();) {
+      size_t len = std::min(longest_, text.size() - i);
+      for (; len > 0; --len) {
+        auto it = by_text_.find(std::string(text.substr(i, len)));
+        if (it == by_text_.end()) continue;
+        out.push_back(it->second);
+        break;
+      }
+      if (len == 0) return std::nullopt;
+      i += len;
+    }
+    return out;
+  }
+
+ private:
+  std::unordered_map<std::string, int32_t> by_text_;
+  size_t longest_ = 0;
+};
 }  // namespace
 
 BatchSampler::BatchSampler(StreamModel& model, BatchSamplerOptions options) : model_(model), opts_(std::move(options)) {
@@ -35,6 +70,11 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     bool complete = false;  // ... at the kernel's closing brace
     int tokens = 0;
     Clock::time_point start;
+    std::string start_text;       // a start text longer than the seed, to check at the next step
+    std::vector<int32_t> forced;  // the start text's tokens after the seed, replayed first
+    size_t forced_at = 0;
+    int64_t tag = -1;
+    bool start_refused = false;
   };
   const int n = model_.streams();
   const int vocab = model_.vocab_size();
@@ -47,10 +87,11 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   // The constraint's state after the seed: every stream's step starts from
   // a clone of it, and every refill restores it.
   std::unique_ptr<CodeConstraintStep> constraint;
+  std::shared_ptr<CodeConstraint> seeded;
   if (opts_.constraint) {
-    auto seeded = std::make_shared<CodeConstraint>(opts_.constraint);
+    seeded = std::make_shared<CodeConstraint>(opts_.constraint);
     seeded->feed(opts_.seed_text);
-    constraint = std::make_unique<CodeConstraintStep>(std::move(seeded), &token_texts, end_token);
+    constraint = std::make_unique<CodeConstraintStep>(seeded, &token_texts, end_token);
   }
   std::vector<Stream> streams(n);
   // Stream i's generator: seeded from a SplitMix64 mix of (seed, the run's
@@ -63,6 +104,19 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
           std::unique_ptr<ConstraintStep>(static_cast<ConstraintStep*>(constraint->clone().release())),
           opts_.max_refusals);
   }
+  std::optional<TokenSpeller> speller;
+  if (opts_.start) speller.emplace(token_texts, end_token);
+  // A start text longer than the seed: its tokens after the seed, or
+  // nullopt when it cannot be replayed (see BatchSamplerOptions::start).
+  auto replayable = [&](const std::string& text,
+                        const KernelEndDetector& seeded_end) -> std::optional<std::vector<int32_t>> {
+    if (text.compare(0, opts_.seed_text.size(), opts_.seed_text) != 0) return std::nullopt;
+    std::string_view rest = std::string_view(text).substr(opts_.seed_text.size());
+    KernelEndDetector end = seeded_end;
+    if (end.feed(rest) != KernelEndDetector::kNotEnded || end.ended()) return std::nullopt;
+    if (seeded && !seeded->accepts(rest)) return std::nullopt;
+    return speller->spell(rest);
+  };
   auto restart = [&](Stream& s) {
     s.text = opts_.seed_text;
     s.end.reset();
@@ -71,6 +125,15 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     s.dead_end = s.done = s.complete = false;
     s.tokens = 0;
     s.start = Clock::now();
+    if (!opts_.start) return;
+    StreamStart start = opts_.start();
+    s.tag = start.tag;
+    s.forced.clear();
+    s.forced_at = 0;
+    s.start_refused = false;
+    // Checked and spelled in the stream's next step, on the step's threads:
+    // the constraint's check costs ~0.4 us a character.
+    if (start.text != opts_.seed_text) s.start_text = std::move(start.text);
   };
   for (Stream& s : streams) restart(s);
   if (streams[0].end.ended())
@@ -88,11 +151,30 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   // Streams are independent (each chain has its own generator), so ranges
   // run in parallel and the result does not depend on the split.
   struct Counts {
-    uint64_t redrawn = 0, dead_ends = 0, abandoned = 0;
+    uint64_t redrawn = 0, dead_ends = 0, abandoned = 0, starts_replayed = 0, starts_refused = 0;
   };
   auto step_range = [&](const std::vector<float>& logits, int from, int to, Counts& counts, Candidates& work) {
     for (int i = from; i < to; ++i) {
       Stream& s = streams[i];
+      if (!s.start_text.empty()) {
+        if (std::optional<std::vector<int32_t>> tokens = replayable(s.start_text, s.end)) {
+          ++counts.starts_replayed;
+          s.forced = std::move(*tokens);
+          s.end.feed(std::string_view(s.start_text).substr(opts_.seed_text.size()));
+          s.text = std::move(s.start_text);
+        } else {
+          ++counts.starts_refused;
+          s.start_refused = true;
+        }
+        s.start_text.clear();
+      }
+      if (s.forced_at < s.forced.size()) {
+        // Replaying the start text: the text and the stop rule have it
+        // already; the chain's constraint follows it token by token.
+        chosen[i] = s.forced[s.forced_at++];
+        s.sampler->accept(chosen[i]);
+        continue;
+      }
       const Choice choice = s.sampler->sample(&logits[size_t(i) * vocab], vocab, work);
       counts.redrawn += choice.refused;
       counts.abandoned += choice.abandoned;
@@ -154,6 +236,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       stats_.redrawn += c.redrawn;
       stats_.dead_ends += c.dead_ends;
       stats_.abandoned += c.abandoned;
+      stats_.starts_replayed += c.starts_replayed;
+      stats_.starts_refused += c.starts_refused;
       c = Counts{};
     }
     stats_.draw_seconds += since(t0);
@@ -176,6 +260,10 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       sample.tokens = s.tokens;
       sample.refusals = s.sampler->refusals();
       sample.seconds = since(s.start);
+      sample.tag = s.tag;
+      sample.start_refused = s.start_refused;
+      sample.forced = int(s.forced.size());
+      stats_.forced_tokens += s.forced.size();
       keep_going = sink(std::move(sample));
     }
     if (!keep_going) break;

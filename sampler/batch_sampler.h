@@ -1,6 +1,7 @@
 // The sampling loop: steps every stream of a StreamModel together, ends a
 // stream at the kernel's closing brace, the end token or the maximum length,
-// and refills finished streams with the seed so the batch stays full.
+// and refills finished streams with the seed (or a longer start text to
+// continue, for directed sampling) so the batch stays full.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,18 @@ struct RawSample {
   int tokens = 0;         // tokens generated after the seed
   int refusals = 0;       // draws the constraint refused
   double seconds = 0;     // wall time from the stream's (re)start to its end
+  // With BatchSamplerOptions::start: the tag of the stream's start, and
+  // whether its text was refused (the stream then started from the seed).
+  int64_t tag = -1;
+  bool start_refused = false;
+  int forced = 0;  // tokens of the start text after the seed, replayed before `tokens`
+};
+
+// Where a stream (re)starts: the seed text, or a longer text that begins
+// with it (a prefix of a kernel to continue); `tag` comes back on the sample.
+struct StreamStart {
+  std::string text;
+  int64_t tag = -1;
 };
 
 // How every stream is drawn. The sampling loop (BatchSamplerOptions) and
@@ -53,6 +66,14 @@ struct BatchSamplerOptions : StreamOptions {
   // Threads that draw the streams' tokens and step their constraints and
   // stop rules (0 = cores - 1, at most 16; 1 = only the sampling thread).
   unsigned threads = 0;
+  // Called on the sampling thread at every stream's (re)start; null = every
+  // stream starts from seed_text. A longer text is replayed after seed_text
+  // token by token in the batch's own steps (no extra model pass; spelled
+  // greedily with the longest token texts), the constraint following it. A
+  // text that does not begin with seed_text, that the tokens cannot spell,
+  // that the constraint refuses or that closes the kernel starts the stream
+  // from seed_text instead (BatchSamplerStats::starts_refused).
+  std::function<StreamStart()> start;
 };
 
 struct BatchSamplerStats {
@@ -63,6 +84,9 @@ struct BatchSamplerStats {
   uint64_t redrawn = 0;      // draws the constraint refused (then redrawn from the allowed tokens)
   uint64_t dead_ends = 0;    // streams with no allowed token (ended as truncated)
   uint64_t abandoned = 0;    // streams ended because the constraint refused max_refusals of their draws
+  uint64_t starts_replayed = 0;  // streams started from a longer text than the seed (options.start)
+  uint64_t starts_refused = 0;   // ... whose text was refused: started from the seed
+  uint64_t forced_tokens = 0;    // tokens replayed from start texts
 };
 
 class BatchSampler {

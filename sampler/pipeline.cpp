@@ -11,10 +11,11 @@
 
 #include "corpus/preprocess/preprocess.h"
 #include "corpus/preprocess/usefulness.h"
+#include "features/static_features.h"
 #include "sampler/arg_spec.h"
 #include "sampler/batch_sampler.h"
-#include "support/bounded_queue.h"
 #include "sampler/store.h"
+#include "support/bounded_queue.h"
 #include "support/files.h"
 #include "support/interrupt.h"
 #include "support/progress.h"
@@ -30,9 +31,10 @@ double since(Clock::time_point t) {
 }
 
 // The filter's verdict on one sample, before deduplication.
-SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int max_length,
-                        bool usefulness_check) {
+SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int max_length, bool usefulness_check,
+                        bool features) {
   SampleRow row;
+  row.start_tag = raw.start_refused ? Director::kPlain : raw.tag;
   row.text = raw.text;
   row.sample_index = raw.index;
   row.tokens = raw.tokens;
@@ -93,6 +95,14 @@ SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int 
     }
   }
   row.status = sample_status::kAccepted;  // until deduplicated by the store
+  if (features) {
+    // The sampled kernel is the text's first (its seed starts it).
+    Expected<std::vector<features::StaticFeatures>> f =
+        features::extract_static_features(row.normalized_text, "sample");
+    if (f.ok() && !f->empty())
+      row.features = GreweVector{f->front().comp,     f->front().rational,  f->front().mem,
+                                 f->front().localmem, f->front().coalesced, f->front().atomic};
+  }
   return row;
 }
 
@@ -156,6 +166,11 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   static_cast<StreamOptions&>(bopts) = opts;
   bopts.seed_text = seed;
   bopts.constraint = tables.get();
+  std::shared_ptr<Director> director;
+  if (!opts.targets.empty()) {
+    director = std::make_shared<Director>(opts.targets, seed, opts.director);
+    bopts.start = [&director] { return director->next(); };
+  }
   BatchSampler sampler(model, bopts);
   Status sampler_status;
   double queue_wait = 0;
@@ -185,7 +200,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
       while (auto raw = raw_queue.pop()) {
         if (stop.load()) continue;  // stopping: queued samples are dropped unfiltered
         auto t = Clock::now();
-        SampleRow row = filter_sample(*raw, prototype, opts.max_length, opts.usefulness_check);
+        SampleRow row = filter_sample(*raw, prototype, opts.max_length, opts.usefulness_check, director != nullptr);
         row.filter_seconds = since(t);
         busy += row.filter_seconds;
         results.push(std::move(row));
@@ -243,6 +258,17 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
         store_status = write_file_atomic(path, row->normalized_text);
       }
     }
+    if (director) {
+      if (const Target* t = director->target_of(row->start_tag)) {
+        row->target = t->label;
+        row->target_features = grewe_values(t->features);
+      }
+      // Kernels sampled before (also by an earlier run) count toward the
+      // targets as well: this run found them again.
+      bool passed = row->status == sample_status::kAccepted || row->status == sample_status::kDuplicate;
+      if (passed && row->features) director->observe(row->start_tag, row->normalized_text, *row->features);
+      if (passed && !row->features) ++sum.unfeatured;
+    }
     bool fresh = row->status == sample_status::kAccepted;
     if (fresh) ++sum.accepted;
     ++sum.samples;
@@ -284,6 +310,10 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   sum.tokens = sampler.stats().tokens;
   sum.redrawn = sampler.stats().redrawn;
   sum.queue_wait_seconds = queue_wait;
+  sum.director = director;
+  sum.starts_replayed = sampler.stats().starts_replayed;
+  sum.starts_refused = sampler.stats().starts_refused;
+  sum.forced_tokens = sampler.stats().forced_tokens;
   RETURN_IF_ERROR_CTX(store_status, "storing samples");
   RETURN_IF_ERROR_CTX(sampler_status, "sampling");
   return sum;

@@ -13,6 +13,7 @@
 
 #include "sampler/batch_sampler.h"
 #include "sampler/constraint_tables.h"
+#include "sampler/directed.h"
 #include "sampler/stream_model.h"
 #include "support/sqlite.h"
 #include "support/status.h"
@@ -42,6 +43,13 @@ struct SampleOptions : StreamOptions {
   // compile filter: kernels that provably write nothing input-dependent are
   // rejected under its categories.
   bool usefulness_check = true;
+  // Directed sampling (sampler/directed.h, docs/SAMPLER.md): non-empty =
+  // streams restart from prefixes of kernels near these targets, and every
+  // accepted kernel's Grewe features are extracted; with
+  // director.baseline_slice_seconds, undirected slices alternate with
+  // directed ones.
+  std::vector<Target> targets;
+  DirectorOptions director;
 };
 
 // Ways a caller takes part in a run (`sample --check`): both are called on
@@ -75,6 +83,12 @@ struct SampleSummary {
   uint64_t redrawn = 0;       // draws the constraint refused and redrew
   bool interrupted = false;   // stopped by SIGINT/SIGTERM; stored work is kept
   std::string out_dir;
+  // Directed sampling: the search's final state (nearest kernels per target,
+  // directed and baseline), streams started from a kernel's prefix or
+  // refused one, tokens replayed, and accepted kernels whose features could
+  // not be extracted (not counted toward any target).
+  std::shared_ptr<const Director> director;
+  uint64_t starts_replayed = 0, starts_refused = 0, forced_tokens = 0, unfeatured = 0;
   // "model", "filter" or "store": the stage with the highest utilization.
   std::string bottleneck() const;
 };

@@ -52,13 +52,16 @@ Status ensure_sampler_schema(Database& db) {
   RETURN_IF_ERROR(create_samples_table(db));
   // Workspaces from before sharded sampling lack `shard`: added under a
   // write lock, so two processes opening one such workspace add it once.
-  ASSIGN_OR_RETURN(bool has_shard, has_column(db, "main", "samples", "shard"));
-  if (!has_shard) {
+  // `target` and `target_features` (directed sampling) are added the same
+  // way, to new tables too: the CREATE above leaves them out.
+  for (const char* column : {"shard", "target", "target_features"}) {
+    ASSIGN_OR_RETURN(bool has, has_column(db, "main", "samples", column));
+    if (has) continue;
     ASSIGN_OR_RETURN(auto tx, Transaction::begin(db));
-    ASSIGN_OR_RETURN(has_shard, has_column(db, "main", "samples", "shard"));
-    if (!has_shard)
-      RETURN_IF_ERROR_CTX(db.exec("ALTER TABLE samples ADD COLUMN shard TEXT"),
-                          "adding samples.shard");
+    ASSIGN_OR_RETURN(has, has_column(db, "main", "samples", column));
+    if (!has)
+      RETURN_IF_ERROR_CTX(db.exec(std::string("ALTER TABLE samples ADD COLUMN ") + column + " TEXT"),
+                          std::string("adding samples.") + column);
     RETURN_IF_ERROR(tx.commit());
   }
   // What identifies a stored sample across workspaces (sampler/merge.h).
@@ -83,8 +86,8 @@ Status insert_samples(Database& db, const std::vector<SampleRow>& rows) {
   ASSIGN_OR_RETURN(auto st, db.prepare(R"sql(
     INSERT INTO samples (text, normalized_text, normalized_sha256, status, category, reason,
       args, model_id, temperature, top_k, top_p, seed, sample_index, tokens,
-      sample_seconds, filter_seconds, instruction_count, shard)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18))sql"));
+      sample_seconds, filter_seconds, instruction_count, shard, target, target_features)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20))sql"));
   for (const SampleRow& r : rows) {
     RETURN_IF_ERROR(st.bind(1, std::string_view(r.text)));
     RETURN_IF_ERROR(bind_text_or_null(st, 2, r.normalized_text));
@@ -104,6 +107,8 @@ Status insert_samples(Database& db, const std::vector<SampleRow>& rows) {
     RETURN_IF_ERROR(st.bind(16, r.filter_seconds));
     RETURN_IF_ERROR(st.bind(17, r.instruction_count));
     RETURN_IF_ERROR(bind_text_or_null(st, 18, r.shard));
+    RETURN_IF_ERROR(bind_text_or_null(st, 19, r.target));
+    RETURN_IF_ERROR(bind_text_or_null(st, 20, r.target_features));
     RETURN_IF_ERROR(st.run());
     st.reset();
   }
@@ -125,6 +130,19 @@ Expected<std::unordered_set<std::string>> hash_set(Database& db, const char* sql
 
 Expected<std::unordered_set<std::string>> accepted_sample_hashes(Database& db) {
   return hash_set(db, "SELECT normalized_sha256 FROM samples WHERE status = 'accepted'");
+}
+
+Expected<std::vector<std::string>> newest_accepted_texts(Database& db, size_t limit) {
+  std::vector<std::string> out;
+  ASSIGN_OR_RETURN(auto st, db.prepare("SELECT normalized_text FROM samples WHERE status = 'accepted' AND "
+                                       "normalized_text IS NOT NULL ORDER BY id DESC LIMIT ?1"));
+  RETURN_IF_ERROR(st.bind(1, static_cast<int64_t>(limit)));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    out.push_back(st.column_text(0));
+  }
+  return out;
 }
 
 Expected<std::unordered_set<std::string>> training_kernel_hashes(Database& db) {

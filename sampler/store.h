@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
+#include "sampler/targets.h"
 #include "support/sqlite.h"
 #include "support/status.h"
 
@@ -26,8 +28,9 @@ inline constexpr const char* kWrongPrototype = "wrong_prototype";  // not the re
 // CREATE TABLE IF NOT EXISTS samples (id, text, normalized_text,
 // normalized_sha256, status, category, reason, args, model_id, temperature,
 // top_k, top_p, seed, sample_index, tokens, sample_seconds, filter_seconds,
-// instruction_count, shard, created_at) and its indexes; adds `shard` to a
-// table created before it existed. Fails with the database's error.
+// instruction_count, shard, created_at, target, target_features) and its
+// indexes; adds `shard`, `target` and `target_features` to a table created
+// before they existed. Fails with the database's error.
 Status ensure_sampler_schema(Database& db);
 
 // Whether the samples table of attached schema `schema` ("main" = this
@@ -54,7 +57,16 @@ struct SampleRow {
   double filter_seconds = 0;
   int64_t instruction_count = 0;
   std::string shard;              // "I/N" of a sharded run, empty otherwise
-  int refusals = 0;  // the constraint's refused draws (reported, not stored)
+  // Directed sampling: the target the sample's stream was steered to (its
+  // label, and its Grewe values as grewe_values() writes them); empty (NULL)
+  // for undirected samples.
+  std::string target, target_features;
+  // Not stored: the constraint's refused draws, the stream's start tag
+  // (RawSample::tag) and, for accepted kernels of a directed run, their
+  // Grewe features.
+  int refusals = 0;
+  int64_t start_tag = -1;
+  std::optional<GreweVector> features;
 };
 
 // Inserts rows in one transaction.
@@ -62,6 +74,9 @@ Status insert_samples(Database& db, const std::vector<SampleRow>& rows);
 
 // normalized_sha256 of every accepted sample so far.
 Expected<std::unordered_set<std::string>> accepted_sample_hashes(Database& db);
+
+// The normalized texts of the newest `limit` accepted samples, newest first.
+Expected<std::vector<std::string>> newest_accepted_texts(Database& db, size_t limit);
 
 // normalized_sha256 of every training kernel (`preprocessed` rows with status
 // 'ok'); empty when the table does not exist.

@@ -16,16 +16,7 @@ std::vector<RawSample> run(ScriptedModel& model, size_t n, int max_length = 100,
   BatchSamplerOptions o;
   o.seed_text = seed;
   o.max_length = max_length;
-  BatchSampler sampler(model, o);
-  std::vector<RawSample> out;
-  Status st = sampler.run(
-      [&](RawSample&& s) {
-        out.push_back(std::move(s));
-        return out.size() < n;
-      },
-      [] { return false; });
-  EXPECT_TRUE(st.ok()) << st.message();
-  return out;
+  return testing::first_samples(model, o, n);
 }
 
 TEST(BatchSampler, StreamEndsAtTheKernelsClosingBrace) {

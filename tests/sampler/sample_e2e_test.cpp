@@ -2,6 +2,7 @@
 // handful of normalized kernels, then `clgen sample --args` must produce new
 // kernels with exactly the requested prototype, reproducibly for a fixed seed;
 // and the `tiny` model of the README's main job on installed kernels.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -72,6 +73,14 @@ class SampleEndToEnd : public ::testing::Test {
 
   static std::string ws() { return (root_ / "ws").string(); }
   static std::string config() { return std::string(CLGEN_TEST_DATA) + "/sampler/small.toml"; }
+  // `clgen sample --json` of the suite's model on the CPU with --args, then `extra`.
+  static CommandResult sample_json(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {
+        "--workspace", ws(),       "-q",  "sample",       "--config", config(),         "--args", kArgs,   "-n",
+        "0",           "--device", "cpu", "--max-length", "400",      "--max-refusals", "32",     "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_clgen(args);
+  }
 
   // sample_index -> text of the samples stored with `seed`, whose id > after_id.
   static std::map<int64_t, std::string> samples_of(uint64_t seed, int64_t after_id, int64_t* max_id) {
@@ -142,6 +151,65 @@ TEST_F(SampleEndToEnd, SameSeedOnCpuReproducesTheSamples) {
   ASSERT_EQ(12u, first.size());
   EXPECT_EQ(first, second);
   EXPECT_NE(first, other);
+}
+
+// Directed sampling toward one corpus kernel's features, with the
+// undirected baseline time-sliced in: the summary reports both sides for
+// the one target, and every stored sample that was steered records that
+// target (its label from `clgen features`'s file and kernel columns).
+TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRecordsTheTarget) {
+  if (HasFatalFailure()) return;
+  const std::string k1 = std::string(CLGEN_TEST_DATA) + "/sampler/corpus/k1.cl";
+  const std::string targets = (root_ / "targets.csv").string(), report = (root_ / "report.csv").string();
+  auto f = run_clgen({"features", k1, "--out", targets});
+  ASSERT_EQ(0, f.exit_code) << f.err;
+  auto r = sample_json({"--time-limit", "30", "--seed", "4", "--temperature", "1.0", "--batch-size", "16", "--out",
+                        (root_ / "directed").string(), "--target-features", targets, "--baseline", "--baseline-slice",
+                        "5", "--target-report", report});
+  ASSERT_EQ(0, r.exit_code) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("steering")) << r.out;
+  EXPECT_EQ(1, j["steering"]["directed"]["targets"].get<int>());
+  EXPECT_EQ(1, j["steering"]["baseline"]["targets"].get<int>());
+  const int kernels = j["steering"]["directed"]["kernels"].get<int>() + j["steering"]["baseline"]["kernels"].get<int>();
+  EXPECT_GE(kernels, 1) << r.out;
+  // The report: one row per side for the one target.
+  std::string csv = slurp(report);
+  EXPECT_EQ(3, std::count(csv.begin(), csv.end(), '\n')) << csv;
+  EXPECT_NE(std::string::npos, csv.find(k1 + ":A,\"1,1,3,0,3,0\",directed,")) << csv;
+  // k1.cl's features (comp, rational, mem, localmem, coalesced, atomic):
+  // `e < d` 1 comparison; `a[e] + b[e]` 1 operator; a, b, c read or written
+  // once each, all subscripted by a variable.
+  auto db = Database::open(ws() + "/clgen.db");
+  ASSERT_TRUE(db.ok());
+  auto st = db->prepare("SELECT DISTINCT target, target_features FROM samples WHERE target IS NOT NULL");
+  ASSERT_TRUE(st.ok());
+  while (*st->step()) {
+    EXPECT_EQ(k1 + ":A", st->column_text(0));
+    EXPECT_EQ("1,1,3,0,3,0", st->column_text(1));
+  }
+}
+
+// --explore takes its targets from the corpus (8 kernels of at least 3
+// distinct feature vectors): --explore-targets 2 steers toward 2 of them.
+TEST_F(SampleEndToEnd, ExploreSteersTowardTheRequestedNumberOfCorpusFeatureVectors) {
+  if (HasFatalFailure()) return;
+  auto r = sample_json({"--max-samples", "40", "--seed", "5", "--batch-size", "8", "--out",
+                        (root_ / "explore").string(), "--explore", "--explore-targets", "2"});
+  ASSERT_EQ(0, r.exit_code) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(2, j["steering"]["directed"]["targets"].get<int>()) << r.out;
+  EXPECT_FALSE(j["steering"].contains("baseline"));
+}
+
+TEST_F(SampleEndToEnd, ABadTargetsCsvFailsNamingTheLineAndColumnBeforeLoadingTheModel) {
+  if (HasFatalFailure()) return;
+  const std::string bad = (root_ / "bad.csv").string();
+  std::ofstream(bad) << "comp,rational,mem,localmem,coalesced,atomic\n1,2,3,4,5,6\n1,two,3,4,5,6\n";
+  auto r = run_clgen({"--workspace", ws(), "-q", "sample", "--model", "no-such-model", "--max-samples", "1",
+                      "--target-features", bad});
+  EXPECT_NE(0, r.exit_code);
+  EXPECT_NE(std::string::npos, r.err.find("line 3, column 2 (rational)")) << r.err;
 }
 
 // The one model the suite trained: <ws>/models/<id>.

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "sampler/batch_sampler.h"
 #include "sampler/stream_model.h"
 
 namespace clgen::sampler::testing {
@@ -66,5 +69,22 @@ class ScriptedModel : public StreamModel {
   std::vector<State> state_;
   std::vector<std::string> texts_;
 };
+
+// The first `n` samples of a BatchSampler over `model` (its stats in
+// `*stats` when given); a failing run fails the calling test.
+inline std::vector<RawSample> first_samples(StreamModel& model, const BatchSamplerOptions& options, size_t n,
+                                            BatchSamplerStats* stats = nullptr) {
+  BatchSampler sampler(model, options);
+  std::vector<RawSample> out;
+  Status st = sampler.run(
+      [&](RawSample&& s) {
+        out.push_back(std::move(s));
+        return out.size() < n;
+      },
+      [] { return false; });
+  EXPECT_TRUE(st.ok()) << st.message();
+  if (stats) *stats = sampler.stats();
+  return out;
+}
 
 }  // namespace clgen::sampler::testing

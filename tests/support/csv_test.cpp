@@ -1,4 +1,4 @@
-// CSV field quoting and row joining follow RFC 4180 (section 2, rules 4-7).
+// CSV field quoting, row joining and one-line reading follow RFC 4180 (section 2, rules 4-7).
 #include "support/csv.h"
 
 #include <gtest/gtest.h>
@@ -28,6 +28,31 @@ TEST(CsvRow, JoinsQuotedFieldsWithCommas) {
   EXPECT_EQ(csv_row({"1", "a,b", "", "x\"y"}), "1,\"a,b\",,\"x\"\"y\"");
   EXPECT_EQ(csv_row({"only"}), "only");
   EXPECT_EQ(csv_row({}), "");
+}
+
+TEST(CsvLineFields, ReadsBackWhatCsvRowWrites) {
+  const std::vector<std::string> fields = {"1", "a,b", "", "x\"y", "say \"hi\""};
+  auto back = csv_line_fields(csv_row(fields));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(fields, *back);
+}
+
+TEST(CsvLineFields, EmptyFieldsAndACarriageReturnAtTheEnd) {
+  auto f = csv_line_fields(",a,\r");
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ((std::vector<std::string>{"", "a", ""}), *f);
+}
+
+TEST(CsvLineFields, MisplacedQuotesNameTheirColumn) {
+  auto open = csv_line_fields("a,b,\"c");
+  ASSERT_FALSE(open.ok());
+  EXPECT_NE(std::string::npos, open.status().message().find("column 3")) << open.status().message();
+  auto inside = csv_line_fields("a,b\"c");
+  ASSERT_FALSE(inside.ok());
+  EXPECT_NE(std::string::npos, inside.status().message().find("column 2")) << inside.status().message();
+  auto after = csv_line_fields("\"a\"b,c");
+  ASSERT_FALSE(after.ok());
+  EXPECT_NE(std::string::npos, after.status().message().find("column 1")) << after.status().message();
 }
 
 }  // namespace

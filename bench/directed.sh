@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Directed against undirected sampling, same model, same call
+# (docs/SAMPLER.md, "Directed sampling"). Targets: the Grewe features of the
+# kernels of the repositories that $CONFIG's training holds out (`clgen
+# sample --held-out-targets`), or TARGETS=FILE.csv. Each run alternates
+# directed and undirected slices of $SLICE seconds for MINUTES per side
+# (2 x MINUTES of wall time; MODE=sliced), or samples MINUTES of one side
+# only (MODE=directed, or MODE=undirected: --plain-share 1, every restart
+# from the seed, distances still reported), then prints the table: targets matched
+# exactly, mean normalized distance, kernels matching a target, and with
+# CHECK set, the share of the exactly matching nearest kernels that the
+# dynamic checker found benchmark-grade; then three matched kernels with
+# their targets.
+#   bench/directed.sh MINUTES...          e.g. bench/directed.sh 1 5
+# WORKSPACE (gpu-work/github: a workspace whose $CONFIG model is trained),
+# CONFIG (configs/github.toml), CLGEN (build-gpu/cli/clgen, else
+# build/cli/clgen), DEVICE (cuda), BATCH (8192), SEED (1), TEMPERATURE (0.8),
+# SLICE (10), CHECK (gpu; "" = no dynamic check), ARGS (an --args spec; ""
+# = free signature), TARGETS (a targets CSV instead of the held-out
+# kernels), SAMPLE_FLAGS (more `clgen sample` flags, e.g. "--max-refusals 32"),
+# RESULTS (directory for the JSON and CSV; default gpu-results/directed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WS=${WORKSPACE:-gpu-work/github}
+CONFIG=${CONFIG:-configs/github.toml}
+CLGEN=${CLGEN:-$([ -x build-gpu/cli/clgen ] && echo build-gpu/cli/clgen || echo build/cli/clgen)}
+DEVICE=${DEVICE:-cuda}
+BATCH=${BATCH:-8192}
+SEED=${SEED:-1}
+TEMPERATURE=${TEMPERATURE:-0.8}
+SLICE=${SLICE:-10}
+CHECK=${CHECK-gpu}
+MODE=${MODE:-sliced}
+ARGS=${ARGS:-}
+TARGETS=${TARGETS:-}
+RESULTS=${RESULTS:-gpu-results/directed}
+[ $# -gt 0 ] || set -- 1
+mkdir -p "$RESULTS"
+[ -f "$WS/clgen.db" ] || { echo "directed.sh: no workspace at $WS (train $CONFIG first)" >&2; exit 1; }
+
+for minutes in "$@"; do
+  name=$MODE-${minutes}min
+  case $MODE in
+    sliced) seconds=$(python3 -c "print(round(2 * 60 * $minutes))"); side=(--baseline --baseline-slice "$SLICE") ;;
+    directed) seconds=$(python3 -c "print(round(60 * $minutes))"); side=() ;;
+    undirected) seconds=$(python3 -c "print(round(60 * $minutes))"); side=(--plain-share 1) ;;
+    *) echo "directed.sh: MODE is sliced, directed or undirected" >&2; exit 2 ;;
+  esac
+  flags=(--config "$CONFIG" --device "$DEVICE" --batch-size "$BATCH" --seed "$SEED" --temperature "$TEMPERATURE"
+         -n 0 --time-limit "$seconds" "${side[@]}"
+         --target-report "$RESULTS/$name-targets.csv" --out "$RESULTS/$name-kernels" --json)
+  if [ -n "$TARGETS" ]; then flags+=(--target-features "$TARGETS"); else flags+=(--held-out-targets); fi
+  [ -z "$ARGS" ] || flags+=(--args "$ARGS")
+  # shellcheck disable=SC2206
+  [ -z "${SAMPLE_FLAGS:-}" ] || flags+=($SAMPLE_FLAGS)
+  [ -z "$CHECK" ] || flags+=(--check "$CHECK" --check-jobs 16 --check-timeout 1
+                              --check-out "$RESULTS/$name-benchmark-grade")
+  echo "== $(date -u +%T) $name: $CLGEN sample ${flags[*]}"
+  "$CLGEN" --workspace "$WS" -q sample "${flags[@]}" > "$RESULTS/$name.json" 2> "$RESULTS/$name.err" ||
+    { tail -20 "$RESULTS/$name.err"; exit 1; }
+  python3 - "$RESULTS/$name.json" "$RESULTS/$name-targets.csv" "$WS/clgen.db" "$minutes" "$MODE" <<'PY'
+import csv, json, sqlite3, sys
+j = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+db = sqlite3.connect(sys.argv[3])
+minutes, mode = sys.argv[4], sys.argv[5]
+s = j["steering"]
+# Without --baseline the one side is "directed" in the JSON and the report;
+# MODE=undirected makes it undirected (every restart from the seed).
+sides = [("directed", "directed"), ("baseline", "undirected")] if mode == "sliced" else \
+        [("directed", "directed" if mode == "directed" else "undirected")]
+has_runs = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone() is not None
+def graded(side):
+    """Of the targets this side matched exactly, how many nearest kernels have a passing run."""
+    shas = [r["nearest_sha256"] for r in rows if r["side"] == side and r["distance"] and float(r["distance"]) == 0]
+    shas = list(dict.fromkeys(shas))  # two targets with equal features share their nearest kernel
+    if not has_runs:
+        return "-"
+    ok = sum(1 for h in shas if db.execute("SELECT 1 FROM runs WHERE kernel_sha256 = ? AND outcome = 'pass'",
+                                           (h,)).fetchone())
+    return f"{ok}/{len(shas)}"
+print(f"{j['samples']} samples in {j['seconds']:.0f}s, model {j['model_id']}; streams continued from a prefix: "
+      f"{s['starts']['replayed']} ({s['starts']['refused']} refused)")
+print(f"| minutes per side | side | targets | matched exactly | mean normalized distance | kernels | "
+      f"kernels matching a target | benchmark-grade matched |")
+print("|---|---|---|---|---|---|---|---|")
+for key, side in sides:
+    r = s[key]
+    d = r["mean_normalized_distance"]
+    print(f"| {minutes} | {side} | {r['targets']} | {r['matched_exactly']} "
+          f"({100.0 * r['matched_exactly'] / max(r['targets'], 1):.1f}%) | {'-' if d is None else f'{d:.3f}'} | "
+          f"{r['kernels']} | {r['kernels_matching_a_target']} | {graded(key if key == 'directed' else 'undirected')} |")
+if mode == "sliced":
+    u = s["baseline"]["matched_exactly"]
+    print(f"matched exactly, directed / undirected: {s['directed']['matched_exactly']} / {u}"
+          + (f" = {s['directed']['matched_exactly'] / u:.2f}x" if u else ""))
+shown = 0
+for r in rows:
+    if mode == "undirected" or r["side"] != "directed" or not r["distance"] or float(r["distance"]) != 0 or shown == 3:
+        continue
+    text = db.execute("SELECT normalized_text FROM samples WHERE normalized_sha256 = ? LIMIT 1",
+                      (r["nearest_sha256"],)).fetchone()
+    if text:
+        shown += 1
+        print(f"// target {r['target']} (comp, rational, mem, localmem, coalesced, atomic = {r['target_values']})\n{text[0]}")
+PY
+done

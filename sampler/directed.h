@@ -1,0 +1,136 @@
+// Directed sampling: steers the sampler's streams toward target Grewe
+// feature vectors by search over the kernels it accepts (docs/SAMPLER.md,
+// "Directed sampling"). For every target the nearest accepted kernels are
+// kept; a restarting stream continues a prefix of one of them, cut at a
+// random statement boundary inside its body, for the next unmatched target
+// in round-robin order. The model, the constraint and the filter are the
+// undirected sampler's; only where streams start changes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sampler/batch_sampler.h"
+#include "sampler/targets.h"
+
+namespace clgen::sampler {
+
+// An accepted kernel with its features.
+struct FeaturedKernel {
+  std::string text;
+  GreweVector features{};
+};
+
+// For each target, the `beam` nearest distinct kernels added so far.
+class NearestKernels {
+ public:
+  struct Entry {
+    double distance = 0;
+    std::shared_ptr<const FeaturedKernel> kernel;
+  };
+
+  NearestKernels(const std::vector<Target>* targets, size_t beam);
+
+  // Offers a kernel to every target; returns how many targets' nearest
+  // distance it lowered.
+  size_t add(const std::shared_ptr<const FeaturedKernel>& kernel);
+
+  // Target `t`'s nearest kernels, nearest first (empty before the first add).
+  const std::vector<Entry>& nearest(size_t t) const { return nearest_[t]; }
+  // A kernel with all six features equal to the target's.
+  bool matched(size_t t) const { return !nearest_[t].empty() && nearest_[t][0].distance == 0; }
+  size_t matched_count() const;
+  // The mean over targets of the nearest kernel's distance; nullopt before
+  // the first kernel.
+  std::optional<double> mean_distance() const;
+  uint64_t kernels() const { return kernels_; }
+  // Kernels added that match some target exactly.
+  uint64_t exact_kernels() const { return exact_kernels_; }
+
+ private:
+  const std::vector<Target>* targets_;
+  size_t beam_;
+  std::vector<std::vector<Entry>> nearest_;
+  uint64_t kernels_ = 0, exact_kernels_ = 0;
+};
+
+// The statement boundaries of a kernel at or after `from`: the offsets just
+// after a ';', '{' or '}' that leave the first top-level block open, so the
+// text up to one is a prefix that a stream can continue.
+std::vector<size_t> statement_boundaries(std::string_view kernel, size_t from);
+
+struct DirectorOptions {
+  size_t beam = 4;  // nearest kernels kept per target; a prefix comes from one of them, uniformly
+  // Share of directed restarts from the plain seed: new starting points
+  // that continuation alone would not reach.
+  double plain_share = 0.1;
+  // > 0: --baseline; streams alternately start undirected (from the plain
+  // seed, their kernels kept apart) for slices of this many seconds.
+  double baseline_slice_seconds = 0;
+  uint64_t seed = 0;  // the prefix choices' generator
+  // Seconds since the run started (tests replace the steady clock).
+  std::function<double()> clock;
+};
+
+// One side's result (directed, or the undirected baseline).
+struct SteeringReport {
+  size_t targets = 0;
+  size_t matched = 0;                   // targets some kernel matches exactly
+  std::optional<double> mean_distance;  // over targets; nullopt: no kernel
+  uint64_t kernels = 0;                 // kernels that passed the filter (new or sampled before), with features
+  uint64_t exact_kernels = 0;           // ... that match some target exactly
+};
+
+class Director {
+ public:
+  // Stream tags (StreamStart::tag) other than a target's index.
+  static constexpr int64_t kPlain = -1;     // directed run, plain seed
+  static constexpr int64_t kBaseline = -2;  // a baseline slice's stream
+
+  Director(std::vector<Target> targets, std::string seed_text, DirectorOptions options);
+
+  // Where a restarting stream starts (the sampling thread calls it).
+  StreamStart next();
+  // An accepted kernel of a stream started with `tag` (the store thread).
+  void observe(int64_t tag, std::string text, const GreweVector& features);
+  // The target a tag steered to; nullptr for kPlain and kBaseline.
+  const Target* target_of(int64_t tag) const;
+
+  const std::vector<Target>& targets() const { return targets_; }
+  // Call once the run is over (not thread-safe against next()/observe()).
+  const NearestKernels& directed() const { return directed_; }
+  const NearestKernels& baseline() const { return baseline_; }
+  SteeringReport report(bool baseline) const;
+  bool has_baseline() const { return opts_.baseline_slice_seconds > 0; }
+  uint64_t prefixes_offered() const { return offered_; }
+
+ private:
+  bool baseline_slice() const;
+
+  std::vector<Target> targets_;
+  std::string seed_text_;
+  DirectorOptions opts_;
+  NearestKernels directed_, baseline_;
+  std::chrono::steady_clock::time_point start_;
+  std::mt19937_64 rng_;
+  size_t cursor_ = 0;  // the round-robin's next target
+  uint64_t offered_ = 0;
+  mutable std::mutex mu_;
+};
+
+// --explore's acquisition rule: of the distinct feature vectors of
+// `corpus`, the `count` whose nearest vector in `sampled` is farthest
+// (feature_distance), farthest first. An empty `sampled` counts as the
+// empty kernel (all zeros), near which undirected samples lie.
+std::vector<Target> explore_targets(const std::vector<Target>& corpus, const std::vector<GreweVector>& sampled,
+                                    size_t count);
+
+}  // namespace clgen::sampler

@@ -1,0 +1,250 @@
+// Tests of directed sampling's search: nearest kernels per target, prefix
+// cuts, replayed start texts in the batch sampler, --explore's choice, and
+// the steering loop on a fake model and a fake feature function.
+#include "sampler/directed.h"
+
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "sampler/batch_sampler.h"
+#include "sampler/constraint_tables.h"
+#include "tests/sampler/scripted_model.h"
+
+namespace clgen::sampler {
+namespace {
+
+using testing::ScriptedModel;
+
+std::shared_ptr<const FeaturedKernel> kernel(std::string text, GreweVector f) {
+  return std::make_shared<const FeaturedKernel>(FeaturedKernel{std::move(text), f});
+}
+
+TEST(NearestKernels, KeepsTheBeamNearestDistinctKernelsPerTarget) {
+  std::vector<Target> targets = {{"t", {4, 0, 0, 0, 0, 0}}};
+  NearestKernels n(&targets, 2);
+  EXPECT_EQ(1u, n.add(kernel("k1", {1, 0, 0, 0, 0, 0})));
+  EXPECT_EQ(1u, n.add(kernel("k3", {3, 0, 0, 0, 0, 0})));
+  EXPECT_EQ(0u, n.add(kernel("k0", {0, 0, 0, 0, 0, 0})));  // farther than both: not kept
+  EXPECT_EQ(0u, n.add(kernel("k3", {3, 0, 0, 0, 0, 0})));  // the same kernel again
+  ASSERT_EQ(2u, n.nearest(0).size());
+  EXPECT_EQ("k3", n.nearest(0)[0].kernel->text);
+  EXPECT_EQ("k1", n.nearest(0)[1].kernel->text);
+  EXPECT_FALSE(n.matched(0));
+  n.add(kernel("k4", {4, 0, 0, 0, 0, 0}));
+  EXPECT_TRUE(n.matched(0));
+  EXPECT_EQ(1u, n.matched_count());
+  EXPECT_EQ(0.0, *n.mean_distance());
+  EXPECT_EQ(5u, n.kernels());
+  EXPECT_EQ(1u, n.exact_kernels());
+}
+
+TEST(NearestKernels, HasNoMeanDistanceBeforeTheFirstKernel) {
+  std::vector<Target> targets = {{"t", {}}};
+  EXPECT_FALSE(NearestKernels(&targets, 4).mean_distance().has_value());
+}
+
+TEST(StatementBoundaries, CutAfterStatementsAndBracesInsideTheBodyOnly) {
+  const std::string k = "k(a;b) {\n  for (i = 0; i < 2; ++i) {\n    x;\n  }\n  y;\n}\ntail;";
+  std::vector<size_t> cuts = statement_boundaries(k, 5);
+  std::vector<std::string> prefixes;
+  for (size_t c : cuts) prefixes.push_back(k.substr(0, c));
+  // Not inside the parameter list or the for header; not the closing brace; not after it.
+  EXPECT_EQ((std::vector<std::string>{"k(a;b) {", "k(a;b) {\n  for (i = 0; i < 2; ++i) {",
+                                      "k(a;b) {\n  for (i = 0; i < 2; ++i) {\n    x;",
+                                      "k(a;b) {\n  for (i = 0; i < 2; ++i) {\n    x;\n  }",
+                                      "k(a;b) {\n  for (i = 0; i < 2; ++i) {\n    x;\n  }\n  y;"}),
+            prefixes);
+}
+
+TEST(ExploreTargets, ChoosesTheCorpusVectorsFarthestFromTheSampledOnes) {
+  std::vector<Target> corpus = {{"near", {1, 0, 0, 0, 0, 0}},
+                                {"far", {50, 0, 0, 0, 0, 0}},
+                                {"mid", {9, 0, 0, 0, 0, 0}},
+                                {"far again", {50, 0, 0, 0, 0, 0}}};  // a vector already seen
+  auto t = explore_targets(corpus, {{1, 0, 0, 0, 0, 0}, {2, 0, 0, 0, 0, 0}}, 2);
+  ASSERT_EQ(2u, t.size());
+  EXPECT_EQ("far", t[0].label);
+  EXPECT_EQ("mid", t[1].label);
+  // No samples: distance from the empty kernel, so the largest first.
+  auto u = explore_targets(corpus, {}, 10);
+  ASSERT_EQ(3u, u.size());
+  EXPECT_EQ("far", u[0].label);
+}
+
+TEST(BatchSamplerStart, ALongerStartTextIsReplayedThenContinued) {
+  // The scripted model moves through its script on every step, replayed or
+  // not: three steps replay " a;", then it emits " b; }".
+  ScriptedModel model(1, {"xxx b; }"});
+  BatchSamplerOptions o;
+  o.seed_text = "k() {";
+  o.start = [] { return StreamStart{"k() { a;", 7}; };
+  BatchSamplerStats stats;
+  auto s = testing::first_samples(model, o, 1, &stats);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_EQ("k() { a; b; }", s[0].text);
+  EXPECT_TRUE(s[0].complete);
+  EXPECT_EQ(7, s[0].tag);
+  EXPECT_EQ(3, s[0].forced);
+  EXPECT_EQ(5, s[0].tokens);  // " b; }": generated after the replay
+  EXPECT_FALSE(s[0].start_refused);
+  EXPECT_EQ(1u, stats.starts_replayed);
+  // The model is fed only the seed; the rest arrives as steps.
+  EXPECT_EQ("k() {", model.fed.at(0).second);
+}
+
+TEST(BatchSamplerStart, AStartTextThatCannotBeReplayedFallsBackToTheSeedAndIsCounted) {
+  for (const std::string bad : {"q() { a;", "k() { a; }"}) {  // not after the seed; closes the kernel
+    ScriptedModel model(1, {" b; }"});
+    BatchSamplerOptions o;
+    o.seed_text = "k() {";
+    o.start = [&] { return StreamStart{bad, 3}; };
+    BatchSamplerStats stats;
+    auto s = testing::first_samples(model, o, 1, &stats);
+    ASSERT_EQ(1u, s.size());
+    EXPECT_EQ("k() { b; }", s[0].text) << bad;
+    EXPECT_TRUE(s[0].start_refused);
+    EXPECT_EQ(0, s[0].forced);
+    EXPECT_EQ(1u, stats.starts_refused);
+    EXPECT_EQ(0u, stats.starts_replayed);
+  }
+}
+
+TEST(BatchSamplerStart, AStartTextTheConstraintRefusesFallsBackToTheSeed) {
+  const std::string seed = "__kernel void A(__global float* a) {";
+  ConstraintTables tables = ConstraintTables::from_corpus({seed + "\n  a[0] = 1;\n}\n"});
+  ScriptedModel model(1, {"\n  a[0] = 1;\n}"});
+  BatchSamplerOptions o;
+  o.seed_text = seed;
+  o.constraint = &tables;
+  int calls = 0;
+  // A ')' with no '(' open cannot compile; the second start is fine.
+  o.start = [&] { return StreamStart{seed + (calls++ == 0 ? "\n  a[0] = 1);" : "\n  a[0] = 2;"), 0}; };
+  BatchSamplerStats stats;
+  testing::first_samples(model, o, 2, &stats);
+  EXPECT_EQ(1u, stats.starts_refused);
+  EXPECT_EQ(1u, stats.starts_replayed);
+}
+
+// A fake model for the steering loop: after the seed, each stream writes 0,
+// 1 or 2 statements " x;" at random, one character per token, and closes
+// the kernel. Its vocabulary also has " x;" as one token, which the batch
+// sampler's longest-match spelling uses to replay a prefix, so the model
+// tells replayed statements from its own and continues a replayed prefix
+// with 0, 1 or 2 more.
+class GrowingModel : public StreamModel {
+ public:
+  static constexpr int32_t kEnd = 256, kStatement = 257;
+  explicit GrowingModel(int streams) : plans_(streams), at_(streams), rng_(5) {
+    for (int t = 0; t < 256; ++t) texts_.emplace_back(1, char(t));
+    texts_.emplace_back();
+    texts_.emplace_back(" x;");
+  }
+  std::string model_id() const override { return "growing"; }
+  int streams() const override { return int(plans_.size()); }
+  int vocab_size() const override { return 258; }
+  Status feed(int stream, std::string_view) override {
+    plans_[stream].clear();
+    for (int k = std::uniform_int_distribution<int>(0, 2)(rng_); k > 0; --k) plans_[stream] += " x;";
+    plans_[stream] += " }";
+    at_[stream] = 0;
+    return ok_status();
+  }
+  Expected<std::vector<float>> logits() override {
+    std::vector<float> out(plans_.size() * 258, 0.0f);
+    for (size_t i = 0; i < plans_.size(); ++i)
+      out[i * 258 + (at_[i] < plans_[i].size() ? (unsigned char)plans_[i][at_[i]] : kEnd)] = 60.0f;
+    return out;
+  }
+  Status advance(const std::vector<int32_t>& tokens) override {
+    for (size_t i = 0; i < plans_.size(); ++i)
+      if (tokens[i] != kStatement) ++at_[i];
+    return ok_status();
+  }
+  const std::string& token_text(int32_t t) const override { return texts_.at(t); }
+  int32_t end_token() const override { return kEnd; }
+
+ private:
+  std::vector<std::string> plans_;
+  std::vector<size_t> at_;
+  std::mt19937 rng_;
+  std::vector<std::string> texts_;
+};
+
+// The fake feature function: `comp` counts statements, `atomic` counts '@'
+// (which the model never writes).
+GreweVector fake_features(const std::string& text) {
+  return {long(std::count(text.begin(), text.end(), 'x')), 0, 0, 0, 0, long(std::count(text.begin(), text.end(), '@'))};
+}
+
+// Runs `director`'s loop on the growing model until `samples` samples or
+// `done` holds.
+void steer(Director& director, size_t samples, const std::function<bool()>& done) {
+  GrowingModel model(4);
+  BatchSamplerOptions o;
+  o.seed_text = "k() {";
+  o.start = [&] { return director.next(); };
+  BatchSampler sampler(model, o);
+  size_t n = 0;
+  Status st = sampler.run(
+      [&](RawSample&& s) {
+        if (s.complete) director.observe(s.start_refused ? Director::kPlain : s.tag, s.text, fake_features(s.text));
+        return ++n < samples && !done();
+      },
+      [] { return false; });
+  ASSERT_TRUE(st.ok()) << st.message();
+}
+
+TEST(SteeringLoop, ConvergesOnAReachableTargetAndReportsAnUnreachableOneAsUnmatched) {
+  // From the seed the model writes at most 2 statements: 9 needs at least
+  // four rounds of continuing the nearest kernel. {3 statements, 1 atomic}
+  // is out of its reach: the nearest is 3 statements without an atomic, at
+  // |log 2 - log 1| / 6.
+  std::vector<Target> targets = {{"nine", {9, 0, 0, 0, 0, 0}}, {"atomic", {3, 0, 0, 0, 0, 1}}};
+  DirectorOptions opts;
+  opts.seed = 1;
+  Director director(targets, "k() {", opts);
+  steer(director, 3000, [&] {
+    return director.directed().matched(0) && director.directed().nearest(1)[0].distance < std::log(2.0) / 6 + 1e-9;
+  });
+  SteeringReport r = director.report(false);
+  EXPECT_TRUE(director.directed().matched(0));
+  EXPECT_FALSE(director.directed().matched(1));
+  EXPECT_EQ(1u, r.matched);
+  EXPECT_EQ(2u, r.targets);
+  EXPECT_NEAR(std::log(2.0) / 6, director.directed().nearest(1)[0].distance, 1e-12);
+  EXPECT_NEAR(std::log(2.0) / 12, *r.mean_distance, 1e-12);  // (0 + log 2 / 6) / 2
+  EXPECT_GT(director.prefixes_offered(), 0u);
+}
+
+TEST(SteeringLoop, WithoutSteeringTheReachableTargetStaysOutOfReach) {
+  // The same loop with every restart from the seed (a baseline slice that
+  // never ends): the growing model never writes 9 statements.
+  std::vector<Target> targets = {{"nine", {9, 0, 0, 0, 0, 0}}};
+  DirectorOptions opts;
+  opts.baseline_slice_seconds = 1;
+  opts.clock = [] { return 1.5; };  // always in the second (undirected) slice
+  Director director(targets, "k() {", opts);
+  steer(director, 500, [] { return false; });
+  EXPECT_EQ(0u, director.report(false).kernels);
+  EXPECT_GT(director.report(true).kernels, 0u);
+  EXPECT_EQ(0u, director.report(true).matched);
+  EXPECT_EQ(0u, director.prefixes_offered());
+}
+
+TEST(SteeringLoop, BaselineSlicesAlternateWithDirectedOnes) {
+  double now = 0;
+  DirectorOptions opts;
+  opts.baseline_slice_seconds = 10;
+  opts.clock = [&] { return now; };
+  Director director({{"t", {1, 0, 0, 0, 0, 0}}}, "k() {", opts);
+  EXPECT_EQ(Director::kPlain, director.next().tag);  // no kernel yet: the seed, directed
+  now = 10.5;
+  EXPECT_EQ(Director::kBaseline, director.next().tag);
+  now = 20.5;
+  EXPECT_NE(Director::kBaseline, director.next().tag);
+}
+
+}  // namespace
+}  // namespace clgen::sampler
