@@ -14,6 +14,7 @@
 #   targets     how many held-out kernels there are (a 5 s sampling call)
 #   sliced1     bench/directed.sh 1: directed and undirected slices, 1 minute
 #               a side in one call (2 minutes of wall time)
+#   sliced2     the same, 2 minutes a side (fits a call with build and train)
 #   sliced4     the same, 4 minutes a side (8 minutes: the most one call holds)
 #   directed5   5 minutes of directed sampling alone
 #   undirected5 5 minutes of undirected sampling alone (--plain-share 1), same
@@ -55,6 +56,7 @@ phase_targets() {
 }
 
 phase_sliced1() { bench sliced 1; }
+phase_sliced2() { bench sliced 2; }
 phase_sliced4() { bench sliced 4; }
 phase_directed5() { bench directed 5; }
 phase_undirected5() { bench undirected 5; }
