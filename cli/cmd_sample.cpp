@@ -183,6 +183,8 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
                         {"by_category", sum.by_category},
                         {"samples_by_refusals", sum.samples_by_refusals},
                         {"passed_by_refusals", sum.passed_by_refusals},
+                        {"repairs", sum.repairs},
+                        {"repair_tokens", sum.repair_tokens},
                         {"interrupted", sum.interrupted},
                         {"out_dir", sum.out_dir}};
     if (sum.director) j["steering"] = directed_json(sum);
@@ -290,6 +292,14 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--max-refusals", s.max_refusals,
                   "End a constrained stream once this many of its draws were refused")
       ->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--repairs", s.max_repairs,
+                  "Repair instead of abandon: a stream that reaches --max-refusals backs up "
+                  "--repair-backup tokens and goes on, at most this many times per sample (0: abandon)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repair-backup", s.repair_backup, "Tokens a repair backs up")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--shard", opts->shard,
                   "Sample shard I of N (I/N, 0 <= I < N): streams draw from generators no other "
                   "shard of the same --seed uses, and 0/1 is the unsharded run; \"auto\" takes I/N "

@@ -75,6 +75,13 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     size_t forced_at = 0;
     int64_t tag = -1;
     bool start_refused = false;
+    // Repairs: where each generated token's text ends in `text` (from
+    // `generated_from`, the end of the start text), the kept text to replay
+    // at the next refill, and how often the sample has backed up.
+    std::vector<uint32_t> token_ends;
+    size_t generated_from = 0;
+    bool repair_pending = false;  // backs up at the refill instead of being delivered
+    int repairs = 0;
   };
   const int n = model_.streams();
   const int vocab = model_.vocab_size();
@@ -105,7 +112,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
           opts_.max_refusals);
   }
   std::optional<TokenSpeller> speller;
-  if (opts_.start) speller.emplace(token_texts, end_token);
+  if (opts_.start || opts_.max_repairs > 0) speller.emplace(token_texts, end_token);
   // A start text longer than the seed: its tokens after the seed, or
   // nullopt when it cannot be replayed (see BatchSamplerOptions::start).
   auto replayable = [&](const std::string& text,
@@ -125,6 +132,9 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     s.dead_end = s.done = s.complete = false;
     s.tokens = 0;
     s.start = Clock::now();
+    s.token_ends.clear();
+    s.generated_from = s.text.size();
+    s.repairs = 0;
     if (!opts_.start) return;
     StreamStart start = opts_.start();
     s.tag = start.tag;
@@ -134,6 +144,33 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     // Checked and spelled in the stream's next step, on the step's threads:
     // the constraint's check costs ~0.4 us a character.
     if (start.text != opts_.seed_text) s.start_text = std::move(start.text);
+  };
+  // A stream that used up its refusals backs up: its text up to
+  // repair_backup tokens before the end (never into the start text) is
+  // replayed from the seed at the next refill, keeping its count of tokens
+  // and repairs, its start time and its start's tag.
+  auto repair = [&](Stream& s) {
+    const size_t backup = size_t(std::max(opts_.repair_backup, 1));
+    const size_t kept_tokens = s.token_ends.size() > backup ? s.token_ends.size() - backup : 0;
+    std::string kept = s.text.substr(0, kept_tokens ? s.token_ends[kept_tokens - 1] : s.generated_from);
+    s.token_ends.resize(kept_tokens);
+    const int tokens = s.tokens, repairs = s.repairs + 1;
+    const Clock::time_point start = s.start;
+    const size_t generated_from = s.generated_from;
+    std::vector<uint32_t> ends = std::move(s.token_ends);
+    s.text = opts_.seed_text;
+    s.end.reset();
+    s.end.feed(opts_.seed_text);
+    s.sampler->reset();
+    s.dead_end = s.done = s.complete = false;
+    s.forced.clear();
+    s.forced_at = 0;
+    s.tokens = tokens;
+    s.repairs = repairs;
+    s.start = start;
+    s.generated_from = generated_from;
+    s.token_ends = std::move(ends);
+    if (kept != opts_.seed_text) s.start_text = std::move(kept);
   };
   for (Stream& s : streams) restart(s);
   if (streams[0].end.ended())
@@ -151,20 +188,26 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   // Streams are independent (each chain has its own generator), so ranges
   // run in parallel and the result does not depend on the split.
   struct Counts {
-    uint64_t redrawn = 0, dead_ends = 0, abandoned = 0, starts_replayed = 0, starts_refused = 0;
+    uint64_t redrawn = 0, dead_ends = 0, abandoned = 0, starts_replayed = 0, starts_refused = 0, repairs = 0,
+             repair_tokens = 0;
   };
   auto step_range = [&](const std::vector<float>& logits, int from, int to, Counts& counts, Candidates& work) {
     for (int i = from; i < to; ++i) {
       Stream& s = streams[i];
       if (!s.start_text.empty()) {
         if (std::optional<std::vector<int32_t>> tokens = replayable(s.start_text, s.end)) {
-          ++counts.starts_replayed;
+          if (s.repairs == 0) ++counts.starts_replayed;
+          else counts.repair_tokens += tokens->size();
           s.forced = std::move(*tokens);
           s.end.feed(std::string_view(s.start_text).substr(opts_.seed_text.size()));
           s.text = std::move(s.start_text);
-        } else {
+          if (s.repairs == 0) s.generated_from = s.text.size();  // repairs never back into it
+        } else if (s.repairs == 0) {
           ++counts.starts_refused;
           s.start_refused = true;
+        } else {
+          s.token_ends.clear();  // the kept text was refused: go on from the seed
+          s.generated_from = s.text.size();
         }
         s.start_text.clear();
       }
@@ -177,6 +220,13 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       }
       const Choice choice = s.sampler->sample(&logits[size_t(i) * vocab], vocab, work);
       counts.redrawn += choice.refused;
+      if (choice.abandoned && s.repairs < opts_.max_repairs && !s.token_ends.empty()) {
+        ++counts.repairs;
+        s.repair_pending = true;
+        s.done = true;
+        chosen[i] = end_token;  // any token: the stream is fed again before its next draw
+        continue;
+      }
       counts.abandoned += choice.abandoned;
       counts.dead_ends += choice.dead_end;
       s.dead_end = choice.abandoned || choice.dead_end;
@@ -197,6 +247,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
         s.text += piece;
         s.done = s.tokens >= opts_.max_length;
       }
+      if (opts_.max_repairs > 0) s.token_ends.push_back(uint32_t(s.text.size()));
     }
   };
   // Ranges of at least 32 streams: one per pool thread plus the caller's.
@@ -238,6 +289,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       stats_.abandoned += c.abandoned;
       stats_.starts_replayed += c.starts_replayed;
       stats_.starts_refused += c.starts_refused;
+      stats_.repairs += c.repairs;
+      stats_.repair_tokens += c.repair_tokens;
       c = Counts{};
     }
     stats_.draw_seconds += since(t0);
@@ -251,7 +304,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       Stream& s = streams[i];
       if (!s.done) continue;
       finished.push_back(i);
-      if (!keep_going) continue;
+      if (!keep_going || s.repair_pending) continue;  // a repair is not a sample
       RawSample sample;
       sample.index = next_index++;
       sample.text = std::move(s.text);
@@ -263,7 +316,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       sample.tag = s.tag;
       sample.start_refused = s.start_refused;
       sample.forced = int(s.forced.size());
-      stats_.forced_tokens += s.forced.size();
+      sample.repairs = s.repairs;
+      if (s.repairs == 0) stats_.forced_tokens += s.forced.size();  // a repair's replay: repair_tokens
       keep_going = sink(std::move(sample));
     }
     if (!keep_going) break;
@@ -271,7 +325,13 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     t0 = Clock::now();
     RETURN_IF_ERROR_CTX(model_.advance(chosen), "stepping the model");
     for (int i : finished) {
-      restart(streams[i]);
+      Stream& s = streams[i];
+      if (s.repair_pending) {
+        s.repair_pending = false;
+        repair(s);
+      } else {
+        restart(s);
+      }
       RETURN_IF_ERROR_CTX(model_.feed(i, opts_.seed_text), "refilling a stream with the seed");
     }
     stats_.model_seconds += since(t0);

@@ -32,6 +32,7 @@ struct RawSample {
   int64_t tag = -1;
   bool start_refused = false;
   int forced = 0;  // tokens of the start text after the seed, replayed before `tokens`
+  int repairs = 0;  // times the stream backed up instead of being abandoned
 };
 
 // Where a stream (re)starts: the seed text, or a longer text that begins
@@ -57,6 +58,13 @@ struct StreamOptions {
   // A constrained stream ends once the constraint has refused this many of
   // its draws: it has left what the model knows.
   int max_refusals = 4;
+  // Repair instead of abandon: a stream that reaches max_refusals backs up
+  // repair_backup tokens (never into its start text) and goes on from there,
+  // at most max_repairs times per sample (0 = abandon at once). The kept
+  // text is replayed token by token in the batch's own steps, as a start
+  // text is; the draws go on with the stream's generator, so they differ.
+  int max_repairs = 0;
+  int repair_backup = 8;
 };
 
 struct BatchSamplerOptions : StreamOptions {
@@ -87,6 +95,8 @@ struct BatchSamplerStats {
   uint64_t starts_replayed = 0;  // streams started from a longer text than the seed (options.start)
   uint64_t starts_refused = 0;   // ... whose text was refused: started from the seed
   uint64_t forced_tokens = 0;    // tokens replayed from start texts
+  uint64_t repairs = 0;          // streams that backed up instead of being abandoned (max_repairs)
+  uint64_t repair_tokens = 0;    // tokens replayed by repairs
 };
 
 class BatchSampler {

@@ -314,6 +314,8 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   sum.starts_replayed = sampler.stats().starts_replayed;
   sum.starts_refused = sampler.stats().starts_refused;
   sum.forced_tokens = sampler.stats().forced_tokens;
+  sum.repairs = sampler.stats().repairs;
+  sum.repair_tokens = sampler.stats().repair_tokens;
   RETURN_IF_ERROR_CTX(store_status, "storing samples");
   RETURN_IF_ERROR_CTX(sampler_status, "sampling");
   return sum;

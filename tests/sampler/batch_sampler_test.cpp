@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sampler/constraint_tables.h"
 #include "tests/sampler/scripted_model.h"
 
 namespace clgen::sampler {
@@ -157,6 +158,67 @@ TEST(BatchSampler, ThreadCountDoesNotChangeTheSamples) {
   auto one = coin_texts(7, 256, 1);
   EXPECT_EQ(one, coin_texts(7, 256, 8));
   EXPECT_EQ(one, coin_texts(7, 256, 3));
+}
+
+// Repair instead of abandon: the scripted model writes "1)" where the
+// constraint allows no ')', and --max-refusals 1 gives up at the first
+// refused draw. A repair backs up 8 tokens (characters here) and the next
+// script continues the kept text; the model advances through its script
+// while the kept text is replayed, so each later script starts with three
+// placeholders for the kept "\n  " (11 characters less 8).
+class RepairTest : public ::testing::Test {
+ protected:
+  const std::string seed = "__kernel void A(__global float* a) {";
+  ConstraintTables tables = ConstraintTables::from_corpus({seed + "\n  a[0] = 1;\n}\n"});
+  BatchSamplerOptions options(int max_repairs) {
+    BatchSamplerOptions o;
+    o.seed_text = seed;
+    o.constraint = &tables;
+    o.max_refusals = 1;
+    o.max_repairs = max_repairs;
+    o.repair_backup = 8;
+    return o;
+  }
+};
+
+TEST_F(RepairTest, WithoutRepairsARefusedStreamIsAbandoned) {
+  ScriptedModel model(1, {"\n  a[0] = 1)"});
+  BatchSamplerStats stats;
+  auto s = testing::first_samples(model, options(0), 1, &stats);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_TRUE(s[0].dead_end);
+  EXPECT_EQ(seed + "\n  a[0] = 1", s[0].text);
+  EXPECT_EQ(0, s[0].repairs);
+  EXPECT_EQ(1u, stats.abandoned);
+}
+
+TEST_F(RepairTest, ARefusedStreamBacksUpAndCompletes) {
+  ScriptedModel model(1, {"\n  a[0] = 1)", "xxxa[0] = 1;\n}"});
+  BatchSamplerStats stats;
+  auto s = testing::first_samples(model, options(2), 1, &stats);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_TRUE(s[0].complete);
+  EXPECT_FALSE(s[0].dead_end);
+  EXPECT_EQ(seed + "\n  a[0] = 1;\n}", s[0].text);
+  EXPECT_EQ(1, s[0].repairs);
+  EXPECT_EQ(11 + 11, s[0].tokens);  // "\n  a[0] = 1" before the repair, "a[0] = 1;\n}" after
+  EXPECT_EQ(1u, stats.repairs);
+  EXPECT_EQ(3u, stats.repair_tokens);  // "\n  " replayed
+  EXPECT_EQ(0u, stats.abandoned);
+  // Fed the seed twice: at the start and at the repair.
+  ASSERT_EQ(2u, model.fed.size());
+  EXPECT_EQ(seed, model.fed[1].second);
+}
+
+TEST_F(RepairTest, RepairsAreBoundedPerSample) {
+  ScriptedModel model(1, {"\n  a[0] = 1)", "xxxa[0] = 1)", "xxxa[0] = 1)"});
+  BatchSamplerStats stats;
+  auto s = testing::first_samples(model, options(2), 1, &stats);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_TRUE(s[0].dead_end);
+  EXPECT_EQ(2, s[0].repairs);
+  EXPECT_EQ(2u, stats.repairs);
+  EXPECT_EQ(1u, stats.abandoned);
 }
 
 }  // namespace
