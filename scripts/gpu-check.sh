@@ -15,6 +15,7 @@
 #            shuffled $BASE_KERNELS of the accepted kernels with --jobs 1
 #   after    sample --check for $SAMPLE_SECONDS with the static check, for each
 #            DEVICE:JOBS:TIMEOUT of $AFTER
+#   repair   sample --check gpu for $SAMPLE_SECONDS without and with --repairs $REPAIRS (same seed)
 #   cpu      sample --check cpu (PoCL on the 16 cores) for $SAMPLE_SECONDS
 #   levers   sample $LEVER_SECONDS, then the same shuffled $LEVER_KERNELS accepted
 #            kernels driven with each driver setting in $LEVERS (each on its own
@@ -44,7 +45,7 @@ sample() {  # NAME SEED FLAGS...: one timed sampling run, JSON summary to $RESUL
   "$CLGEN" --workspace "$WS" -q sample --config configs/github.toml --device cuda --batch-size "$BATCH" \
     --temperature 0.8 --seed "$seed" --time-limit "$SAMPLE_SECONDS" -n 0 --json "$@" > "$RESULTS/$name.json" \
     2> "$RESULTS/$name.err"
-  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","accepted_per_minute","seconds","wall_seconds","checked","dynamically_valid","dynamically_valid_per_minute","checked_per_second","check_outcomes","by_category")})' "$RESULTS/$name.json" || tail -5 "$RESULTS/$name.err"
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","accepted_per_minute","seconds","wall_seconds","checked","dynamically_valid","dynamically_valid_per_minute","checked_per_second","check_outcomes","by_category","tokens","repairs","repair_tokens")})' "$RESULTS/$name.json" || tail -5 "$RESULTS/$name.err"
 }
 
 phase_build() {
@@ -111,6 +112,12 @@ phase_after() {  # each DEVICE:JOBS:TIMEOUT of $AFTER: sample --check with the s
     sample "after-$device-$jobs-$timeout" "$seed" --check "$device" --check-jobs "$jobs" --check-timeout "$timeout"
     seed=$((seed + 1))
   done
+}
+
+REPAIRS=${REPAIRS:-2}
+phase_repair() {  # the same sampling with and without --repairs, --check gpu, same seed
+  sample repair-0 31 --check gpu --check-jobs "$JOBS" --check-timeout 1
+  sample "repair-$REPAIRS" 31 --check gpu --check-jobs "$JOBS" --check-timeout 1 --repairs "$REPAIRS"
 }
 
 phase_cpu() {
