@@ -30,5 +30,13 @@ TEST(CsvRow, JoinsQuotedFieldsWithCommas) {
   EXPECT_EQ(csv_row({}), "");
 }
 
+TEST(CsvRow, ALoneEmptyFieldIsQuotedSoTheRowIsNoBlankLine) {
+  // Found by fuzz_features_csv: the header `""` of a one-column table was
+  // written as an empty line, which the reader (predict/csv.h) skips, so the
+  // first data row became the header.
+  EXPECT_EQ(csv_row({""}), "\"\"");
+  EXPECT_EQ(csv_row({"", ""}), ",");
+}
+
 }  // namespace
 }  // namespace clgen
