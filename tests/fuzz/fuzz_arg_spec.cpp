@@ -1,12 +1,11 @@
 // Fuzzes the `--args` parser: no input crashes it, and a parsed list written
 // back as a specification parses to the same list.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "sampler/arg_spec.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
@@ -35,10 +34,7 @@ bool same(const KernelArg& a, const KernelArg& b) {
          a.is_restrict == b.is_restrict && a.type == b.type && a.pointer == b.pointer;
 }
 
-[[noreturn]] void fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz_arg_spec: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
+using clgen::fuzz::fail;
 
 }  // namespace
 

@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -22,16 +21,14 @@
 #include "sampler/code_constraint.h"
 #include "sampler/constraint_tables.h"
 #include "support/files.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
 using clgen::sampler::CodeConstraint;
 using clgen::sampler::ConstraintTables;
 
-[[noreturn]] void fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz_code_constraint: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
+using clgen::fuzz::fail;
 
 std::vector<std::string> load_texts() {
   std::vector<std::string> texts;

@@ -2,28 +2,20 @@
 // (predict/csv.h): no input crashes it, and a parsed table written back with
 // the project's CSV writer (support/csv.h) parses to the same table.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "predict/csv.h"
 #include "support/csv.h"
+#include "tests/fuzz/fuzz_check.h"
 
-namespace {
-
-[[noreturn]] void fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz_features_csv: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
-}  // namespace
+using clgen::fuzz::fail;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto table = clgen::predict::parse_csv(text, "f.csv");
   if (!table.ok()) {
-    if (table.status().message().rfind("f.csv", 0) != 0) fail("an error that does not name the file", table.status().message());
+    clgen::fuzz::expect_error_names(table.status(), "f.csv");
     return 0;
   }
   for (const auto& row : table->rows)

@@ -5,8 +5,7 @@
 // oracle -- no sentinel text in the output, every included path a file of the
 // tree -- checks the inliner's own confinement, not the tree's.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <string_view>
@@ -14,6 +13,7 @@
 
 #include "corpus/inliner.h"
 #include "corpus/source_tree.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
@@ -24,30 +24,14 @@ using clgen::corpus::TreeEntry;
 constexpr std::string_view kSentinel = "OUTSIDE_THE_ROOT_8d1f";
 constexpr std::string_view kRoot = "/repo";
 
-[[noreturn]] void fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz_inliner: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
+using clgen::fuzz::fail;
 
-// `path` joined to the root and normalized lexically, '..' allowed to climb above it.
+// `path` joined to the root and normalized lexically; '..' may climb above it.
 std::string absolute(const std::string& path) {
-  std::string joined = path.empty() || path[0] != '/' ? std::string(kRoot) + "/" + path : path;
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i <= joined.size()) {
-    size_t j = joined.find('/', i);
-    if (j == std::string::npos) j = joined.size();
-    std::string part = joined.substr(i, j - i);
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!part.empty() && part != ".") {
-      parts.push_back(part);
-    }
-    i = j + 1;
-  }
-  std::string out;
-  for (const auto& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
+  std::filesystem::path p = path.empty() || path[0] != '/' ? std::string(kRoot) + "/" + path : path;
+  std::string out = p.lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
 }
 
 class NaiveTree : public SourceTree {

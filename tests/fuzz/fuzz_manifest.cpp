@@ -1,26 +1,18 @@
 // Fuzzes the MANIFEST.tsv reader: no input crashes it, every error names the
 // file, and parsed rows written back as a manifest parse to the same rows.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "corpus/manifest.h"
+#include "tests/fuzz/fuzz_check.h"
 
-namespace {
-
-[[noreturn]] void fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz_manifest: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
-}  // namespace
+using clgen::fuzz::fail;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   auto rows = clgen::corpus::parse_manifest(text, "M.tsv");
   if (!rows.ok()) {
-    if (rows.status().message().rfind("M.tsv", 0) != 0) fail("an error that does not name the file", rows.status().message());
+    clgen::fuzz::expect_error_names(rows.status(), "M.tsv");
     return 0;
   }
   // A count last: a text field that ends in CR would lose it as the line's last field.

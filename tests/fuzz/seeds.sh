@@ -47,6 +47,19 @@ case "$target" in
         printf '\0inc/a.h\n#include "../include/b.h"\nint a;\n\0include/b.h\n#pragma once\n#define X 1\n'; } | seed "$(basename "$f")"
     done
     ;;
+  fuzz_kernel_args)
+    for f in "$data"/driver/*.cl "$data"/model/*.cl; do
+      case "$f" in *infinite_loop*|*front_end_crash*) ;; *) seed "$(basename "$f")" < "$f" ;; esac
+    done
+    ;;
+  fuzz_rewrite)
+    # Not the input that crashes Clang on purpose (`#pragma clang __debug crash`): the
+    # recovered crash leaks the compiler's state by design, which LeakSanitizer reports.
+    for f in "$data"/preprocess/*/*.cl; do
+      grep -q '__debug' "$f" && continue
+      case "$f" in *.expected.cl) ;; *) seed "$(basename "$(dirname "$f")")-$(basename "$f")" < "$f" ;; esac
+    done
+    ;;
   *)
     echo "seeds.sh: no seeds for '$target'" >&2
     exit 2
