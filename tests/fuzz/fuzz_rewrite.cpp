@@ -4,6 +4,7 @@
 // few printed (they are rejections the rewriter owns, not crashes).
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static int rewrite_bugs = 0;
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto once = clgen::preprocess::rewrite(text);
+  static const bool verbose = std::getenv("FUZZ_VERBOSE") != nullptr;  // replaying one input: say its verdict
+  if (verbose)
+    std::fprintf(stderr, "fuzz_rewrite: %s (%s: %s)\n", clgen::preprocess::rewrite_status_name(once.status),
+                 once.category.c_str(), once.reason.c_str());
   if (once.status == RewriteStatus::kRewriteBug && ++rewrite_bugs <= 5)
     std::fprintf(stderr, "fuzz_rewrite: rewrite_bug #%d (%s: %s)\n", rewrite_bugs, once.category.c_str(),
                  once.reason.c_str());
