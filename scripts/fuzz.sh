@@ -2,8 +2,10 @@
 # Runs one libFuzzer target for a time budget: scripts/fuzz.sh TARGET SECONDS.
 # Configures and builds build-fuzz/ (clang-15, ASan+UBSan, CLGEN_FUZZ=ON) when
 # needed, seeds the run from tests/data (tests/fuzz/seeds.sh), uses a fixed
-# -seed, and ends with the executions, exec/s and crashes. Crash inputs land
-# in build-fuzz/crashes/TARGET/. docs/FUZZING.md lists the targets.
+# -seed (FUZZ_SEED) and extra libFuzzer flags from FUZZ_ARGS (e.g. "-fork=1
+# -ignore_ooms=1" to fuzz on past a finding), and ends with the executions,
+# exec/s and crashes. Crash inputs land in build-fuzz/crashes/TARGET/.
+# docs/FUZZING.md lists the targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -ne 2 ]; then
@@ -45,11 +47,15 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   "$BUILD_DIR/tests/fuzz/$target" -seed="$SEED" -max_total_time="$seconds" -print_final_stats=1 \
   -max_len=${FUZZ_MAX_LEN:-$max_len} -timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_MB:-2048} \
-  -artifact_prefix="$crashes/" "${dict[@]}" "$work/corpus" "$work/seeds" 2>&1 | tee "$log" | grep -v -e '^#[0-9]' -e '^"' -e 'ecommended dictionary'
+  -artifact_prefix="$crashes/" "${dict[@]}" ${FUZZ_ARGS:-} "$work/corpus" "$work/seeds" 2>&1 | tee "$log" | grep -v -e '^#[0-9]' -e '^"' -e 'ecommended dictionary'
 rc=${PIPESTATUS[0]}
 set -e
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+if [ -z "$execs" ]; then  # -fork mode: its last status line, "#N: cov: ... exec/s R ..."
+  execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -1)
+  speed=$(sed -n 's/^#[0-9]*: cov:.* exec\/s \([0-9]*\).*/\1/p' "$log" | tail -1)
+fi
 found=$(find "$crashes" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
 echo "fuzz.sh: $target: ${execs:-?} executions in ${seconds} s, ${speed:-?} exec/s, exit $rc, $found crash inputs in $crashes"
 exit "$rc"
