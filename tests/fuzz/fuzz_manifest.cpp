@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& [name, r] : *rows) {
     if (name != r.repository) fail("a row under another repository's key", name);
     if (r.files_kept < 0 || r.bytes_kept < 0) fail("a negative count", name);
-    again += r.domain + "\t" + r.repository + "\t" + r.commit + "\t" + r.license + "\t" +
-             std::to_string(r.files_kept) + "\t" + std::to_string(r.bytes_kept) + "\n";
+    again += r.domain + "\t" + r.repository + "\t" + r.commit + "\t" + r.license + "\t" + std::to_string(r.files_kept) +
+             "\t" + std::to_string(r.bytes_kept) + "\n";
   }
   auto reparsed = clgen::corpus::parse_manifest(again, "M.tsv");
   if (!reparsed.ok()) fail("written back, it no longer parses", reparsed.status().message());
