@@ -16,6 +16,8 @@ std::string csv_field(std::string_view s) {
 }
 
 std::string csv_row(const std::vector<std::string>& fields) {
+  // A lone empty field is quoted: as an empty line, readers skip the row.
+  if (fields.size() == 1 && fields[0].empty()) return "\"\"";
   std::string out;
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i > 0) out += ',';

@@ -15,6 +15,7 @@ namespace clgen {
 std::string csv_field(std::string_view s);
 
 // The fields, each passed through csv_field(), joined by commas; no line end.
+// A row of one empty field is `""`, so that it is no blank line.
 std::string csv_row(const std::vector<std::string>& fields);
 
 // The fields of one record that fits on one line (no line break inside a

@@ -55,5 +55,13 @@ TEST(CsvLineFields, MisplacedQuotesNameTheirColumn) {
   EXPECT_NE(std::string::npos, after.status().message().find("column 1")) << after.status().message();
 }
 
+TEST(CsvRow, ALoneEmptyFieldIsQuotedSoTheRowIsNoBlankLine) {
+  // Found by fuzz_features_csv: the header `""` of a one-column table was
+  // written as an empty line, which the reader (predict/csv.h) skips, so the
+  // first data row became the header.
+  EXPECT_EQ(csv_row({""}), "\"\"");
+  EXPECT_EQ(csv_row({"", ""}), ",");
+}
+
 }  // namespace
 }  // namespace clgen

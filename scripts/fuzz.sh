@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs one libFuzzer target for a time budget: scripts/fuzz.sh TARGET SECONDS.
+# Configures and builds build-fuzz/ (clang-15, ASan+UBSan, CLGEN_FUZZ=ON) when
+# needed, seeds the run from tests/data (tests/fuzz/seeds.sh), uses a fixed
+# -seed (FUZZ_SEED) and extra libFuzzer flags from FUZZ_ARGS (e.g. "-fork=1
+# -ignore_ooms=1" to fuzz on past a finding), and ends with the executions,
+# exec/s and crashes. Crash inputs land in build-fuzz/crashes/TARGET/.
+# docs/FUZZING.md lists the targets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -ne 2 ]; then
+  echo "usage: scripts/fuzz.sh TARGET SECONDS   (targets: tests/fuzz/CMakeLists.txt, fuzz_*)" >&2
+  exit 2
+fi
+target=$1
+seconds=$2
+BUILD_DIR=${BUILD_DIR:-build-fuzz}
+JOBS=${JOBS:-$(nproc)}
+SEED=${FUZZ_SEED:-1}
+
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  # Only the components a target may fuzz; LibTorch, OpenCV and SentencePiece stay out.
+  # -O1 with line tables: readable sanitizer traces at a fair speed; assertions on.
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCLGEN_FUZZ=ON \
+    -DCMAKE_C_COMPILER=clang-15 -DCMAKE_CXX_COMPILER=clang++-15 \
+    -DCMAKE_BUILD_TYPE=FuzzDebug -DCMAKE_CXX_FLAGS_FUZZDEBUG="-O1 -gline-tables-only" \
+    -DCMAKE_C_FLAGS_FUZZDEBUG="-O1 -gline-tables-only" -DBUILD_TESTING=OFF \
+    -DCLGEN_WITH_TORCH=OFF -DCLGEN_WITH_OPENCV=OFF -DCLGEN_WITH_SENTENCEPIECE=OFF
+fi
+cmake --build "$BUILD_DIR" -j "$JOBS" --target "$target"
+
+work="$BUILD_DIR/fuzz-work/$target"
+crashes="$BUILD_DIR/crashes/$target"
+mkdir -p "$work/corpus" "$crashes"
+tests/fuzz/seeds.sh "$target" "$work/seeds"
+# The code constraint costs a state copy per piece: long inputs only slow it down.
+max_len=4096
+if [ "$target" = fuzz_code_constraint ]; then max_len=1024; fi
+dict=()
+if [ -f "tests/fuzz/$target.dict" ]; then dict=(-dict="tests/fuzz/$target.dict"); fi
+
+# No abort_on_error: a sanitizer report must end the process with _exit, since
+# abort() inside Clang's CrashRecoveryContext (the Clang targets) is recovered.
+log="$work/run.log"
+set +e
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  "$BUILD_DIR/tests/fuzz/$target" -seed="$SEED" -max_total_time="$seconds" -print_final_stats=1 \
+  -max_len=${FUZZ_MAX_LEN:-$max_len} -timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_MB:-2048} \
+  -artifact_prefix="$crashes/" "${dict[@]}" ${FUZZ_ARGS:-} "$work/corpus" "$work/seeds" 2>&1 | tee "$log" | grep -v -e '^#[0-9]' -e '^"' -e 'ecommended dictionary'
+rc=${PIPESTATUS[0]}
+set -e
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+if [ -z "$execs" ]; then  # -fork mode: its last status line, "#N: cov: ... exec/s R ..."
+  execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -1)
+  speed=$(sed -n 's/^#[0-9]*: cov:.* exec\/s \([0-9]*\).*/\1/p' "$log" | tail -1)
+fi
+found=$(find "$crashes" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
+echo "fuzz.sh: $target: ${execs:-?} executions in ${seconds} s, ${speed:-?} exec/s, exit $rc, $found crash inputs in $crashes"
+exit "$rc"
