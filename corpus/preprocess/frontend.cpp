@@ -17,6 +17,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
+#include "corpus/content_check.h"
 #include "corpus/preprocess/frontend_internal.h"
 #include "corpus/preprocess/preprocess.h"
 #include "support/clang/builtin_files.h"
@@ -158,6 +159,10 @@ const std::string& builtin_macros_text() {
 std::unique_ptr<clang::CompilerInstance> internal::make_instance(std::string_view text, const CompileOptions& opts,
                                                                  Mode mode, ErrorCollector& errors,
                                                                  std::string& setup_error) {
+  if (!corpus::is_valid_utf8(text)) {  // every pass's guard (compile() rejects such input first)
+    setup_error = "input is not valid UTF-8";
+    return nullptr;
+  }
   // The PCH records its own main file, which must not be the input's name.
   const char* main_file = mode == Mode::kBuildPch ? kPchSource : kMainFile;
   auto fs = clang_support::in_memory_files(main_file, text);

@@ -63,6 +63,7 @@ inline constexpr const char* kTooFewInstructions = "too_few_instructions";
 inline constexpr const char* kClangCrash = "clang_crash";
 inline constexpr const char* kPtxError = "ptx_error";  // only with to_ptx
 inline constexpr const char* kInputTooLarge = "input_too_large";
+inline constexpr const char* kInvalidUtf8 = "invalid_utf8";  // never handed to Clang
 }  // namespace category
 
 // One compile error, as Clang reported it.

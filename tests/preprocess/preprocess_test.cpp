@@ -287,6 +287,24 @@ TEST(Compile, RejectsOversizedInputUnread) {
   EXPECT_EQ(r.category, category::kInputTooLarge);
 }
 
+TEST(Compile, RejectsInvalidUtf8WithoutHandingItToClang) {
+  // Found by fuzz_rewrite (tests/fuzz/regressions): Clang 15 crashed on
+  // these bytes inside an identifier; a truncated sequence, and a byte no
+  // sequence starts with.
+  for (const std::string text :
+       {std::string("i\xdf\x82\xc4"), std::string("__kernel void k(__global float* a\x9c) { a[0] = 1; }\n")}) {
+    CompileResult c = compile(text);
+    EXPECT_FALSE(c.ok);
+    EXPECT_EQ(c.category, category::kInvalidUtf8);
+    RewriteResult r = rewrite(text);
+    EXPECT_EQ(r.status, RewriteStatus::kRejected);
+    EXPECT_EQ(r.category, category::kInvalidUtf8) << r.reason;
+    FileRewriteResult k = rewrite_kernels(text);
+    EXPECT_EQ(k.status, RewriteStatus::kRejected);
+    EXPECT_EQ(k.category, category::kInvalidUtf8) << k.reason;
+  }
+}
+
 TEST(Compile, IsThreadSafe) {
   std::vector<std::string> inputs;
   for (const std::string& in : golden_inputs("pipeline")) inputs.push_back(read(in));
