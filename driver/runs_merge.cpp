@@ -40,12 +40,8 @@ Expected<RunMergeCounts> merge_runs(Database& db, const std::string& schema) {
   }
   // Runs stored before scalar_value was recorded have none (NULL).
   std::string columns = kRunColumns;
-  {
-    ASSIGN_OR_RETURN(auto st, db.prepare("SELECT 1 FROM pragma_table_info('runs', ?1) WHERE name = 'scalar_value'"));
-    RETURN_IF_ERROR(st.bind(1, schema));
-    ASSIGN_OR_RETURN(bool has_scalar, st.step());
-    if (has_scalar) columns += ", scalar_value";
-  }
+  ASSIGN_OR_RETURN(bool has_scalar, db.has_column("runs", "scalar_value", schema));
+  if (has_scalar) columns += ", scalar_value";
   // runs' UNIQUE key decides what is already here.
   RETURN_IF_ERROR(db.exec(fmt::format("INSERT OR IGNORE INTO main.runs ({0}) SELECT {0} FROM "
                                       "{1}.runs ORDER BY id",

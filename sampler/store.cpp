@@ -6,16 +6,6 @@
 namespace clgen::sampler {
 
 namespace {
-// Whether `table` of schema `schema` ("main", or an attached database) has `column`.
-Expected<bool> has_column(Database& db, const std::string& schema, const std::string& table,
-                          const std::string& column) {
-  ASSIGN_OR_RETURN(auto st, db.prepare("SELECT 1 FROM pragma_table_info(?1, ?2) WHERE name = ?3"));
-  RETURN_IF_ERROR(st.bind(1, std::string_view(table)));
-  RETURN_IF_ERROR(st.bind(2, std::string_view(schema)));
-  RETURN_IF_ERROR(st.bind(3, std::string_view(column)));
-  return st.step();
-}
-
 Status create_samples_table(Database& db) {
   return db.exec(R"sql(
     CREATE TABLE IF NOT EXISTS samples (
@@ -54,23 +44,15 @@ Status ensure_sampler_schema(Database& db) {
   // write lock, so two processes opening one such workspace add it once.
   // `target` and `target_features` (directed sampling) are added the same
   // way, to new tables too: the CREATE above leaves them out.
-  for (const char* column : {"shard", "target", "target_features"}) {
-    ASSIGN_OR_RETURN(bool has, has_column(db, "main", "samples", column));
-    if (has) continue;
-    ASSIGN_OR_RETURN(auto tx, Transaction::begin(db));
-    ASSIGN_OR_RETURN(has, has_column(db, "main", "samples", column));
-    if (!has)
-      RETURN_IF_ERROR_CTX(db.exec(std::string("ALTER TABLE samples ADD COLUMN ") + column + " TEXT"),
-                          std::string("adding samples.") + column);
-    RETURN_IF_ERROR(tx.commit());
-  }
+  for (const char* column : {"shard", "target", "target_features"})
+    RETURN_IF_ERROR(db.add_column_if_missing("samples", column, "TEXT"));
   // What identifies a stored sample across workspaces (sampler/merge.h).
   return db.exec("CREATE INDEX IF NOT EXISTS samples_origin ON samples(created_at, sample_index)")
       .with_context("indexing the samples table");
 }
 
 Expected<bool> samples_have_shard_column(Database& db, const std::string& schema) {
-  return has_column(db, schema, "samples", "shard");
+  return db.has_column("samples", "shard", schema);
 }
 
 

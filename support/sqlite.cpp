@@ -146,10 +146,11 @@ Expected<bool> Database::has_table(const std::string& name) {
   return st.step();
 }
 
-Expected<bool> Database::has_column(const std::string& table, const std::string& column) {
-  ASSIGN_OR_RETURN(Statement st, prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2"));
+Expected<bool> Database::has_column(const std::string& table, const std::string& column, const std::string& schema) {
+  ASSIGN_OR_RETURN(Statement st, prepare("SELECT 1 FROM pragma_table_info(?1, ?3) WHERE name = ?2"));
   RETURN_IF_ERROR(st.bind(1, table));
   RETURN_IF_ERROR(st.bind(2, column));
+  RETURN_IF_ERROR(st.bind(3, schema));
   return st.step();
 }
 

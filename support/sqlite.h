@@ -72,8 +72,9 @@ class Database {
   Expected<Statement> prepare(std::string_view sql);
   // Whether a table of that name exists.
   Expected<bool> has_table(const std::string& name);
-  // Whether `table` has `column` (names from the program, not from input).
-  Expected<bool> has_column(const std::string& table, const std::string& column);
+  // Whether `table` of `schema` ("main", or an attached database's name)
+  // has `column`.
+  Expected<bool> has_column(const std::string& table, const std::string& column, const std::string& schema = "main");
   // Adds a column older databases lack (ALTER TABLE ... ADD COLUMN
   // `definition`), checking again inside a write transaction, so two
   // processes opening one old database add it once.
