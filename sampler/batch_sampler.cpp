@@ -124,12 +124,19 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     if (seeded && !seeded->accepts(rest)) return std::nullopt;
     return speller->spell(rest);
   };
-  auto restart = [&](Stream& s) {
+  // Back to the seed: text, stop rule, chain and constraint (the generator
+  // goes on); what the sample carries across a repair is left alone.
+  auto to_seed = [&](Stream& s) {
     s.text = opts_.seed_text;
     s.end.reset();
     s.end.feed(opts_.seed_text);
     s.sampler->reset();
     s.dead_end = s.done = s.complete = false;
+    s.forced.clear();
+    s.forced_at = 0;
+  };
+  auto restart = [&](Stream& s) {
+    to_seed(s);
     s.tokens = 0;
     s.start = Clock::now();
     s.token_ends.clear();
@@ -138,8 +145,6 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     if (!opts_.start) return;
     StreamStart start = opts_.start();
     s.tag = start.tag;
-    s.forced.clear();
-    s.forced_at = 0;
     s.start_refused = false;
     // Checked and spelled in the stream's next step, on the step's threads:
     // the constraint's check costs ~0.4 us a character.
@@ -154,22 +159,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     const size_t kept_tokens = s.token_ends.size() > backup ? s.token_ends.size() - backup : 0;
     std::string kept = s.text.substr(0, kept_tokens ? s.token_ends[kept_tokens - 1] : s.generated_from);
     s.token_ends.resize(kept_tokens);
-    const int tokens = s.tokens, repairs = s.repairs + 1;
-    const Clock::time_point start = s.start;
-    const size_t generated_from = s.generated_from;
-    std::vector<uint32_t> ends = std::move(s.token_ends);
-    s.text = opts_.seed_text;
-    s.end.reset();
-    s.end.feed(opts_.seed_text);
-    s.sampler->reset();
-    s.dead_end = s.done = s.complete = false;
-    s.forced.clear();
-    s.forced_at = 0;
-    s.tokens = tokens;
-    s.repairs = repairs;
-    s.start = start;
-    s.generated_from = generated_from;
-    s.token_ends = std::move(ends);
+    ++s.repairs;
+    to_seed(s);
     if (kept != opts_.seed_text) s.start_text = std::move(kept);
   };
   for (Stream& s : streams) restart(s);

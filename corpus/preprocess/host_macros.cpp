@@ -9,7 +9,18 @@
 #include "corpus/preprocess/names.h"
 
 namespace clgen::preprocess {
+
+// One logical line: a directive's continuation lines are joined.
+struct HostMacros::Line {
+  std::string text;
+  bool directive = false;
+  std::string keyword;  // if, ifdef, define, ... for a directive
+  std::string operand;  // the rest of a directive
+};
+
 namespace {
+
+using Line = HostMacros::Line;
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -49,14 +60,6 @@ std::vector<size_t> word_positions(std::string_view s, std::string_view word) {
   }
   return out;
 }
-
-// One logical line: a directive's continuation lines are joined.
-struct Line {
-  std::string text;
-  bool directive = false;
-  std::string keyword;  // if, ifdef, define, ... for a directive
-  std::string operand;  // the rest of a directive
-};
 
 std::vector<Line> logical_lines(std::string_view text) {
   std::vector<Line> lines;
@@ -143,11 +146,8 @@ bool defines(const Line& line, const Line* next, std::string_view name) {
 // Case 1: the switches of a definition of `missing` that only undefined
 // macros keep off: of the definitions with any, the one with the fewest
 // (an `#else` branch needs none of its `#if`'s), the first among equals.
-std::vector<HostMacro> switched_off(const std::vector<Line>& lines, std::string_view missing) {
-  std::set<std::string> defined;
-  for (const Line& l : lines) {
-    if (l.directive && l.keyword == "define") defined.insert(std::string(leading_word(l.operand)));
-  }
+std::vector<HostMacro> switched_off(const std::vector<Line>& lines, const std::set<std::string>& defined,
+                                    std::string_view missing) {
   struct Frame {
     std::string guard;  // the undefined macro the first branch tests; "" for any other condition
     bool first = true;  // still in the first branch
@@ -219,12 +219,23 @@ std::vector<HostMacro> pasted_macro(const std::vector<Line>& lines, std::string_
 
 }  // namespace
 
-std::vector<HostMacro> host_macros_for(std::string_view text, std::string_view missing) {
+HostMacros::HostMacros(std::string_view text) : lines_(logical_lines(text)) {
+  for (const Line& l : lines_) {
+    if (l.directive && l.keyword == "define") defined_.insert(std::string(leading_word(l.operand)));
+  }
+}
+
+HostMacros::~HostMacros() = default;
+
+std::vector<HostMacro> HostMacros::operator()(std::string_view missing) const {
   if (missing.empty()) return {};
-  std::vector<Line> lines = logical_lines(text);
-  std::vector<HostMacro> out = switched_off(lines, missing);
-  if (out.empty()) out = pasted_macro(lines, missing);
+  std::vector<HostMacro> out = switched_off(lines_, defined_, missing);
+  if (out.empty()) out = pasted_macro(lines_, missing);
   return out;
+}
+
+std::vector<HostMacro> host_macros_for(std::string_view text, std::string_view missing) {
+  return HostMacros(text)(missing);
 }
 
 }  // namespace clgen::preprocess

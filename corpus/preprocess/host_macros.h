@@ -11,6 +11,7 @@
 //    the smallest N, the first branch of such a chain.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,5 +30,19 @@ struct HostMacro {
 // of undefined macros gives every one of them; the first such definition in
 // the text wins.
 std::vector<HostMacro> host_macros_for(std::string_view text, std::string_view missing);
+
+// The same for many names of one text: its directives are read once (an
+// inference round asks for up to 50 names of a text of 10,000 lines).
+class HostMacros {
+ public:
+  explicit HostMacros(std::string_view text);
+  ~HostMacros();
+  std::vector<HostMacro> operator()(std::string_view missing) const;
+  struct Line;  // one logical line of the text (host_macros.cpp)
+
+ private:
+  std::vector<Line> lines_;
+  std::set<std::string> defined_;  // every macro the text #defines
+};
 
 }  // namespace clgen::preprocess

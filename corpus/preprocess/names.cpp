@@ -3,6 +3,7 @@
 #include "corpus/preprocess/names.h"
 
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "corpus/preprocess/host_macros.h"
@@ -238,12 +239,14 @@ Expected<InferredNames> infer_missing_names(std::string_view text, const Compile
     // macro switches off. A round that adds one defines nothing else, since
     // what it switches on may define the other missing names too.
     bool host = false;
+    std::optional<HostMacros> host_macros;  // the text's directives, read once per round
     for (const CompileError& e : r.errors) {
       if ((e.category != category::kUnknownTypeName && e.category != category::kUndeclaredIdentifier) ||
           e.name.empty() || defined.count(e.name)) {
         continue;
       }
-      for (const HostMacro& m : host_macros_for(full, e.name)) {
+      if (!host_macros) host_macros.emplace(full);
+      for (const HostMacro& m : (*host_macros)(e.name)) {
         if (!defined.insert(m.name).second) continue;
         out.names.push_back(m.name);
         out.prelude += "#define " + m.name + " " + m.value + "\n";
