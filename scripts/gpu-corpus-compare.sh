@@ -16,7 +16,7 @@
 #            free signatures, $SAMPLE_SECONDS each, $BATCH streams, temperature 0.8
 #   drive    $DRIVE_SAMPLES accepted samples of each workspace, a sample shuffled by
 #            seed $DRIVE_SHUFFLE (default 1; 0: the first ones), through the
-#            dynamic checker on the NVIDIA GPU
+#            dynamic checker on the NVIDIA GPU with $DRIVE_JOBS jobs (default 1)
 #   export   per workspace, NAME-driven.jsonl: each driven sample (text,
 #            outcome, kernel runtime) and NAME-outcomes.tsv; features are computed
 #            from these where Clang 15 is installed (bench/corpus-quality.sh)
@@ -85,7 +85,7 @@ phase_drive() {
   for n in default github; do
     log "drive $DRIVE_SAMPLES accepted samples of $n (shuffle seed ${DRIVE_SHUFFLE:-1}) on the GPU"
     /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "gpu-work/$n" -q drive --samples --limit "$DRIVE_SAMPLES" \
-      --device gpu --gsize 4096 --timeout 3 --shuffle "${DRIVE_SHUFFLE:-1}" > "$RESULTS/drive-$n.log" 2>&1
+      --device gpu --gsize 4096 --timeout 3 --shuffle "${DRIVE_SHUFFLE:-1}" --jobs "${DRIVE_JOBS:-1}" > "$RESULTS/drive-$n.log" 2>&1
     tail -5 "$RESULTS/drive-$n.log"
   done
 }
