@@ -89,6 +89,9 @@ std::string api_message(const std::string& body) {
 std::optional<RateLimitWait> rate_limit_wait(const HttpResponse& r, std::time_t now) {
   if (r.status != 403 && r.status != 429) return std::nullopt;
   if (auto after = number(r.header("retry-after"))) return RateLimitWait{std::max(0.0, *after), "Retry-After"};
+  // RFC 9110 also allows a date; read as a number it would fall through to a guess.
+  if (auto date = parse_http_date(r.header("retry-after")))
+    return RateLimitWait{std::max(0.0, static_cast<double>(*date - now)), "Retry-After"};
   auto reset = number(r.header("x-ratelimit-reset"));
   if (r.header("x-ratelimit-remaining") == "0" && reset)
     return RateLimitWait{std::max(0.0, *reset - static_cast<double>(now)) + 1, "rate limit reset"};

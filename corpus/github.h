@@ -26,7 +26,7 @@ std::map<std::string, std::string> parse_link_header(std::string_view header);
 
 // How long to wait before retrying a response GitHub refused for rate
 // limiting, or nullopt when the response is not a rate-limit refusal:
-// 403/429 with Retry-After (seconds), or with X-RateLimit-Remaining: 0 and
+// 403/429 with Retry-After (seconds or an HTTP-date), or with X-RateLimit-Remaining: 0 and
 // X-RateLimit-Reset (epoch seconds), or a secondary-limit message (60 s).
 struct RateLimitWait {
   double seconds = 0;

@@ -106,6 +106,15 @@ TEST(RateLimit, HonoursRetryAfterAndSecondaryLimits) {
   EXPECT_EQ(secondary->why, "secondary rate limit");
 }
 
+TEST(RateLimit, ReadsARetryAfterDate) {
+  // 1445412480 is 2015-10-21 07:28:00 UTC: 7 * 3600 + 28 * 60 after midnight, 16729 days after 1970-01-01.
+  auto w = rate_limit_wait(response(429, {{"retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"}}), 1445412480 - 30);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_DOUBLE_EQ(w->seconds, 30);
+  EXPECT_EQ(w->why, "Retry-After");
+  EXPECT_FALSE(parse_http_date("soon").has_value());
+}
+
 TEST(RateLimit, IgnoresOtherResponses) {
   EXPECT_FALSE(rate_limit_wait(response(200, {{"x-ratelimit-remaining", "0"}}), 0).has_value());
   EXPECT_FALSE(rate_limit_wait(response(403, {}, "{\"message\": \"Repository access blocked\"}"), 0).has_value());
