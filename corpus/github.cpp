@@ -95,7 +95,10 @@ std::optional<RateLimitWait> rate_limit_wait(const HttpResponse& r, std::time_t 
   auto reset = number(r.header("x-ratelimit-reset"));
   if (r.header("x-ratelimit-remaining") == "0" && reset)
     return RateLimitWait{std::max(0.0, *reset - static_cast<double>(now)) + 1, "rate limit reset"};
-  if (ascii_lower(r.body).find("rate limit") != std::string::npos || r.status == 429)
+  // "abuse detection mechanism" is the older wording of a secondary limit.
+  std::string body = ascii_lower(r.body);
+  if (body.find("rate limit") != std::string::npos || body.find("abuse detection") != std::string::npos ||
+      r.status == 429)
     return RateLimitWait{60, "secondary rate limit"};
   return std::nullopt;
 }
