@@ -104,8 +104,8 @@ TEST(RateLimit, HonoursRetryAfterAndSecondaryLimits) {
       response(403, {}, "{\"message\": \"You have exceeded a secondary rate limit.\"}"), 0);
   ASSERT_TRUE(secondary.has_value());
   EXPECT_EQ(secondary->why, "secondary rate limit");
-  auto abuse = rate_limit_wait(
-      response(403, {}, "{\"message\": \"You have triggered an abuse detection mechanism.\"}"), 0);
+  auto abuse =
+      rate_limit_wait(response(403, {}, "{\"message\": \"You have triggered an abuse detection mechanism.\"}"), 0);
   ASSERT_TRUE(abuse.has_value());
   EXPECT_DOUBLE_EQ(abuse->seconds, 60);  // GitHub: "wait for at least one minute"
 }
