@@ -38,7 +38,7 @@ struct GitHubOptions {
   std::string api_url = "https://api.github.com";
   std::string token;          // from the environment; never logged or stored
   double max_wait_s = 900;    // longest single wait for a rate limit or backoff; longer = error
-  int max_retries = 5;        // per request, for 5xx, timeouts and rate limits
+  int max_retries = 5;        // per request or clone: 5xx, timeouts, cut bodies, dropped connections, rate limits
   double retry_delay_s = 1;   // first backoff; doubles each retry
   int per_page = 100;
   long timeout_s = 60;

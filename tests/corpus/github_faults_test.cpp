@@ -202,10 +202,13 @@ TEST_F(MineGitHubFaults, RandomFaultSchedulesEndEqualToAFaultFreeRun) {
     std::string ws = tmp / "ws";
     CommandResult r;
     int attempts = 0;
+    std::string why_reruns;  // the end of each unfinished run's stderr
     while (attempts < 10) {
       r = run_with_token(mine_args(ws, server.api()));
       ++attempts;
       if (r.exit_code == 0 && r.out.find(", 0 failed") != std::string::npos) break;
+      std::string err = r.err.substr(0, r.err.find_last_not_of('\n') + 1);
+      why_reruns += "\n  rerun after: " + err.substr(err.rfind('\n') + 1, 200);
     }
     reruns += attempts - 1;
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -220,7 +223,7 @@ TEST_F(MineGitHubFaults, RandomFaultSchedulesEndEqualToAFaultFreeRun) {
         ++run_faults;
       }
     faults += run_faults;
-    std::printf("run %d: %d faults, %d mine-github runs\n", run, run_faults, attempts);
+    std::printf("run %d: %d faults, %d mine-github runs%s\n", run, run_faults, attempts, why_reruns.c_str());
     std::fflush(stdout);  // progress while the script's long schedule runs
   }
   std::string summary = "github fault schedule: " + std::to_string(runs) + " runs (seed " + std::to_string(seed) +
