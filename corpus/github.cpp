@@ -89,10 +89,16 @@ std::string api_message(const std::string& body) {
 std::optional<RateLimitWait> rate_limit_wait(const HttpResponse& r, std::time_t now) {
   if (r.status != 403 && r.status != 429) return std::nullopt;
   if (auto after = number(r.header("retry-after"))) return RateLimitWait{std::max(0.0, *after), "Retry-After"};
+  // RFC 9110 also allows a date; read as a number it would fall through to a guess.
+  if (auto date = parse_http_date(r.header("retry-after")))
+    return RateLimitWait{std::max(0.0, static_cast<double>(*date - now)), "Retry-After"};
   auto reset = number(r.header("x-ratelimit-reset"));
   if (r.header("x-ratelimit-remaining") == "0" && reset)
     return RateLimitWait{std::max(0.0, *reset - static_cast<double>(now)) + 1, "rate limit reset"};
-  if (ascii_lower(r.body).find("rate limit") != std::string::npos || r.status == 429)
+  // "abuse detection mechanism" is the older wording of a secondary limit.
+  std::string body = ascii_lower(r.body);
+  if (body.find("rate limit") != std::string::npos || body.find("abuse detection") != std::string::npos ||
+      r.status == 429)
     return RateLimitWait{60, "secondary rate limit"};
   return std::nullopt;
 }
@@ -171,7 +177,14 @@ Status GitHubClient::sleep_for(double seconds, const std::string& why) {
   return ok_status();
 }
 
-Expected<HttpResponse> GitHubClient::get(const std::string& url, const std::string& accept) {
+double GitHubClient::backoff_seconds(int attempt) const {
+  return std::min(options_.max_wait_s, options_.retry_delay_s * std::pow(2.0, attempt));
+}
+
+Status GitHubClient::backoff(int attempt, const std::string& why) { return sleep_for(backoff_seconds(attempt), why); }
+
+Expected<HttpResponse> GitHubClient::get(const std::string& url, const std::string& accept,
+                                         const std::function<bool(const std::string&)>& complete) {
   std::time_t now = std::time(nullptr);
   if (pause_until_ > now) {
     double wait = static_cast<double>(pause_until_ - now) + 1;
@@ -188,7 +201,7 @@ Expected<HttpResponse> GitHubClient::get(const std::string& url, const std::stri
   if (!options_.token.empty()) req.headers.push_back("Authorization: Bearer " + options_.token);
   std::string last;
   for (int attempt = 0;; ++attempt) {
-    double backoff = std::min(options_.max_wait_s, options_.retry_delay_s * std::pow(2.0, attempt));
+    double backoff = backoff_seconds(attempt);
     bool can_retry = attempt < options_.max_retries;
     auto r = http_get(req);
     ++requests_;
@@ -203,7 +216,15 @@ Expected<HttpResponse> GitHubClient::get(const std::string& url, const std::stri
     }
     auto reset = number(r->header("x-ratelimit-reset"));
     if (r->header("x-ratelimit-remaining") == "0" && reset) pause_until_ = static_cast<std::time_t>(*reset);
-    if (r->status >= 200 && r->status < 300) return std::move(*r);
+    if (r->status >= 200 && r->status < 300) {
+      // A close-delimited body cut short looks complete to HTTP; only its
+      // content tells, and skipping it would lose what it lists.
+      if (!complete || complete(r->body) || !can_retry) return std::move(*r);
+      last = "HTTP " + std::to_string(r->status) + " with an incomplete body";
+      spdlog::warn("GitHub: GET {}: the response body is incomplete; retrying", url);
+      RETURN_IF_ERROR(sleep_for(backoff, "backoff after an incomplete response"));
+      continue;
+    }
     last = "HTTP " + std::to_string(r->status) + ": " + api_message(r->body);
     if (auto wait = rate_limit_wait(*r, std::time(nullptr))) {
       if (wait->seconds > options_.max_wait_s)
@@ -212,7 +233,9 @@ Expected<HttpResponse> GitHubClient::get(const std::string& url, const std::stri
                            std::to_string(static_cast<long>(options_.max_wait_s)) + "s");
       if (!can_retry) break;
       pause_until_ = 0;
-      RETURN_IF_ERROR(sleep_for(wait->seconds, wait->why));
+      // Never sooner than asked; refusals that repeat wait exponentially
+      // longer, as GitHub asks of clients hitting its secondary limits.
+      RETURN_IF_ERROR(sleep_for(std::max(wait->seconds, backoff), wait->why));
       continue;
     }
     if (r->status >= 500 && can_retry) {
@@ -226,19 +249,27 @@ Expected<HttpResponse> GitHubClient::get(const std::string& url, const std::stri
                      " attempts)");
 }
 
-Expected<std::string> GitHubClient::branch_head(const std::string& full_name, const std::string& branch) {
-  ASSIGN_OR_RETURN(HttpResponse r, get(options_.api_url + "/repos/" + full_name + "/commits/" +
-                                           url_encode(branch),
-                                       "application/vnd.github.sha"));
-  std::string sha = r.body;
+namespace {
+// The commit id of a commits/BRANCH response: the bare sha (vnd.github.sha)
+// or a JSON object's "sha".
+std::optional<std::string> head_sha(const std::string& body) {
+  std::string sha = body;
   while (!sha.empty() && std::isspace(static_cast<unsigned char>(sha.back()))) sha.pop_back();
   bool hex = sha.size() == 40 && std::all_of(sha.begin(), sha.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
-  if (!hex) {
-    auto j = nlohmann::json::parse(r.body, nullptr, false);
-    if (j.is_object() && j.contains("sha") && j["sha"].is_string()) return j["sha"].get<std::string>();
-    return parse_error("head of " + full_name + "/" + branch + ": unexpected response");
-  }
-  return ascii_lower(sha);
+  if (hex) return ascii_lower(sha);
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_object() && j.contains("sha") && j["sha"].is_string()) return j["sha"].get<std::string>();
+  return std::nullopt;
+}
+}  // namespace
+
+Expected<std::string> GitHubClient::branch_head(const std::string& full_name, const std::string& branch) {
+  ASSIGN_OR_RETURN(HttpResponse r, get(options_.api_url + "/repos/" + full_name + "/commits/" + url_encode(branch),
+                                       "application/vnd.github.sha",
+                                       [](const std::string& body) { return head_sha(body).has_value(); }));
+  auto sha = head_sha(r.body);
+  if (!sha) return parse_error("head of " + full_name + "/" + branch + ": unexpected response");
+  return *sha;
 }
 
 namespace {
@@ -272,11 +303,19 @@ Expected<std::string> clone_repository(const std::string& url, const std::string
   opts.bare = 1;
   opts.fetch_opts.callbacks.transfer_progress = on_transfer;
   git_repository* repo = nullptr;
-  if (git_clone(&repo, url.c_str(), tmp.c_str(), &opts) != 0) {
+  int rc = git_clone(&repo, url.c_str(), tmp.c_str(), &opts);
+  if (rc != 0) {
+    const git_error* e = git_error_last();
+    int klass = e ? e->klass : GIT_ERROR_NONE;
+    std::string text = e && e->message ? e->message : "";
     std::string msg = git_error_message("cloning " + url);
     fs::remove_all(tmp, ec);
     if (interrupted()) return cancelled("interrupted while cloning " + url);
-    return unavailable(msg);
+    // A server killed mid-pack gives GIT_EEOF; one that is down, an OS error.
+    bool transient = rc == GIT_EEOF || klass == GIT_ERROR_OS || klass == GIT_ERROR_NET || klass == GIT_ERROR_SSL ||
+                     (klass == GIT_ERROR_HTTP && text.find("status code: 5") != std::string::npos);
+    bool refused = text.rfind("remote error", 0) == 0;
+    return transient && !refused ? unavailable(msg) : not_found(msg);
   }
   git_repository_free(repo);
   fs::rename(tmp, dest, ec);
@@ -320,7 +359,16 @@ Expected<MineSummary> mine_github(Database& db, const MineOptions& options) {
     }
     std::string dest = options.clone_dir + "/" + safe_component(repo.owner) + "/" +
                        safe_component(repo.name) + ".git";
-    ASSIGN_OR_RETURN(std::string commit, clone_repository(repo.clone_url, dest, head));
+    auto cloned = clone_repository(repo.clone_url, dest, head);
+    for (int attempt = 0;
+         !cloned.ok() && cloned.status().code() == ErrorCode::kUnavailable && attempt < options.github.max_retries;
+         ++attempt) {
+      spdlog::warn("{}: {}; retrying", repo.full_name, cloned.status().message());
+      RETURN_IF_ERROR(client.backoff(attempt, "backoff after a failed clone"));
+      cloned = clone_repository(repo.clone_url, dest, head);
+    }
+    if (!cloned.ok()) return cloned.status();
+    std::string commit = *cloned;
     if (stored && *stored == commit) {
       ++summary.repos_unchanged;
       return upsert_source(db, source).status();
@@ -339,7 +387,8 @@ Expected<MineSummary> mine_github(Database& db, const MineOptions& options) {
                       "&per_page=" + std::to_string(options.github.per_page);
     while (!url.empty() && summary.repos_seen < options.max_repos) {
       if (interrupted()) return cancelled("interrupted; rerun to resume");
-      auto page = client.get(url);
+      auto page = client.get(url, "application/vnd.github+json",
+                             [](const std::string& body) { return parse_search_page(body).ok(); });
       if (!page.ok()) return page.status().with_context("searching GitHub for '" + query + "'");
       ++summary.pages;
       auto links = parse_link_header(page->header("link"));

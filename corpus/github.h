@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,7 +26,7 @@ std::map<std::string, std::string> parse_link_header(std::string_view header);
 
 // How long to wait before retrying a response GitHub refused for rate
 // limiting, or nullopt when the response is not a rate-limit refusal:
-// 403/429 with Retry-After (seconds), or with X-RateLimit-Remaining: 0 and
+// 403/429 with Retry-After (seconds or an HTTP-date), or with X-RateLimit-Remaining: 0 and
 // X-RateLimit-Reset (epoch seconds), or a secondary-limit message (60 s).
 struct RateLimitWait {
   double seconds = 0;
@@ -37,7 +38,7 @@ struct GitHubOptions {
   std::string api_url = "https://api.github.com";
   std::string token;          // from the environment; never logged or stored
   double max_wait_s = 900;    // longest single wait for a rate limit or backoff; longer = error
-  int max_retries = 5;        // per request, for 5xx, timeouts and rate limits
+  int max_retries = 5;        // per request or clone: 5xx, timeouts, cut bodies, dropped connections, rate limits
   double retry_delay_s = 1;   // first backoff; doubles each retry
   int per_page = 100;
   long timeout_s = 60;
@@ -66,14 +67,21 @@ class GitHubClient {
   explicit GitHubClient(GitHubOptions options) : options_(std::move(options)) {
     while (!options_.api_url.empty() && options_.api_url.back() == '/') options_.api_url.pop_back();
   }
-  // A 2xx response, or an error naming the URL and the last status.
-  Expected<HttpResponse> get(const std::string& url, const std::string& accept = "application/vnd.github+json");
+  // A 2xx response, or an error naming the URL and the last status. A 2xx
+  // whose body `complete` rejects (a body cut short where HTTP could not tell)
+  // is retried like a failed request; after the retries it is returned as is.
+  Expected<HttpResponse> get(const std::string& url, const std::string& accept = "application/vnd.github+json",
+                             const std::function<bool(const std::string&)>& complete = nullptr);
   // The commit id at the tip of `branch`, from /repos/OWNER/NAME/commits/BRANCH.
   Expected<std::string> branch_head(const std::string& full_name, const std::string& branch);
   const GitHubOptions& options() const { return options_; }
   int requests() const { return requests_; }
+  // Sleeps before retry number `attempt` + 1: --retry-delay doubled per
+  // attempt, at most --max-wait; kCancelled when interrupted.
+  Status backoff(int attempt, const std::string& why);
 
  private:
+  double backoff_seconds(int attempt) const;
   Status sleep_for(double seconds, const std::string& why);
   GitHubOptions options_;
   std::time_t pause_until_ = 0;  // set when a response said the quota is spent
@@ -101,7 +109,9 @@ Expected<MineSummary> mine_github(Database& db, const MineOptions& options);
 
 // Clones `url` (bare) into `dest`, or reuses an existing clone whose HEAD is
 // `want_commit`; returns the HEAD commit. The clone is made beside `dest` and
-// renamed into place, so a killed clone leaves no half repository.
+// renamed into place, so a killed clone leaves no half repository. Failures
+// worth retrying (a refused or dropped connection, a pack cut short) are
+// kUnavailable; a refusal by the remote ("repository not exported") kNotFound.
 Expected<std::string> clone_repository(const std::string& url, const std::string& dest,
                                        const std::string& want_commit);
 

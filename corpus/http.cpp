@@ -54,6 +54,13 @@ std::string HttpResponse::header(const std::string& name) const {
   return it == headers.end() ? "" : it->second;
 }
 
+std::optional<std::time_t> parse_http_date(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::time_t t = curl_getdate(text.c_str(), nullptr);
+  if (t == -1) return std::nullopt;
+  return t;
+}
+
 std::string url_encode(const std::string& value) {
   std::string out;
   static const char* hex = "0123456789ABCDEF";

@@ -1,7 +1,9 @@
 // Minimal HTTP GET over libcurl with Status errors, for the GitHub client.
 #pragma once
 
+#include <ctime>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,10 @@ struct HttpResponse {
 // timeouts, kUnavailable otherwise) naming the URL; any HTTP status is a
 // successful response.
 Expected<HttpResponse> http_get(const HttpRequest& request);
+
+// The time of an HTTP-date ("Wed, 21 Oct 2015 07:28:00 GMT" and the older
+// forms RFC 9110 accepts) in seconds since the epoch, or nullopt.
+std::optional<std::time_t> parse_http_date(const std::string& text);
 
 // Percent-encodes a query-string value.
 std::string url_encode(const std::string& value);

@@ -104,6 +104,19 @@ TEST(RateLimit, HonoursRetryAfterAndSecondaryLimits) {
       response(403, {}, "{\"message\": \"You have exceeded a secondary rate limit.\"}"), 0);
   ASSERT_TRUE(secondary.has_value());
   EXPECT_EQ(secondary->why, "secondary rate limit");
+  auto abuse =
+      rate_limit_wait(response(403, {}, "{\"message\": \"You have triggered an abuse detection mechanism.\"}"), 0);
+  ASSERT_TRUE(abuse.has_value());
+  EXPECT_DOUBLE_EQ(abuse->seconds, 60);  // GitHub: "wait for at least one minute"
+}
+
+TEST(RateLimit, ReadsARetryAfterDate) {
+  // 1445412480 is 2015-10-21 07:28:00 UTC: 7 * 3600 + 28 * 60 after midnight, 16729 days after 1970-01-01.
+  auto w = rate_limit_wait(response(429, {{"retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"}}), 1445412480 - 30);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_DOUBLE_EQ(w->seconds, 30);
+  EXPECT_EQ(w->why, "Retry-After");
+  EXPECT_FALSE(parse_http_date("soon").has_value());
 }
 
 TEST(RateLimit, IgnoresOtherResponses) {
