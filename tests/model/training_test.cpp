@@ -206,6 +206,30 @@ TEST(Training, RunThatDiesAfterAPeriodicCheckpointResumesToTheUninterruptedWeigh
   for (size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "parameter " << i;
 }
 
+TEST(Training, CheckpointEverySecondsSavesMidEpochWhenTheTimeHasPassed) {
+  TempDir dir;
+  auto ws = Workspace::open(dir.path());
+  ASSERT_TRUE(ws.ok());
+  ModelConfig c = small_config();
+  c.training.epochs = 1;
+  c.training.checkpoint_every_seconds = 1e-9;  // due after every batch
+  TrainOptions o = quiet_cpu();
+  int batches = 0;
+  o.after_batch = [&](int, int) { ++batches; };
+  auto r = train_model(*ws, c, model_test_kernels(), o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_GT(batches, 2);
+  auto db = ws->open_database();
+  ASSERT_TRUE(db.ok());
+  auto q = db->prepare("SELECT COUNT(*), MIN(batch), MAX(batch) FROM checkpoints WHERE reason = 'periodic'");
+  ASSERT_TRUE(q.ok());
+  ASSERT_TRUE(*q->step());
+  // After every batch but the last, whose checkpoint is the epoch's.
+  EXPECT_EQ(q->column_int(0), batches - 1);
+  EXPECT_EQ(q->column_int(1), 1);
+  EXPECT_EQ(q->column_int(2), batches - 1);
+}
+
 TEST(LanguageModelApi, FeedsStepsSamplesAndRefillsStreams) {
   TempDir dir;
   auto ws = Workspace::open(dir.path());
