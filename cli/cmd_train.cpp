@@ -3,8 +3,8 @@
 // workspace's preprocessed corpus, resuming from the model's checkpoint, and
 // prints a few samples at the end. With --distributed the process is one rank
 // of a data-parallel run launched by torchrun or srun (docs/MODEL.md).
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>

@@ -13,17 +13,35 @@ namespace clgen::model {
 namespace {
 
 Expected<ModelConfig> from_config(const Config& c) {
-  RETURN_IF_ERROR(c.check_known_keys({
-      "vocabulary.type", "vocabulary.algorithm", "vocabulary.size",
-      "model.embedding_size", "model.hidden_size", "model.layers", "model.dropout",
-      "training.epochs", "training.batch_size", "training.sequence_length",
-      "training.optimizer", "training.learning_rate", "training.momentum",
-      "training.lr_schedule", "training.halve_every", "training.decay_percent",
-      "training.gradient_clip", "training.seed", "training.validation_fraction",
-      "training.max_tokens", "training.max_file_chars", "training.max_kernels_per_repository",
-      "training.validation_split", "training.opencl20", "training.checkpoint_every_batches",
-      "training.checkpoint_every_seconds", "preview.samples", "preview.max_tokens",
-      "preview.temperature"}));
+  RETURN_IF_ERROR(c.check_known_keys({"vocabulary.type",
+                                      "vocabulary.algorithm",
+                                      "vocabulary.size",
+                                      "model.embedding_size",
+                                      "model.hidden_size",
+                                      "model.layers",
+                                      "model.dropout",
+                                      "training.epochs",
+                                      "training.batch_size",
+                                      "training.sequence_length",
+                                      "training.optimizer",
+                                      "training.learning_rate",
+                                      "training.momentum",
+                                      "training.lr_schedule",
+                                      "training.halve_every",
+                                      "training.decay_percent",
+                                      "training.gradient_clip",
+                                      "training.seed",
+                                      "training.validation_fraction",
+                                      "training.max_tokens",
+                                      "training.max_file_chars",
+                                      "training.max_kernels_per_repository",
+                                      "training.validation_split",
+                                      "training.opencl20",
+                                      "training.checkpoint_every_batches",
+                                      "training.checkpoint_every_seconds",
+                                      "preview.samples",
+                                      "preview.max_tokens",
+                                      "preview.temperature"}));
   ModelConfig m;
   auto bad = [&](const std::string& key, const std::string& what) {
     return invalid_argument(fmt::format("{}: {}: {}", c.origin(), key, what));

@@ -181,16 +181,15 @@ class RunRecords {
   Status save(LstmNetwork& net, torch::optim::Optimizer* optimizer, const TrainingPosition& pos,
               const std::string& reason) {
     RETURN_IF_ERROR(save_checkpoint(checkpoint_, net, optimizer, pos));
-    RETURN_IF_ERROR(record_checkpoint(db_, model_id_, run_id_, int(pos.epoch), int(pos.batch),
-                                      checkpoint_, reason));
+    RETURN_IF_ERROR(record_checkpoint(db_, model_id_, run_id_, int(pos.epoch), int(pos.batch), checkpoint_, reason));
     return mark_latest();
   }
   // A run killed between writing a checkpoint and recording it left the file
   // without its row: the resumed run records it, so the table lists every
   // checkpoint an uninterrupted run would.
   Status recorded(const TrainingPosition& loaded) {
-    return record_checkpoint_once(db_, model_id_, run_id_, int(loaded.epoch), int(loaded.batch),
-                                  checkpoint_, loaded.batch == 0 ? "epoch" : "periodic");
+    return record_checkpoint_once(db_, model_id_, run_id_, int(loaded.epoch), int(loaded.batch), checkpoint_,
+                                  loaded.batch == 0 ? "epoch" : "periodic");
   }
   Status epoch(const EpochRecord& rec) { return record_epoch(db_, model_id_, run_id_, rec); }
   // Ends the run with `status` ("completed" | "interrupted").

@@ -121,8 +121,8 @@ TEST(TrainKill, ResumedRunAfterSigkillMidEpochEqualsAnUninterruptedRun) {
   auto train = [&](const std::string& ws, const std::string& kill_after) {
     std::vector<std::string> argv = {"/usr/bin/env", "OMP_NUM_THREADS=1"};
     if (!kill_after.empty()) argv.push_back("CLGEN_TEST_SIGKILL_AFTER_BATCHES=" + kill_after);
-    for (const char* a : {CLGEN_BINARY, "--workspace", ws.c_str(), "train", "--config", config.c_str(),
-                          "--device", "cpu"})
+    for (const char* a :
+         {CLGEN_BINARY, "--workspace", ws.c_str(), "train", "--config", config.c_str(), "--device", "cpu"})
       argv.push_back(a);
     return clgen::testing::run_command(argv);
   };
@@ -137,19 +137,22 @@ TEST(TrainKill, ResumedRunAfterSigkillMidEpochEqualsAnUninterruptedRun) {
   // Killed after batch 100 of the first epoch (0-based 99): the checkpoint of batch 80 is the last.
   auto k = train(killed, "100");
   ASSERT_EQ(k.exit_code, 128 + SIGKILL) << k.err;
-  EXPECT_EQ(column_rows(killed + "/clgen.db", "SELECT epoch || '/' || batch || '/' || reason FROM checkpoints ORDER BY id"),
-            (std::vector<std::string>{"0/40/periodic", "0/80/periodic"}));
+  EXPECT_EQ(
+      column_rows(killed + "/clgen.db", "SELECT epoch || '/' || batch || '/' || reason FROM checkpoints ORDER BY id"),
+      (std::vector<std::string>{"0/40/periodic", "0/80/periodic"}));
   EXPECT_EQ(column_rows(killed + "/clgen.db", "SELECT status FROM training_runs"), std::vector<std::string>{"running"});
   auto resumed = train(killed, "");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("at epoch 1, batch 80"), std::string::npos) << resumed.err;
 
-  const std::string metrics = "SELECT epoch || '|' || printf('%!.17g', train_loss) || '|' || "
-                              "printf('%!.17g', valid_loss) || '|' || tokens FROM training_metrics ORDER BY epoch";
+  const std::string metrics =
+      "SELECT epoch || '|' || printf('%!.17g', train_loss) || '|' || "
+      "printf('%!.17g', valid_loss) || '|' || tokens FROM training_metrics ORDER BY epoch";
   auto expected = column_rows(straight + "/clgen.db", metrics);
   ASSERT_EQ(expected.size(), 2u);
   EXPECT_EQ(column_rows(killed + "/clgen.db", metrics), expected);
-  const std::string checkpoints = "SELECT DISTINCT epoch || '/' || batch || '/' || reason FROM checkpoints ORDER BY epoch, batch";
+  const std::string checkpoints =
+      "SELECT DISTINCT epoch || '/' || batch || '/' || reason FROM checkpoints ORDER BY epoch, batch";
   EXPECT_EQ(column_rows(killed + "/clgen.db", checkpoints), column_rows(straight + "/clgen.db", checkpoints));
   auto model = column_rows(straight + "/clgen.db", "SELECT model_id || '|' || vocab_size FROM training_runs");
   ASSERT_EQ(model.size(), 1u);

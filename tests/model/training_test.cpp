@@ -185,8 +185,7 @@ TEST(Training, RunThatDiesAfterAPeriodicCheckpointResumesToTheUninterruptedWeigh
   auto first = train_model(*ws_b, c, texts, dies);
   ASSERT_FALSE(first.ok());
   LstmNetwork probe(straight->vocab_size, c.network);
-  auto at = load_checkpoint(model_directory(*ws_b, straight->model_id) + "/checkpoint.pt", probe, nullptr,
-                            torch::kCPU);
+  auto at = load_checkpoint(model_directory(*ws_b, straight->model_id) + "/checkpoint.pt", probe, nullptr, torch::kCPU);
   ASSERT_TRUE(at.ok()) << at.status().message();
   EXPECT_EQ(at->epoch, 1);
   EXPECT_EQ(at->batch, 8);
