@@ -113,6 +113,20 @@ std::vector<torch::Tensor> checkpoint_parameters(const TrainResult& r, const Mod
   return net->parameters();
 }
 
+// Both runs' checkpoints hold bit-identical weights.
+void expect_same_weights(const TrainResult& a, const TrainResult& b, const ModelConfig& c) {
+  auto pa = checkpoint_parameters(a, c);
+  auto pb = checkpoint_parameters(b, c);
+  ASSERT_EQ(pa.size(), pb.size());
+  for (size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "parameter " << i;
+}
+
+// An uninterrupted run of `c` on the test kernels in a fresh workspace at `dir`.
+Expected<TrainResult> train_straight(const TempDir& dir, const ModelConfig& c) {
+  ASSIGN_OR_RETURN(Workspace ws, Workspace::open(dir.path()));
+  return train_model(ws, c, model_test_kernels(), quiet_cpu());
+}
+
 TEST(Training, InterruptedAndResumedRunEqualsUninterruptedRun) {
   TempDir dir_a, dir_b;
   auto ws_a = Workspace::open(dir_a.path());
@@ -146,10 +160,7 @@ TEST(Training, InterruptedAndResumedRunEqualsUninterruptedRun) {
   EXPECT_EQ(second->epochs[0].tokens, straight->epochs[0].tokens);
   EXPECT_DOUBLE_EQ(*second->epochs[1].valid_loss, *straight->epochs[1].valid_loss);
 
-  auto pa = checkpoint_parameters(*straight, c);
-  auto pb = checkpoint_parameters(*second, c);
-  ASSERT_EQ(pa.size(), pb.size());
-  for (size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "parameter " << i;
+  expect_same_weights(*straight, *second, c);
 
   // Run again: nothing left to train. A changed config trains a new model.
   auto again = train_model(*ws_b, c, texts, quiet_cpu());
@@ -165,16 +176,15 @@ TEST(Training, InterruptedAndResumedRunEqualsUninterruptedRun) {
 }
 
 TEST(Training, RunThatDiesAfterAPeriodicCheckpointResumesToTheUninterruptedWeights) {
-  TempDir dir_a, dir_b;
-  auto ws_a = Workspace::open(dir_a.path());
-  auto ws_b = Workspace::open(dir_b.path());
-  ASSERT_TRUE(ws_a.ok() && ws_b.ok());
-  auto texts = model_test_kernels();
   ModelConfig c = small_config();
   // About 15 batches an epoch (some 1900 training tokens in 4 streams of 32-token steps).
   c.training.checkpoint_every_batches = 4;
-  auto straight = train_model(*ws_a, c, texts, quiet_cpu());
+  TempDir dir_a, dir_b;
+  auto straight = train_straight(dir_a, c);
   ASSERT_TRUE(straight.ok()) << straight.status().message();
+  auto ws_b = Workspace::open(dir_b.path());
+  ASSERT_TRUE(ws_b.ok());
+  auto texts = model_test_kernels();
 
   // The process "dies" (an exception, no interrupt checkpoint) after batch 10
   // of the second epoch: the checkpoint after batch 8 (0-based 7) is the last.
@@ -199,23 +209,20 @@ TEST(Training, RunThatDiesAfterAPeriodicCheckpointResumesToTheUninterruptedWeigh
   EXPECT_EQ(second->epochs[0].train_loss, straight->epochs[1].train_loss);
   EXPECT_EQ(*second->epochs[0].valid_loss, *straight->epochs[1].valid_loss);
   EXPECT_EQ(second->epochs[0].tokens, straight->epochs[1].tokens);
-  auto pa = checkpoint_parameters(*straight, c);
-  auto pb = checkpoint_parameters(*second, c);
-  ASSERT_EQ(pa.size(), pb.size());
-  for (size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "parameter " << i;
+  expect_same_weights(*straight, *second, c);
 }
 
 TEST(Training, CheckpointEverySecondsSavesMidEpochWhenTheTimeHasPassed) {
-  TempDir dir;
-  auto ws = Workspace::open(dir.path());
-  ASSERT_TRUE(ws.ok());
   ModelConfig c = small_config();
   c.training.epochs = 1;
   c.training.checkpoint_every_seconds = 1e-9;  // due after every batch
-  TrainOptions o = quiet_cpu();
+  TrainOptions counting = quiet_cpu();
   int batches = 0;
-  o.after_batch = [&](int, int) { ++batches; };
-  auto r = train_model(*ws, c, model_test_kernels(), o);
+  counting.after_batch = [&](int, int) { ++batches; };
+  TempDir dir;
+  auto ws = Workspace::open(dir.path());
+  ASSERT_TRUE(ws.ok());
+  auto r = train_model(*ws, c, model_test_kernels(), counting);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_GT(batches, 2);
   auto db = ws->open_database();
