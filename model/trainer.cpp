@@ -501,16 +501,15 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
         if (progress) progress->advance();
         // The ranks read the flags together (every batch on CPUs).
         const bool flags_read = !group || last || (pos.batch + 1) % stop_every == 0;
-        bool stop = group ? flags_read && extras[1].item<float>() > 0 : interrupted();
-        bool due = !stop && !last &&
-                   ((every_batches > 0 && (pos.batch + 1) % every_batches == 0) ||
-                    (group ? flags_read && extras[2].item<float>() > 0 : timed));
+        bool due = !last && ((every_batches > 0 && (pos.batch + 1) % every_batches == 0) ||
+                             (group ? flags_read && extras[2].item<float>() > 0 : timed));
         if (due) {
           ASSIGN_OR_RETURN(TrainingPosition at, position_after_batch(state));
           if (records) RETURN_IF_ERROR(records->save(net, optimizer.get(), at, "periodic"));
           last_checkpoint = Clock::now();
         }
         if (options.after_batch) options.after_batch(int(pos.epoch), int(pos.batch));
+        bool stop = group ? flags_read && extras[1].item<float>() > 0 : interrupted();
         if (stop) {
           ASSIGN_OR_RETURN(pos, position_after_batch(state));
           if (progress) progress->finish();
