@@ -214,8 +214,14 @@ class Stage:
     compare_files = []  # workspace subdirectories compared byte for byte
     env = None
     warm_up = False  # run once unmeasured first (caches that make the first run slower)
-    progress = None  # SQL: how far a killed run got (printed per trial)
-    first_result = None  # SQL: a count that turns positive once the stage stores its first result
+    counted = None  # the table of the stage's results: its first row marks the end of start-up
+    progress = None  # SQL: how far a killed run got (default: the counted table's rows)
+
+    def progress_sql(self):
+        return self.progress or f"SELECT COUNT(*) || ' rows of {self.counted}' FROM {self.counted}"
+
+    def first_result_sql(self):
+        return f"SELECT COUNT(*) FROM {self.counted}"
 
     def __init__(self, clgen, work):
         self.clgen = clgen
@@ -244,8 +250,7 @@ def make_many_files(root, n):
 
 class CorpusAdd(Stage):
     queries = CORPUS_QUERIES
-    progress = "SELECT COUNT(*) || ' files' FROM content_files"
-    first_result = "SELECT COUNT(*) FROM content_files"
+    counted = "content_files"
 
     def setup(self):
         super().setup()
@@ -260,8 +265,7 @@ class CorpusAdd(Stage):
 
 class MineGitHub(Stage):
     queries = CORPUS_QUERIES
-    progress = "SELECT COUNT(*) || ' repositories' FROM repositories"
-    first_result = "SELECT COUNT(*) FROM repositories"
+    counted = "repositories"
 
     def setup(self):
         super().setup()
@@ -314,8 +318,7 @@ class MineGitHub(Stage):
 
 class Preprocess(Stage):
     queries = PREPROCESS_QUERIES
-    progress = "SELECT COUNT(*) || ' rows' FROM preprocessed"
-    first_result = "SELECT COUNT(*) FROM preprocessed"
+    counted = "preprocessed"
 
     def setup(self):
         super().setup()
@@ -358,7 +361,7 @@ class Train(Stage):
     queries = TRAIN_QUERIES
     progress = ("SELECT 'checkpoint at epoch ' || (epoch + 1) || ' batch ' || batch FROM checkpoints "
                 "ORDER BY id DESC LIMIT 1")
-    first_result = "SELECT COUNT(*) FROM checkpoints"
+    counted = "checkpoints"
     compare_files = ["models", "vocabularies", "encoded"]
 
     def setup(self):
@@ -376,8 +379,7 @@ class Train(Stage):
 
 class Drive(Stage):
     queries = DRIVE_QUERIES
-    progress = "SELECT COUNT(*) || ' runs' FROM runs"
-    first_result = "SELECT COUNT(*) FROM runs"
+    counted = "runs"
     warm_up = True  # PoCL's kernel cache
 
     def argv(self, ws):
@@ -433,7 +435,7 @@ def run_trials(stage, name, trials, seed, keep, result):
     for attempt in range(3):
         ref_ws = fresh_workspace(stage, "reference")
         r, duration, work_starts = timed_run(stage.argv(ref_ws), stage.env, os.path.join(ref_ws, "clgen.db"),
-                                             stage.first_result, REFERENCE_TIMEOUT)
+                                             stage.first_result_sql(), REFERENCE_TIMEOUT)
         if r.returncode == 0:
             break
         result["reference_failures"].append(f"exited {r.returncode}: {r.stderr.strip()[-300:]}")
@@ -463,7 +465,7 @@ def run_trials(stage, name, trials, seed, keep, result):
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             killed = True
-        at_kill = killed_progress(os.path.join(ws, "clgen.db"), stage.progress) if killed else ""
+        at_kill = killed_progress(os.path.join(ws, "clgen.db"), stage.progress_sql()) if killed else ""
         if not killed and proc.returncode != 0:
             problems_first = [f"the run to be killed exited {proc.returncode} by itself"]
         else:
