@@ -4,7 +4,9 @@
 // prints a few samples at the end. With --distributed the process is one rank
 // of a data-parallel run launched by torchrun or srun (docs/MODEL.md).
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include <fmt/format.h>
@@ -19,6 +21,7 @@
 #include "sampler/constraint_tables.h"
 #include "support/files.h"
 #include "support/log.h"
+#include "support/text.h"
 #include "support/workspace.h"
 
 namespace clgen::cli {
@@ -62,6 +65,22 @@ Status print_preview(const std::string& workspace, const std::string& id,
   return ok_status();
 }
 
+// Test hook (docs/MODEL.md): CLGEN_TEST_SIGKILL_AFTER_BATCHES=K makes the
+// process SIGKILL itself after its K-th optimizer step, mid-epoch, at a point
+// the kill tests choose rather than race for.
+Status arm_kill_hook(model::TrainOptions& train) {
+  const char* value = std::getenv("CLGEN_TEST_SIGKILL_AFTER_BATCHES");
+  if (value == nullptr || *value == '\0') return ok_status();
+  std::optional<uint64_t> k = parse_uint64(value);
+  if (!k || *k == 0)
+    return usage_error(fmt::format("CLGEN_TEST_SIGKILL_AFTER_BATCHES: expected a positive integer, not \"{}\"", value));
+  auto steps = std::make_shared<uint64_t>(0);
+  train.after_batch = [steps, k = *k](int, int) {
+    if (++*steps == k) std::raise(SIGKILL);
+  };
+  return ok_status();
+}
+
 Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   model::ModelConfig config;
   std::string config_text;
@@ -72,6 +91,7 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   if (opts.train.device != "cpu" && opts.train.device != "cuda" && opts.train.device != "auto")
     return usage_error("--device must be cpu, cuda or auto");
   model::TrainOptions train = opts.train;
+  RETURN_IF_ERROR(arm_kill_hook(train));
   if (opts.distributed) {
     auto env = model::distributed_env();
     if (!env.ok()) return env.status().with_context("distributed training");

@@ -13,16 +13,35 @@ namespace clgen::model {
 namespace {
 
 Expected<ModelConfig> from_config(const Config& c) {
-  RETURN_IF_ERROR(c.check_known_keys({
-      "vocabulary.type", "vocabulary.algorithm", "vocabulary.size",
-      "model.embedding_size", "model.hidden_size", "model.layers", "model.dropout",
-      "training.epochs", "training.batch_size", "training.sequence_length",
-      "training.optimizer", "training.learning_rate", "training.momentum",
-      "training.lr_schedule", "training.halve_every", "training.decay_percent",
-      "training.gradient_clip", "training.seed", "training.validation_fraction",
-      "training.max_tokens", "training.max_file_chars", "training.max_kernels_per_repository",
-      "training.validation_split", "training.opencl20", "preview.samples", "preview.max_tokens",
-      "preview.temperature"}));
+  RETURN_IF_ERROR(c.check_known_keys({"vocabulary.type",
+                                      "vocabulary.algorithm",
+                                      "vocabulary.size",
+                                      "model.embedding_size",
+                                      "model.hidden_size",
+                                      "model.layers",
+                                      "model.dropout",
+                                      "training.epochs",
+                                      "training.batch_size",
+                                      "training.sequence_length",
+                                      "training.optimizer",
+                                      "training.learning_rate",
+                                      "training.momentum",
+                                      "training.lr_schedule",
+                                      "training.halve_every",
+                                      "training.decay_percent",
+                                      "training.gradient_clip",
+                                      "training.seed",
+                                      "training.validation_fraction",
+                                      "training.max_tokens",
+                                      "training.max_file_chars",
+                                      "training.max_kernels_per_repository",
+                                      "training.validation_split",
+                                      "training.opencl20",
+                                      "training.checkpoint_every_batches",
+                                      "training.checkpoint_every_seconds",
+                                      "preview.samples",
+                                      "preview.max_tokens",
+                                      "preview.temperature"}));
   ModelConfig m;
   auto bad = [&](const std::string& key, const std::string& what) {
     return invalid_argument(fmt::format("{}: {}: {}", c.origin(), key, what));
@@ -86,6 +105,14 @@ Expected<ModelConfig> from_config(const Config& c) {
   if (t.validation_split != "kernel" && t.validation_split != "repository")
     return bad("training.validation_split", "expected \"kernel\" or \"repository\"");
   ASSIGN_OR_RETURN(t.opencl20, c.get_bool("training.opencl20", t.opencl20));
+  ASSIGN_OR_RETURN(t.checkpoint_every_batches,
+                   c.get_int("training.checkpoint_every_batches", t.checkpoint_every_batches));
+  if (t.checkpoint_every_batches < 0)
+    return bad("training.checkpoint_every_batches", "expected >= 0 (0 = only at epoch ends)");
+  ASSIGN_OR_RETURN(t.checkpoint_every_seconds,
+                   c.get_double("training.checkpoint_every_seconds", t.checkpoint_every_seconds));
+  if (!(t.checkpoint_every_seconds >= 0 && t.checkpoint_every_seconds <= 1e9))
+    return bad("training.checkpoint_every_seconds", "expected 0..1e9 seconds (0 = never)");
 
   auto& p = m.preview;
   ASSIGN_OR_RETURN(int64_t samples, c.get_int("preview.samples", p.samples));

@@ -54,6 +54,12 @@ struct TrainingConfig {
   // preprocessor's fallback, `preprocessed.language`), whose constructs the
   // sampler's OpenCL C 1.2 filter rejects.
   bool opencl20 = true;
+  // Mid-epoch checkpoints (besides the one at every epoch end), so a killed
+  // run loses at most this much work: after every this many batches of an
+  // epoch (0 = never), and after this many seconds since the last checkpoint
+  // (0 = never). Neither changes the trained weights or the model id.
+  int64_t checkpoint_every_batches = 0;
+  double checkpoint_every_seconds = 0;
 };
 
 struct PreviewConfig {

@@ -47,6 +47,8 @@ Status save_checkpoint(const std::string& path, LstmNetwork& network,
     archive.write("position",
                   torch::tensor({pos.epoch, pos.batch, pos.loss_tokens}, i64));
     archive.write("loss_sum", torch::tensor({pos.loss_sum}, torch::kFloat64));
+    archive.write("loss_pending", torch::tensor({pos.loss_pending}, torch::kFloat64));
+    archive.write("seconds", torch::tensor({pos.seconds}, torch::kFloat64));
     archive.write("vocab_size", torch::tensor({int64_t(network->vocab_size)}, i64));
     if (pos.h.defined()) {
       archive.write("h", pos.h.to(torch::kCPU));
@@ -89,6 +91,10 @@ Expected<TrainingPosition> load_checkpoint(const std::string& path, LstmNetwork&
     pos.batch = p[1].item<int64_t>();
     pos.loss_tokens = p[2].item<int64_t>();
     pos.loss_sum = loss.to(torch::kCPU)[0].item<double>();
+    // Absent from checkpoints written before mid-epoch checkpoints: zero.
+    torch::Tensor pending, seconds;
+    if (archive.try_read("loss_pending", pending)) pos.loss_pending = pending.to(torch::kCPU)[0].item<double>();
+    if (archive.try_read("seconds", seconds)) pos.seconds = seconds.to(torch::kCPU)[0].item<double>();
     torch::Tensor h, c;
     if (archive.try_read("h", h) && archive.try_read("c", c)) {
       pos.h = h.to(device);

@@ -39,8 +39,13 @@ TORCH_MODULE(LstmNetwork);
 struct TrainingPosition {
   int64_t epoch = 0;   // 0-based epoch to run next (or the one in progress)
   int64_t batch = 0;   // next batch within `epoch`; 0 at an epoch boundary
-  double loss_sum = 0;  // training loss summed over tokens so far this epoch
+  // The epoch's training loss summed over tokens: the part folded in so far,
+  // and the part still in the trainer's accumulator (kept apart so a resumed
+  // run adds in the same grouping as an uninterrupted one: bit-identical sums).
+  double loss_sum = 0;
+  double loss_pending = 0;
   int64_t loss_tokens = 0;
+  double seconds = 0;  // training time spent on this epoch before the checkpoint
   torch::Tensor h, c;  // carried hidden state when stopped mid-epoch (undefined otherwise)
 };
 

@@ -207,4 +207,15 @@ Status record_checkpoint(Database& db, const std::string& model_id, int64_t run_
   return st.run();
 }
 
+Status record_checkpoint_once(Database& db, const std::string& model_id, int64_t run_id, int epoch, int batch,
+                              const std::string& path, const std::string& reason) {
+  ASSIGN_OR_RETURN(auto q, db.prepare("SELECT 1 FROM checkpoints WHERE model_id=? AND epoch=? AND batch=?"));
+  RETURN_IF_ERROR(q.bind(1, model_id));
+  RETURN_IF_ERROR(q.bind(2, int64_t(epoch)));
+  RETURN_IF_ERROR(q.bind(3, int64_t(batch)));
+  ASSIGN_OR_RETURN(bool found, q.step());
+  if (found) return ok_status();
+  return record_checkpoint(db, model_id, run_id, epoch, batch, path, reason);
+}
+
 }  // namespace clgen::model

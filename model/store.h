@@ -85,5 +85,8 @@ Status finish_training_run(Database& db, int64_t run_id, const std::string& stat
 Status record_epoch(Database& db, const std::string& model_id, int64_t run_id, const EpochRecord& e);
 Status record_checkpoint(Database& db, const std::string& model_id, int64_t run_id, int epoch,
                          int batch, const std::string& path, const std::string& reason);
+// record_checkpoint unless the model already has a row for (epoch, batch).
+Status record_checkpoint_once(Database& db, const std::string& model_id, int64_t run_id, int epoch, int batch,
+                              const std::string& path, const std::string& reason);
 
 }  // namespace clgen::model

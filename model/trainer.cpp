@@ -178,11 +178,18 @@ class RunRecords {
   }
 
   // Writes the checkpoint of `pos` (atomically) and records it.
-  Status save(LstmNetwork& net, torch::optim::Optimizer* optimizer, const std::string& reason) {
-    RETURN_IF_ERROR(save_checkpoint(checkpoint_, net, optimizer, pos_));
-    RETURN_IF_ERROR(record_checkpoint(db_, model_id_, run_id_, int(pos_.epoch), int(pos_.batch),
-                                      checkpoint_, reason));
+  Status save(LstmNetwork& net, torch::optim::Optimizer* optimizer, const TrainingPosition& pos,
+              const std::string& reason) {
+    RETURN_IF_ERROR(save_checkpoint(checkpoint_, net, optimizer, pos));
+    RETURN_IF_ERROR(record_checkpoint(db_, model_id_, run_id_, int(pos.epoch), int(pos.batch), checkpoint_, reason));
     return mark_latest();
+  }
+  // A run killed between writing a checkpoint and recording it left the file
+  // without its row: the resumed run records it, so the table lists every
+  // checkpoint an uninterrupted run would.
+  Status recorded(const TrainingPosition& loaded) {
+    return record_checkpoint_once(db_, model_id_, run_id_, int(loaded.epoch), int(loaded.batch), checkpoint_,
+                                  loaded.batch == 0 ? "epoch" : "periodic");
   }
   Status epoch(const EpochRecord& rec) { return record_epoch(db_, model_id_, run_id_, rec); }
   // Ends the run with `status` ("completed" | "interrupted").
@@ -379,6 +386,7 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
                                           data.corpus_sha, vocab.type(), vocab.size(),
                                           device_text, int(pos.epoch)));
       records.emplace(ws, std::move(db), run_id, result.model_id, checkpoint, pos);
+      if (result.resumed) RETURN_IF_ERROR(records->recorded(pos));
     }
     spdlog::info("model {}: {} vocabulary of {} tokens; {} training / {} validation tokens; {}",
                  result.model_id, vocab.type(), vocab.size(), data.corpus.train_tokens,
@@ -397,6 +405,11 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
     // kLossReadEvery batches on GPUs (reading waits for the device).
     const int64_t stop_every = group && device.is_cuda() ? kLossReadEvery : 1;
     const auto float_opts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+    // Mid-epoch checkpoints fall on batch numbers (the same ones in a resumed
+    // run) or, by time, when rank 0's clock says so.
+    const int64_t every_batches = tc.checkpoint_every_batches;
+    const double every_seconds = tc.checkpoint_every_seconds;
+    auto last_checkpoint = Clock::now();
 
     net->train();
     while (pos.epoch < epochs) {
@@ -408,9 +421,31 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
                           pos.c.narrow(1, shard.first, shard.count).contiguous()}
               : net->zero_state(shard.count, device);
       auto epoch_start = Clock::now();
-      uint64_t epoch_tokens = 0;
+      uint64_t epoch_tokens = 0;  // this call's, for the progress line
       torch::Tensor loss_acc =
-          torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device));
+          torch::full({}, pos.loss_pending, torch::TensorOptions().dtype(torch::kFloat64).device(device));
+      pos.loss_pending = 0;
+      // The epoch's training time: before the checkpoint, and in this call.
+      auto epoch_seconds = [&] {
+        return pos.seconds + std::chrono::duration<double>(Clock::now() - epoch_start).count();
+      };
+      // Where training stands after the current batch: the next batch, the
+      // loss not yet folded in, and every stream's state (gathered from the ranks).
+      auto position_after_batch = [&](const LstmState& state) -> Expected<TrainingPosition> {
+        TrainingPosition at = pos;
+        ++at.batch;
+        at.loss_pending = loss_acc.item<double>();
+        at.seconds = epoch_seconds();
+        LstmState full = {std::get<0>(state).detach(), std::get<1>(state).detach()};
+        if (group) {
+          auto gathered = gather_state(*group, full, shard);
+          if (!gathered.ok()) return lost(gathered.status());
+          full = *gathered;
+        }
+        at.h = std::get<0>(full);
+        at.c = std::get<1>(full);
+        return at;
+      };
       std::optional<Progress> progress;
       if (options.progress && leader)
         progress.emplace(fmt::format("epoch {}/{}", pos.epoch + 1, epochs),
@@ -429,10 +464,14 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
         // The batch's loss summed over its tokens, and its tokens, on all ranks.
         torch::Tensor batch_loss = loss.detach().to(torch::kFloat64) * double(y.numel());
         int64_t batch_tokens = y.numel();
-        torch::Tensor extras;  // [loss sum, ranks interrupted], summed over ranks
+        bool last = pos.batch + 1 == streams.batches;
+        bool timed = every_seconds > 0 && !last && leader &&
+                     std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >= every_seconds;
+        torch::Tensor extras;  // [loss sum, ranks interrupted, checkpoint due], summed over ranks
         if (group) {
           extras = torch::cat({loss.detach().reshape({1}) * float(y.numel()),
-                               torch::full({1}, interrupted() ? 1.0f : 0.0f, float_opts)});
+                               torch::full({1}, interrupted() ? 1.0f : 0.0f, float_opts),
+                               torch::full({1}, timed ? 1.0f : 0.0f, float_opts)});
           if (Status st = all_reduce_gradients(*group, params, extras); !st.ok()) return lost(st);
           batch_loss = extras[0].to(torch::kFloat64);
           batch_tokens = y.size(0) * streams.count;
@@ -446,7 +485,6 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
         loss_acc += batch_loss;
         pos.loss_tokens += batch_tokens;
         epoch_tokens += uint64_t(batch_tokens);
-        bool last = pos.batch + 1 == streams.batches;
         if (last || (pos.batch + 1) % kLossReadEvery == 0) {
           double l = group ? batch_loss.item<double>() / double(batch_tokens) : loss.item<double>();
           pos.loss_sum += loss_acc.item<double>();
@@ -461,23 +499,22 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
           }
         }
         if (progress) progress->advance();
+        // The ranks read the flags together (every batch on CPUs).
+        const bool flags_read = !group || last || (pos.batch + 1) % stop_every == 0;
+        bool due = !last && ((every_batches > 0 && (pos.batch + 1) % every_batches == 0) ||
+                             (group ? flags_read && extras[2].item<float>() > 0 : timed));
+        if (due) {
+          ASSIGN_OR_RETURN(TrainingPosition at, position_after_batch(state));
+          if (records) RETURN_IF_ERROR(records->save(net, optimizer.get(), at, "periodic"));
+          last_checkpoint = Clock::now();
+        }
         if (options.after_batch) options.after_batch(int(pos.epoch), int(pos.batch));
-        bool stop = group ? (last || (pos.batch + 1) % stop_every == 0) && extras[1].item<float>() > 0
-                          : interrupted();
+        bool stop = group ? flags_read && extras[1].item<float>() > 0 : interrupted();
         if (stop) {
-          pos.loss_sum += loss_acc.item<double>();
-          ++pos.batch;
-          LstmState full = {std::get<0>(state).detach(), std::get<1>(state).detach()};
-          if (group) {
-            auto gathered = gather_state(*group, full, shard);
-            if (!gathered.ok()) return lost(gathered.status());
-            full = *gathered;
-          }
-          pos.h = std::get<0>(full);
-          pos.c = std::get<1>(full);
+          ASSIGN_OR_RETURN(pos, position_after_batch(state));
           if (progress) progress->finish();
           if (records) {
-            RETURN_IF_ERROR(records->save(net, optimizer.get(), "interrupt"));
+            RETURN_IF_ERROR(records->save(net, optimizer.get(), pos, "interrupt"));
             RETURN_IF_ERROR(records->finish("interrupted"));
           }
           // No rank leaves before rank 0 has written the checkpoint: a
@@ -496,8 +533,8 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
       rec.epoch = int(pos.epoch) + 1;
       rec.train_loss = pos.loss_tokens > 0 ? pos.loss_sum / double(pos.loss_tokens) : 0;
       rec.learning_rate = lr;
-      rec.tokens = epoch_tokens;
-      rec.seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
+      rec.tokens = uint64_t(pos.loss_tokens);  // the whole epoch's, across resumed runs
+      rec.seconds = epoch_seconds();
       auto [valid_sum, valid_n] = evaluate(net, valid_file, tc.batch_size, tc.sequence_length,
                                            tc.max_tokens, device, rank, world);
       if (group) {
@@ -511,7 +548,8 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
       pos.epoch = rec.epoch;
       if (records) {
         RETURN_IF_ERROR(records->epoch(rec));
-        RETURN_IF_ERROR(records->save(net, optimizer.get(), "epoch"));
+        RETURN_IF_ERROR(records->save(net, optimizer.get(), pos, "epoch"));
+        last_checkpoint = Clock::now();
       }
       result.epochs.push_back(rec);
       if (rec.valid_loss)

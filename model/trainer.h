@@ -1,7 +1,7 @@
 // Training the LSTM language model: vocabulary, encoded corpus, truncated
-// BPTT over batchified streams, checkpoints every epoch and on interrupt,
-// exact resume, metrics in the workspace database; in one process or as one
-// rank of a data-parallel run over c10d.
+// BPTT over batchified streams, checkpoints every epoch, every N batches or M
+// seconds and on interrupt, exact resume, metrics in the workspace database;
+// in one process or as one rank of a data-parallel run over c10d.
 #pragma once
 
 #include <cstdint>

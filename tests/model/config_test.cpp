@@ -82,6 +82,23 @@ TEST(ModelConfig, ChangedConfigOrCorpusGivesANewModelIdButEpochsDoNot) {
   EXPECT_EQ(model_id(longer, corpus), id);
 }
 
+TEST(ModelConfig, CheckpointIntervalsParseAreRangeCheckedAndKeepTheModelId) {
+  auto c = parse_model_config("[training]\ncheckpoint_every_batches = 50\ncheckpoint_every_seconds = 1.5\n", "t.toml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->training.checkpoint_every_batches, 50);
+  EXPECT_EQ(c->training.checkpoint_every_seconds, 1.5);
+  // They decide when the weights are saved, not what they are.
+  EXPECT_EQ(model_id(*c, corpus_hash({"k"})), model_id(ModelConfig{}, corpus_hash({"k"})));
+  EXPECT_EQ(ModelConfig{}.training.checkpoint_every_batches, 0);
+  EXPECT_EQ(ModelConfig{}.training.checkpoint_every_seconds, 0);
+  for (const char* bad : {"checkpoint_every_batches = -1", "checkpoint_every_seconds = -2",
+                          "checkpoint_every_seconds = nan", "checkpoint_every_seconds = inf"}) {
+    auto r = parse_model_config(std::string("[training]\n") + bad + "\n", "t.toml");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("training.checkpoint_every_"), std::string::npos) << r.status().message();
+  }
+}
+
 TEST(ModelConfig, LearningRateSchedules) {
   TrainingConfig t;
   t.learning_rate = 0.002;

@@ -215,6 +215,33 @@ TEST(Distributed, ResumesOnAnotherWorldSizeAfterAnInterrupt) {
   EXPECT_LT(max_difference(w_end, expected), 1e-4);
 }
 
+// A periodic checkpoint of a distributed run gathers every rank's streams:
+// after a rank dies (and so the run), one process resumes from it to the
+// weights of an uninterrupted run.
+TEST(Distributed, PeriodicCheckpointHoldsEveryStreamAndResumesAfterARankDies) {
+  SKIP_WITHOUT_GLOO();
+  TempDir straight, dir;
+  TrainingRun run;
+  train_here(straight.path(), run);
+  auto expected = checkpoint_of(straight.path(), run).first;
+
+  auto ranks = run_world(dir.path(), 2, run, [](int rank) {
+    std::vector<std::string> args = {"timeout=60", "checkpoint_every=3"};
+    if (rank == 1) args.push_back("exit=0:4");
+    return args;
+  });
+  ASSERT_EQ(ranks[1].exit_code, 3) << describe(ranks);
+  ASSERT_EQ(ranks[0].exit_code, 1) << describe(ranks);
+  auto [w_mid, mid] = checkpoint_of(dir.path(), run);
+  EXPECT_EQ(mid.epoch, 0);
+  EXPECT_EQ(mid.batch, 3);  // after batches 0..2; rank 1 died after batch 4
+  ASSERT_TRUE(mid.h.defined());
+  EXPECT_EQ(mid.h.size(1), 8);
+  TrainResult resumed = train_here(dir.path(), run);
+  EXPECT_TRUE(resumed.resumed && resumed.completed);
+  EXPECT_LT(max_difference(checkpoint_of(dir.path(), run).first, expected), 1e-4);
+}
+
 // A rank that dies mid-epoch closes its connections: the survivor fails at
 // its next all-reduce with a message, long before the 60 s timeout.
 TEST(Distributed, ARankThatDiesFailsTheOthersInsteadOfHangingThem) {

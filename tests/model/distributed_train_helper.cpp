@@ -7,6 +7,7 @@
 //     interrupt=E:B   request an interrupt (as SIGINT would) after epoch E, batch B
 //     exit=E:B        _exit(3) after epoch E, batch B: a rank that dies mid-run
 //     timeout=S       distributed_timeout_seconds
+//     checkpoint_every=N  training.checkpoint_every_batches (not part of the model id)
 //
 // Exit status: 0 completed, 4 interrupted with a checkpoint, 1 on an error
 // (its message on stderr).
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
     if (arg.rfind("interrupt=", 0) == 0) interrupt_at = position(arg.substr(10));
     if (arg.rfind("exit=", 0) == 0) exit_at = position(arg.substr(5));
     if (arg.rfind("timeout=", 0) == 0) options.distributed_timeout_seconds = std::atoi(arg.c_str() + 8);
+    if (arg.rfind("checkpoint_every=", 0) == 0) config.training.checkpoint_every_batches = std::atoi(arg.c_str() + 17);
   }
   options.after_batch = [&](int epoch, int batch) {
     if (std::make_pair(epoch, batch) == interrupt_at) request_interrupt();

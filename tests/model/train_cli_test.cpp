@@ -1,10 +1,12 @@
 // End to end: `clgen train` on a workspace whose preprocessed table holds the
-// hand-written kernels; and its error when there is no corpus.
+// hand-written kernels; resuming after a SIGKILL mid-epoch; and its errors.
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
+#include "model/network.h"
 #include "support/sqlite.h"
 #include "tests/cli/run_command.h"
 #include "tests/model/test_corpus.h"
@@ -71,6 +73,100 @@ TEST(TrainCommand, TrainsPrintsSamplesRecordsMetricsAndResumes) {
       {"--workspace", ws, "-q", "train", "--config", config, "--device", "cpu", "--epochs", "3"});
   ASSERT_EQ(more.exit_code, 0) << more.err;
   EXPECT_NE(more.out.find("3 epochs"), std::string::npos) << more.out;
+}
+
+std::vector<std::string> column_rows(const std::string& db_path, const std::string& sql) {
+  std::vector<std::string> out;
+  auto db = Database::open(db_path);
+  EXPECT_TRUE(db.ok());
+  if (!db.ok()) return out;
+  auto q = db->prepare(sql);
+  EXPECT_TRUE(q.ok()) << sql;
+  if (!q.ok()) return out;
+  while (*q->step()) out.push_back(q->column_text(0));
+  return out;
+}
+
+// Every tensor of a checkpoint: weights, then each parameter's Adam state
+// (by parameter, since the archive orders the optimizer state by address).
+std::vector<torch::Tensor> checkpoint_tensors(const std::string& path, int vocab_size,
+                                              const model::NetworkConfig& network) {
+  model::LstmNetwork net(vocab_size, network);
+  torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(0.1));
+  auto pos = model::load_checkpoint(path, net, &adam, torch::kCPU);
+  EXPECT_TRUE(pos.ok()) << pos.status().message();
+  std::vector<torch::Tensor> out;
+  for (const auto& p : net->parameters()) {
+    out.push_back(p.detach());
+    auto it = adam.state().find(c10::guts::to_string(p.unsafeGetTensorImpl()));
+    EXPECT_TRUE(it != adam.state().end()) << "no optimizer state for a parameter of " << path;
+    if (it == adam.state().end()) continue;
+    auto& s = static_cast<torch::optim::AdamParamState&>(*it->second);
+    out.push_back(s.exp_avg());
+    out.push_back(s.exp_avg_sq());
+    out.push_back(torch::tensor({s.step()}));
+  }
+  return out;
+}
+
+TEST(TrainKill, ResumedRunAfterSigkillMidEpochEqualsAnUninterruptedRun) {
+  TempDir dir;
+  std::string config = dir.path() + "/small.toml";
+  // About 120 batches an epoch (some 1950 training tokens in 2 streams of
+  // 8-token steps); a checkpoint after every 40th.
+  std::ofstream(config) << "[model]\nembedding_size = 16\nhidden_size = 32\nlayers = 2\n"
+                           "[training]\nepochs = 2\nbatch_size = 2\nsequence_length = 8\n"
+                           "validation_fraction = 0.2\ncheckpoint_every_batches = 40\n"
+                           "[preview]\nsamples = 0\n";
+  auto train = [&](const std::string& ws, const std::string& kill_after) {
+    std::vector<std::string> argv = {"/usr/bin/env", "OMP_NUM_THREADS=1"};
+    if (!kill_after.empty()) argv.push_back("CLGEN_TEST_SIGKILL_AFTER_BATCHES=" + kill_after);
+    for (const char* a :
+         {CLGEN_BINARY, "--workspace", ws.c_str(), "train", "--config", config.c_str(), "--device", "cpu"})
+      argv.push_back(a);
+    return clgen::testing::run_command(argv);
+  };
+  std::string straight = dir.path() + "/straight", killed = dir.path() + "/killed";
+  for (const auto& ws : {straight, killed}) {
+    std::filesystem::create_directories(ws);
+    fill_preprocessed(ws + "/clgen.db");
+  }
+  auto r = train(straight, "");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  // Killed after batch 100 of the first epoch (0-based 99): the checkpoint of batch 80 is the last.
+  auto k = train(killed, "100");
+  ASSERT_EQ(k.exit_code, 128 + SIGKILL) << k.err;
+  EXPECT_EQ(
+      column_rows(killed + "/clgen.db", "SELECT epoch || '/' || batch || '/' || reason FROM checkpoints ORDER BY id"),
+      (std::vector<std::string>{"0/40/periodic", "0/80/periodic"}));
+  EXPECT_EQ(column_rows(killed + "/clgen.db", "SELECT status FROM training_runs"), std::vector<std::string>{"running"});
+  auto resumed = train(killed, "");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("at epoch 1, batch 80"), std::string::npos) << resumed.err;
+
+  const std::string metrics =
+      "SELECT epoch || '|' || printf('%!.17g', train_loss) || '|' || "
+      "printf('%!.17g', valid_loss) || '|' || tokens FROM training_metrics ORDER BY epoch";
+  auto expected = column_rows(straight + "/clgen.db", metrics);
+  ASSERT_EQ(expected.size(), 2u);
+  EXPECT_EQ(column_rows(killed + "/clgen.db", metrics), expected);
+  const std::string checkpoints =
+      "SELECT DISTINCT epoch || '/' || batch || '/' || reason FROM checkpoints ORDER BY epoch, batch";
+  EXPECT_EQ(column_rows(killed + "/clgen.db", checkpoints), column_rows(straight + "/clgen.db", checkpoints));
+  auto model = column_rows(straight + "/clgen.db", "SELECT model_id || '|' || vocab_size FROM training_runs");
+  ASSERT_EQ(model.size(), 1u);
+  std::string id = model[0].substr(0, model[0].find('|'));
+  int vocab_size = std::stoi(model[0].substr(model[0].find('|') + 1));
+  model::NetworkConfig network;
+  network.embedding_size = 16;
+  network.hidden_size = 32;
+  network.layers = 2;
+  auto a = checkpoint_tensors(straight + "/models/" + id + "/checkpoint.pt", vocab_size, network);
+  auto b = checkpoint_tensors(killed + "/models/" + id + "/checkpoint.pt", vocab_size, network);
+  ASSERT_EQ(a.size(), 11u * 4);  // embedding, 2 x 4 LSTM and 2 output tensors, each with its Adam state
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << "checkpoint tensor " << i;
 }
 
 TEST(TrainCommand, WithoutAPreprocessedCorpusSaysWhatToRun) {

@@ -113,6 +113,20 @@ std::vector<torch::Tensor> checkpoint_parameters(const TrainResult& r, const Mod
   return net->parameters();
 }
 
+// Both runs' checkpoints hold bit-identical weights.
+void expect_same_weights(const TrainResult& a, const TrainResult& b, const ModelConfig& c) {
+  auto pa = checkpoint_parameters(a, c);
+  auto pb = checkpoint_parameters(b, c);
+  ASSERT_EQ(pa.size(), pb.size());
+  for (size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "parameter " << i;
+}
+
+// An uninterrupted run of `c` on the test kernels in a fresh workspace at `dir`.
+Expected<TrainResult> train_straight(const TempDir& dir, const ModelConfig& c) {
+  ASSIGN_OR_RETURN(Workspace ws, Workspace::open(dir.path()));
+  return train_model(ws, c, model_test_kernels(), quiet_cpu());
+}
+
 TEST(Training, InterruptedAndResumedRunEqualsUninterruptedRun) {
   TempDir dir_a, dir_b;
   auto ws_a = Workspace::open(dir_a.path());
@@ -141,14 +155,12 @@ TEST(Training, InterruptedAndResumedRunEqualsUninterruptedRun) {
   EXPECT_TRUE(second->completed);
   EXPECT_TRUE(second->resumed);
   ASSERT_EQ(second->epochs.size(), 2u);
-  // Losses are summed in another grouping around the interrupt: equal up to rounding.
-  EXPECT_NEAR(second->epochs[0].train_loss, straight->epochs[0].train_loss, 1e-9);
+  // The loss accumulator is saved apart from the folded-in sum: the same sums, bit for bit.
+  EXPECT_EQ(second->epochs[0].train_loss, straight->epochs[0].train_loss);
+  EXPECT_EQ(second->epochs[0].tokens, straight->epochs[0].tokens);
   EXPECT_DOUBLE_EQ(*second->epochs[1].valid_loss, *straight->epochs[1].valid_loss);
 
-  auto pa = checkpoint_parameters(*straight, c);
-  auto pb = checkpoint_parameters(*second, c);
-  ASSERT_EQ(pa.size(), pb.size());
-  for (size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "parameter " << i;
+  expect_same_weights(*straight, *second, c);
 
   // Run again: nothing left to train. A changed config trains a new model.
   auto again = train_model(*ws_b, c, texts, quiet_cpu());
@@ -161,6 +173,67 @@ TEST(Training, InterruptedAndResumedRunEqualsUninterruptedRun) {
   ASSERT_TRUE(other.ok());
   EXPECT_NE(other->model_id, straight->model_id);
   EXPECT_FALSE(other->resumed);
+}
+
+TEST(Training, RunThatDiesAfterAPeriodicCheckpointResumesToTheUninterruptedWeights) {
+  ModelConfig c = small_config();
+  // About 15 batches an epoch (some 1900 training tokens in 4 streams of 32-token steps).
+  c.training.checkpoint_every_batches = 4;
+  TempDir dir_a, dir_b;
+  auto straight = train_straight(dir_a, c);
+  ASSERT_TRUE(straight.ok()) << straight.status().message();
+  auto ws_b = Workspace::open(dir_b.path());
+  ASSERT_TRUE(ws_b.ok());
+  auto texts = model_test_kernels();
+
+  // The process "dies" (an exception, no interrupt checkpoint) after batch 10
+  // of the second epoch: the checkpoint after batch 8 (0-based 7) is the last.
+  TrainOptions dies = quiet_cpu();
+  dies.after_batch = [](int epoch, int batch) {
+    if (epoch == 1 && batch == 9) throw std::runtime_error("died");
+  };
+  auto first = train_model(*ws_b, c, texts, dies);
+  ASSERT_FALSE(first.ok());
+  LstmNetwork probe(straight->vocab_size, c.network);
+  auto at = load_checkpoint(model_directory(*ws_b, straight->model_id) + "/checkpoint.pt", probe, nullptr, torch::kCPU);
+  ASSERT_TRUE(at.ok()) << at.status().message();
+  EXPECT_EQ(at->epoch, 1);
+  EXPECT_EQ(at->batch, 8);
+  EXPECT_TRUE(at->h.defined());
+  EXPECT_GT(at->loss_tokens, 0);
+
+  auto second = train_model(*ws_b, c, texts, quiet_cpu());
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->resumed);
+  ASSERT_EQ(second->epochs.size(), 1u);
+  EXPECT_EQ(second->epochs[0].train_loss, straight->epochs[1].train_loss);
+  EXPECT_EQ(*second->epochs[0].valid_loss, *straight->epochs[1].valid_loss);
+  EXPECT_EQ(second->epochs[0].tokens, straight->epochs[1].tokens);
+  expect_same_weights(*straight, *second, c);
+}
+
+TEST(Training, CheckpointEverySecondsSavesMidEpochWhenTheTimeHasPassed) {
+  ModelConfig c = small_config();
+  c.training.epochs = 1;
+  c.training.checkpoint_every_seconds = 1e-9;  // due after every batch
+  TrainOptions counting = quiet_cpu();
+  int batches = 0;
+  counting.after_batch = [&](int, int) { ++batches; };
+  TempDir dir;
+  auto ws = Workspace::open(dir.path());
+  ASSERT_TRUE(ws.ok());
+  auto r = train_model(*ws, c, model_test_kernels(), counting);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_GT(batches, 2);
+  auto db = ws->open_database();
+  ASSERT_TRUE(db.ok());
+  auto q = db->prepare("SELECT COUNT(*), MIN(batch), MAX(batch) FROM checkpoints WHERE reason = 'periodic'");
+  ASSERT_TRUE(q.ok());
+  ASSERT_TRUE(*q->step());
+  // After every batch but the last, whose checkpoint is the epoch's.
+  EXPECT_EQ(q->column_int(0), batches - 1);
+  EXPECT_EQ(q->column_int(1), 1);
+  EXPECT_EQ(q->column_int(2), batches - 1);
 }
 
 TEST(LanguageModelApi, FeedsStepsSamplesAndRefillsStreams) {
