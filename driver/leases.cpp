@@ -49,9 +49,9 @@ bool owner_is_dead_here(const std::string& owner) {
 Expected<std::unique_ptr<DriveLeases>> DriveLeases::open(const std::string& path, double ttl_seconds) {
   ASSIGN_OR_RETURN(Database db, Database::open(path));
   RETURN_IF_ERROR_CTX(db.exec("CREATE TABLE IF NOT EXISTS drive_leases("
-                              "item TEXT PRIMARY KEY,"         // runs.kernel_sha256 of the source
-                              "owner TEXT NOT NULL,"           // DriveLeases::owner()
-                              "expires_at REAL NOT NULL)"),    // Unix seconds
+                              "item TEXT PRIMARY KEY,"       // runs.kernel_sha256 of the source
+                              "owner TEXT NOT NULL,"         // DriveLeases::owner()
+                              "expires_at REAL NOT NULL)"),  // Unix seconds
                       "creating the drive_leases table");
   return std::unique_ptr<DriveLeases>(new DriveLeases(std::move(db), ttl_seconds));
 }
@@ -76,10 +76,11 @@ Expected<bool> DriveLeases::try_claim(const std::string& item) {
   std::lock_guard<std::mutex> lock(mu_);
   // One statement, so atomic: insert, or take over a lease that expired or
   // is already this process's.
-  ASSIGN_OR_RETURN(Statement st, db_.prepare("INSERT INTO drive_leases(item, owner, expires_at) VALUES (?1, ?2, ?3) "
-                                             "ON CONFLICT(item) DO UPDATE SET owner = excluded.owner, "
-                                             "expires_at = excluded.expires_at "
-                                             "WHERE drive_leases.owner = excluded.owner OR drive_leases.expires_at < ?4"));
+  ASSIGN_OR_RETURN(Statement st,
+                   db_.prepare("INSERT INTO drive_leases(item, owner, expires_at) VALUES (?1, ?2, ?3) "
+                               "ON CONFLICT(item) DO UPDATE SET owner = excluded.owner, "
+                               "expires_at = excluded.expires_at "
+                               "WHERE drive_leases.owner = excluded.owner OR drive_leases.expires_at < ?4"));
   const double now = now_seconds();
   RETURN_IF_ERROR(st.bind(1, item));
   RETURN_IF_ERROR(st.bind(2, owner_));

@@ -283,9 +283,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
             account(row, +1);
             break;
           case RowFate::kAlreadyStored:
-          case RowFate::kOverTarget:
-            account(row, -1);
-            break;
+          case RowFate::kOverTarget: account(row, -1); break;
         }
       }
     }

@@ -34,7 +34,6 @@ Status create_samples_table(Database& db) {
     CREATE UNIQUE INDEX IF NOT EXISTS samples_accepted_unique
       ON samples(normalized_sha256) WHERE status = 'accepted';
     CREATE INDEX IF NOT EXISTS samples_model_status ON samples(model_id, status);
-    CREATE INDEX IF NOT EXISTS samples_draw ON samples(model_id, seed, sample_index);
   )sql").with_context("creating the samples table");
 }
 }  // namespace
@@ -47,9 +46,12 @@ Status ensure_sampler_schema(Database& db) {
   // way, to new tables too: the CREATE above leaves them out.
   for (const char* column : {"shard", "target", "target_features"})
     RETURN_IF_ERROR(db.add_column_if_missing("samples", column, "TEXT"));
-  // What identifies a stored sample across workspaces (sampler/merge.h).
-  return db.exec("CREATE INDEX IF NOT EXISTS samples_origin ON samples(created_at, sample_index)")
-      .with_context("indexing the samples table");
+  // What identifies a stored sample across workspaces (sampler/merge.h),
+  // and a draw of one run's key (store_samples, stored_sample_indices).
+  const char* indexes =
+      "CREATE INDEX IF NOT EXISTS samples_origin ON samples(created_at, sample_index);"
+      "CREATE INDEX IF NOT EXISTS samples_draw ON samples(model_id, seed, sample_index);";
+  return db.exec(indexes).with_context("indexing the samples table");
 }
 
 Expected<bool> samples_have_shard_column(Database& db, const std::string& schema) {
@@ -133,9 +135,7 @@ Expected<std::unordered_set<uint64_t>> stored_sample_indices(Database& db, const
   return out;
 }
 
-Status insert_samples(Database& db, const std::vector<SampleRow>& rows) {
-  return store_samples(db, rows, 0).status();
-}
+Status insert_samples(Database& db, const std::vector<SampleRow>& rows) { return store_samples(db, rows, 0).status(); }
 
 Expected<StoreResult> store_samples(Database& db, const std::vector<SampleRow>& rows, uint64_t target) {
   StoreResult out;

@@ -78,7 +78,8 @@ TEST_F(LeasesTest, TheLiveLeaseOfAProcessOfThisHostThatNoLongerExistsIsTakenOver
   EXPECT_TRUE(*b->try_claim("k"));
   // A live process's lease (this one's) is not taken.
   ASSERT_TRUE(db->exec("INSERT INTO drive_leases VALUES ('k2', '" + std::string(host) + ":" +
-                       std::to_string(::getpid()) + ":1', 1e18)").ok());
+                       std::to_string(::getpid()) + ":1', 1e18)")
+                  .ok());
   EXPECT_FALSE(*b->try_claim("k2"));
 }
 

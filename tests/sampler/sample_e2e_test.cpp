@@ -73,6 +73,13 @@ class SampleEndToEnd : public ::testing::Test {
 
   static std::string ws() { return (root_ / "ws").string(); }
   static std::string config() { return std::string(CLGEN_TEST_DATA) + "/sampler/small.toml"; }
+  // `clgen --workspace WS -q sample` of the suite's model on the CPU with --args, then `extra`.
+  static std::vector<std::string> sample_in(const std::string& ws, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--workspace", ws,       "-q",  "sample",   "--config",
+                                     config(),      "--args", kArgs, "--device", "cpu"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
   // `clgen sample --json` of the suite's model on the CPU with --args, then `extra`.
   static CommandResult sample_json(const std::vector<std::string>& extra) {
     std::vector<std::string> args = {
@@ -139,10 +146,9 @@ TEST_F(SampleEndToEnd, SameSeedOnCpuReproducesTheSamples) {
   (void)remove_tree(copy);
   fs::copy(ws(), copy, fs::copy_options::recursive);
   auto sample = [&](const std::string& ws, uint64_t seed) {
-    auto r = run_clgen({"--workspace", ws, "-q", "sample", "--config", config(), "--args", kArgs,
-                        "--max-samples", "12", "-n", "0", "--seed", std::to_string(seed),
-                        "--batch-size", "4", "--max-length", "300", "--device", "cpu", "--out",
-                        (root_ / ("seed" + std::to_string(seed))).string()});
+    auto r =
+        run_clgen(sample_in(ws, {"--max-samples", "12", "-n", "0", "--seed", std::to_string(seed), "--batch-size", "4",
+                                 "--max-length", "300", "--out", (root_ / ("seed" + std::to_string(seed))).string()}));
     EXPECT_EQ(0, r.exit_code) << r.err;
   };
   sample(ws(), 7);
@@ -170,10 +176,9 @@ TEST_F(SampleEndToEnd, SecondRunOfASeedStoresOnlyWhatIsMissing) {
     return st->column_int(0);
   };
   auto run = [&](const std::string& n) {
-    auto r = run_clgen({"--workspace", ws(), "-q", "sample", "--config", config(), "--args", kArgs, "-n", n,
-                        "--seed", "11", "--temperature", "1.0", "--batch-size", "8", "--time-limit", "120",
-                        "--device", "cpu", "--max-length", "400", "--max-refusals", "32", "--out",
-                        (root_ / "resume").string(), "--json"});
+    auto r = run_clgen(sample_in(
+        ws(), {"-n", n, "--seed", "11", "--temperature", "1.0", "--batch-size", "8", "--time-limit", "120",
+               "--max-length", "400", "--max-refusals", "32", "--out", (root_ / "resume").string(), "--json"}));
     EXPECT_EQ(0, r.exit_code) << r.out << r.err;
     return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
   };

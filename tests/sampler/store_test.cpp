@@ -37,9 +37,8 @@ SampleRow accepted(const std::string& kernel, uint64_t seed, uint64_t index) {
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("clgen_store_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("clgen_store_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     (void)remove_tree(dir_.string());
     fs::create_directories(dir_);
     a_ = open();
@@ -82,7 +81,8 @@ TEST_F(StoreTest, AKernelAnotherProcessAcceptedFirstIsStoredAsADuplicate) {
 
 TEST_F(StoreTest, ADrawStoredBeforeIsLeftOutAndAnotherSeedsIsNot) {
   ASSERT_TRUE(store_samples(*a_, {row(sample_status::kRejected, "x", 1, 0)}, 0).ok());
-  auto again = store_samples(*b_, {row(sample_status::kRejected, "x", 1, 0), row(sample_status::kRejected, "x", 2, 0)}, 0);
+  auto again =
+      store_samples(*b_, {row(sample_status::kRejected, "x", 1, 0), row(sample_status::kRejected, "x", 2, 0)}, 0);
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ((std::vector<RowFate>{RowFate::kAlreadyStored, RowFate::kStored}), again->fates);
   EXPECT_EQ(1, count("seed = 1"));
