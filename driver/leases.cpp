@@ -53,6 +53,10 @@ Expected<std::unique_ptr<DriveLeases>> DriveLeases::open(const std::string& path
                               "owner TEXT NOT NULL,"         // DriveLeases::owner()
                               "expires_at REAL NOT NULL)"),  // Unix seconds
                       "creating the drive_leases table");
+  // Leases of drives that died long ago: no one else would remove them.
+  ASSIGN_OR_RETURN(Statement expired, db.prepare("DELETE FROM drive_leases WHERE expires_at < ?1"));
+  RETURN_IF_ERROR(expired.bind(1, now_seconds()));
+  RETURN_IF_ERROR_CTX(expired.run(), "removing expired drive leases");
   return std::unique_ptr<DriveLeases>(new DriveLeases(std::move(db), ttl_seconds));
 }
 

@@ -61,6 +61,16 @@ TEST_F(LeasesTest, TheLeaseOfADeadDriveIsTakenOverOnceExpired) {
   EXPECT_TRUE(*b->try_claim("k"));
 }
 
+TEST_F(LeasesTest, OpeningRemovesExpiredLeasesOfOtherDrives) {
+  auto a = open();
+  ASSERT_TRUE(a);
+  auto db = Database::open(dir_ / "clgen.db");
+  ASSERT_TRUE(db->exec("INSERT INTO drive_leases VALUES ('old', 'host:1:1', 0), ('live', 'host:2:1', 1e18)").ok());
+  auto b = open();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(1, rows());  // 'live' stays
+}
+
 TEST_F(LeasesTest, TheLiveLeaseOfAProcessOfThisHostThatNoLongerExistsIsTakenOverAtOnce) {
   auto b = open();
   ASSERT_TRUE(b);
