@@ -1,10 +1,15 @@
 // The sampling pipeline: sampler thread -> queue -> filter workers -> store.
 #include "sampler/pipeline.h"
 
+#include <signal.h>
+
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -20,6 +25,7 @@
 #include "support/interrupt.h"
 #include "support/progress.h"
 #include "support/sha256.h"
+#include "support/text.h"
 
 namespace clgen::sampler {
 
@@ -106,6 +112,20 @@ SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int 
   return row;
 }
 
+// Removes the temporary files (NAME.tmp.PID, write_file_atomic's) that a run
+// killed while writing a .cl file left in `dir`; a live process's are kept.
+void remove_stale_temporaries(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const size_t at = name.rfind(".tmp.");
+    if (at == std::string::npos) continue;
+    std::optional<uint64_t> pid = parse_uint64(name.substr(at + 5));
+    if (!pid || *pid == 0 || *pid > uint64_t(std::numeric_limits<pid_t>::max())) continue;
+    if (::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH) (void)remove_file(entry.path().string());
+  }
+}
+
 // The columns of a row that name its draw (DrawKey), from the run's options.
 void set_draw_key(SampleRow& row, const SampleOptions& opts, const std::string& model_id) {
   row.args = opts.args;
@@ -153,6 +173,21 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   SampleSummary sum;
   sum.out_dir = opts.out_dir;
   sum.accepted_before = accepted_before;
+  if (!opts.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opts.out_dir, ec);
+    if (ec) return io_error(fmt::format("creating {}: {}", opts.out_dir, ec.message()));
+    remove_stale_temporaries(opts.out_dir);
+    // A .cl file is written after its row commits: a run killed in between
+    // left accepted kernels without their files.
+    if (accepted_before) {
+      ASSIGN_OR_RETURN(auto kernels, accepted_kernels(db, key));
+      for (const auto& [sha, text] : kernels) {
+        const std::string path = opts.out_dir + "/" + sha + ".cl";
+        if (!std::filesystem::exists(path, ec)) RETURN_IF_ERROR_CTX(write_file_atomic(path, text), "writing " + path);
+      }
+    }
+  }
   if (opts.target_accepted && accepted_before >= opts.target_accepted) return sum;  // nothing is missing
   ASSIGN_OR_RETURN(const std::unordered_set<uint64_t> drawn_before, stored_sample_indices(db, key));
   ASSIGN_OR_RETURN(auto seen, accepted_sample_hashes(db));
@@ -166,12 +201,6 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
           "workspace has none: run `clgen corpus preprocess`, or sample with --no-constrain");
     tables = std::make_shared<const ConstraintTables>(ConstraintTables::from_corpus(texts));
   }
-  if (!opts.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(opts.out_dir, ec);
-    if (ec) return io_error(fmt::format("creating {}: {}", opts.out_dir, ec.message()));
-  }
-
   unsigned workers = opts.filter_threads;
   if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency() - 1);
   sum.filter_threads = workers;

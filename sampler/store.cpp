@@ -123,6 +123,20 @@ Expected<uint64_t> count_accepted(Database& db, const DrawKey& key) {
   return row ? static_cast<uint64_t>(st.column_int(0)) : 0;
 }
 
+Expected<std::vector<std::pair<std::string, std::string>>> accepted_kernels(Database& db, const DrawKey& key) {
+  ASSIGN_OR_RETURN(auto st, db.prepare(std::string("SELECT normalized_sha256, normalized_text FROM samples WHERE "
+                                                   "status = 'accepted' AND ") +
+                                       kKeyWhere));
+  RETURN_IF_ERROR(bind_key(st, key));
+  std::vector<std::pair<std::string, std::string>> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    out.emplace_back(st.column_text(0), st.column_text(1));
+  }
+  return out;
+}
+
 Expected<std::unordered_set<uint64_t>> stored_sample_indices(Database& db, const DrawKey& key) {
   ASSIGN_OR_RETURN(auto st, db.prepare(std::string("SELECT sample_index FROM samples WHERE ") + kKeyWhere));
   RETURN_IF_ERROR(bind_key(st, key));

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "sampler/targets.h"
@@ -87,6 +88,9 @@ DrawKey draw_key_of(const SampleRow& row);
 
 // Accepted samples stored under `key`. Fails with the database's error.
 Expected<uint64_t> count_accepted(Database& db, const DrawKey& key);
+// (normalized_sha256, normalized_text) of every accepted sample stored under
+// `key`. Fails with the database's error.
+Expected<std::vector<std::pair<std::string, std::string>>> accepted_kernels(Database& db, const DrawKey& key);
 // sample_index of every sample stored under `key`: the draws a rerun skips.
 Expected<std::unordered_set<uint64_t>> stored_sample_indices(Database& db, const DrawKey& key);
 

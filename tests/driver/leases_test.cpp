@@ -22,6 +22,14 @@ class LeasesTest : public ::testing::Test {
     EXPECT_TRUE(l.ok()) << l.status().message();
     return l.ok() ? std::move(*l) : nullptr;
   }
+  // A lease row as another drive left it.
+  void add_row(const std::string& item, const std::string& owner, double expires_at) {
+    auto db = Database::open(dir_ / "clgen.db");
+    auto st = db->prepare("INSERT INTO drive_leases VALUES (?1, ?2, ?3)");
+    ASSERT_TRUE(st.ok()) << st.status().message();
+    ASSERT_TRUE(st->bind(1, item).ok() && st->bind(2, owner).ok() && st->bind(3, expires_at).ok());
+    ASSERT_TRUE(st->run().ok());
+  }
   int64_t rows() {
     auto db = Database::open(dir_ / "clgen.db");
     auto st = db->prepare("SELECT COUNT(*) FROM drive_leases");
@@ -55,19 +63,15 @@ TEST_F(LeasesTest, ClaimsOfOneItemByOneDriveNestAndTheLeaseEndsWithTheLast) {
 TEST_F(LeasesTest, TheLeaseOfADeadDriveIsTakenOverOnceExpired) {
   auto b = open();
   ASSERT_TRUE(b);
-  // A drive killed while it held k: its row stays, with its last expiry.
-  auto db = Database::open(dir_ / "clgen.db");
-  ASSERT_TRUE(db->exec("INSERT INTO drive_leases VALUES ('k', 'host:1:1', 0)").ok());
+  add_row("k", "host:1:1", 0);  // a drive killed while it held k: its row stays, with its last expiry
   EXPECT_TRUE(*b->try_claim("k"));
 }
 
 TEST_F(LeasesTest, OpeningRemovesExpiredLeasesOfOtherDrives) {
-  auto a = open();
-  ASSERT_TRUE(a);
-  auto db = Database::open(dir_ / "clgen.db");
-  ASSERT_TRUE(db->exec("INSERT INTO drive_leases VALUES ('old', 'host:1:1', 0), ('live', 'host:2:1', 1e18)").ok());
-  auto b = open();
-  ASSERT_TRUE(b);
+  ASSERT_TRUE(open());  // creates the table
+  add_row("old", "host:1:1", 0);
+  add_row("live", "host:2:1", 1e18);
+  ASSERT_TRUE(open());
   EXPECT_EQ(1, rows());  // 'live' stays
 }
 
@@ -80,16 +84,10 @@ TEST_F(LeasesTest, TheLiveLeaseOfAProcessOfThisHostThatNoLongerExistsIsTakenOver
   waitpid(child, nullptr, 0);  // reaped: the pid names no process now
   char host[256] = {};
   ASSERT_EQ(0, gethostname(host, sizeof host - 1));
-  auto db = Database::open(dir_ / "clgen.db");
-  auto st = db->prepare("INSERT INTO drive_leases VALUES ('k', ?1, 1e18)");  // expires long after the test
-  ASSERT_TRUE(st.ok());
-  ASSERT_TRUE(st->bind(1, std::string(host) + ":" + std::to_string(child) + ":1").ok());
-  ASSERT_TRUE(st->run().ok());
+  add_row("k", std::string(host) + ":" + std::to_string(child) + ":1", 1e18);  // expires long after the test
   EXPECT_TRUE(*b->try_claim("k"));
   // A live process's lease (this one's) is not taken.
-  ASSERT_TRUE(db->exec("INSERT INTO drive_leases VALUES ('k2', '" + std::string(host) + ":" +
-                       std::to_string(::getpid()) + ":1', 1e18)")
-                  .ok());
+  add_row("k2", std::string(host) + ":" + std::to_string(::getpid()) + ":1", 1e18);
   EXPECT_FALSE(*b->try_claim("k2"));
 }
 

@@ -2,11 +2,17 @@
 // handful of normalized kernels, then `clgen sample --args` must produce new
 // kernels with exactly the requested prototype, reproducibly for a fixed seed;
 // and the `tiny` model of the README's main job on installed kernels.
+#include <signal.h>
+
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -89,13 +95,15 @@ class SampleEndToEnd : public ::testing::Test {
     return run_clgen(args);
   }
 
-  // sample_index -> text of the samples stored with `seed` in workspace `ws`.
-  static std::map<int64_t, std::string> samples_of(const std::string& ws, uint64_t seed) {
+  // sample_index -> `what` (an SQL expression, default the text) of the
+  // samples stored with `seed` in workspace `ws`.
+  static std::map<int64_t, std::string> samples_of(const std::string& ws, uint64_t seed,
+                                                   const std::string& what = "text") {
     std::map<int64_t, std::string> out;
     auto db = Database::open(ws + "/clgen.db");
     EXPECT_TRUE(db.ok());
-    auto st = db->prepare("SELECT sample_index, text FROM samples WHERE seed = ?1");
-    EXPECT_TRUE(st.ok());
+    auto st = db->prepare("SELECT sample_index, " + what + " FROM samples WHERE seed = ?1");
+    if (!st.ok()) return out;  // no samples table yet
     EXPECT_TRUE(st->bind(1, static_cast<int64_t>(seed)).ok());
     while (*st->step()) {
       EXPECT_EQ(0u, out.count(st->column_int(0))) << "draw " << st->column_int(0) << " stored twice";
@@ -201,6 +209,54 @@ TEST_F(SampleEndToEnd, SecondRunOfASeedStoresOnlyWhatIsMissing) {
     ++files;
   }
   EXPECT_EQ(10, files);
+}
+
+// A run killed (SIGKILL) once it stored some samples, then run again to
+// completion, stores the draws, verdicts and .cl files of one uninterrupted
+// run (with one filter thread rows arrive in draw order, so both stop at the
+// same draw).
+TEST_F(SampleEndToEnd, KilledRunRerunToCompletionStoresWhatAnUninterruptedRunStores) {
+  if (HasFatalFailure()) return;
+  const std::string ref = (root_ / "ws_kill_ref").string(), killed = (root_ / "ws_killed").string();
+  for (const std::string& copy : {ref, killed}) {
+    (void)remove_tree(copy);
+    fs::copy(ws(), copy, fs::copy_options::recursive);
+  }
+  auto args = [&](const std::string& ws) {
+    return sample_in(ws, {"-n", "100", "--seed", "13", "--temperature", "1.0", "--batch-size", "8", "--max-length",
+                          "400", "--max-refusals", "32", "--filter-threads", "1", "--out", ws + "/out"});
+  };
+  auto r = run_clgen(args(ref));
+  ASSERT_EQ(0, r.exit_code) << r.err;
+  const std::string verdict = "status || ' ' || COALESCE(normalized_sha256, '')";
+  const auto reference = samples_of(ref, 13, verdict);
+
+  testing::RunningCommand run = testing::start_clgen(args(killed));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (samples_of(killed, 13, verdict).empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(run.pid, SIGKILL);
+  EXPECT_EQ(128 + SIGKILL, testing::finish_command(run).exit_code);
+  const size_t stored = samples_of(killed, 13, verdict).size();
+  ASSERT_GT(stored, 0u);
+  ASSERT_LT(stored, reference.size()) << "the run ended before it was killed";
+
+  r = run_clgen(args(killed));
+  ASSERT_EQ(0, r.exit_code) << r.err;
+  EXPECT_EQ(reference, samples_of(killed, 13, verdict));
+  std::set<std::string> ref_files, files;
+  for (const auto& e : fs::directory_iterator(ref + "/out")) ref_files.insert(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(killed + "/out")) files.insert(e.path().filename().string());
+  EXPECT_EQ(100u, ref_files.size());
+  std::vector<std::string> missing, extra;
+  std::set_difference(ref_files.begin(), ref_files.end(), files.begin(), files.end(), std::back_inserter(missing));
+  std::set_difference(files.begin(), files.end(), ref_files.begin(), ref_files.end(), std::back_inserter(extra));
+  EXPECT_TRUE(missing.empty()) << missing.size() << " files missing, e.g. " << missing.front();
+  EXPECT_TRUE(extra.empty()) << extra.size() << " files more, e.g. " << extra.front();
+  auto db = Database::open(killed + "/clgen.db");
+  auto check = db->prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(check.ok() && *check->step());
+  EXPECT_EQ("ok", check->column_text(0));
 }
 
 // Directed sampling toward one corpus kernel's features, with the
