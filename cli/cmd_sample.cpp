@@ -217,9 +217,13 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
               (unsigned long long)sum.accepted, 60.0 * sum.accepted / secs);
   if (sum.accepted_before || sum.replayed)
     std::printf(
-        "resumed: %llu accepted kernels of this model, --args, seed and policy stored before; "
+        "resumed: %llu accepted kernels of this model, --args, seed and policy stored before%s; "
         "%llu stored draws drawn again and skipped\n",
-        (unsigned long long)sum.accepted_before, (unsigned long long)sum.replayed);
+        (unsigned long long)sum.accepted_before,
+        opts.sample.target_accepted && sum.accepted_before >= opts.sample.target_accepted
+            ? " (-n reached: nothing sampled)"
+            : "",
+        (unsigned long long)sum.replayed);
   if (opts.sample.constrain)
     std::printf("constrained decoding: %llu draws refused and redrawn (%.2f%% of tokens)\n",
                 (unsigned long long)sum.redrawn, sum.tokens ? 100.0 * sum.redrawn / sum.tokens : 0.0);
