@@ -164,6 +164,8 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
                         {"shard_from", shard.source},
                         {"samples", sum.samples},
                         {"accepted", sum.accepted},
+                        {"accepted_before", sum.accepted_before},
+                        {"replayed", sum.replayed},
                         {"passed_filter", passed},
                         {"training_copies", copies},
                         {"seconds", sum.seconds},
@@ -213,6 +215,15 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   std::printf("passed the filter: %llu (%.1f%%); new unique kernels: %llu (%.1f per minute)\n",
               (unsigned long long)passed, sum.samples ? 100.0 * passed / sum.samples : 0.0,
               (unsigned long long)sum.accepted, 60.0 * sum.accepted / secs);
+  if (sum.accepted_before || sum.replayed)
+    std::printf(
+        "resumed: %llu accepted kernels of this model, --args, seed and policy stored before%s; "
+        "%llu stored draws drawn again and skipped\n",
+        (unsigned long long)sum.accepted_before,
+        opts.sample.target_accepted && sum.accepted_before >= opts.sample.target_accepted
+            ? " (-n reached: nothing sampled)"
+            : "",
+        (unsigned long long)sum.replayed);
   if (opts.sample.constrain)
     std::printf("constrained decoding: %llu draws refused and redrawn (%.2f%% of tokens)\n",
                 (unsigned long long)sum.redrawn, sum.tokens ? 100.0 * sum.redrawn / sum.tokens : 0.0);
@@ -252,7 +263,9 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--args", s.args,
                   "Kernel argument types, e.g. \"float*,float*,float*,int\" (default: the model "
                   "chooses the signature)");
-  cmd->add_option("-n", s.target_accepted, "Stop after this many new unique kernels (0 = no limit)")
+  cmd->add_option("-n", s.target_accepted,
+                  "Stop once this many new unique kernels of this model, --args, --seed and policy are stored, "
+                  "earlier runs' included (0 = no limit; see docs/SAMPLER.md)")
       ->capture_default_str();
   cmd->add_option("--temperature", s.policy.temperature, "Sampling temperature (0 = greedy)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);

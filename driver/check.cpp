@@ -67,7 +67,7 @@ Checker::~Checker() {
 
 bool Checker::submit(const std::string& text) {
   if (failed_) return false;
-  PoolSource src{next_index_++, options_.origin, text, sha256_hex(text)};
+  PoolSource src{next_index_++, options_.origin, text, sha256_hex(text), {}};
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++summary_.submitted;

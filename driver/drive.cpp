@@ -2,7 +2,10 @@
 #include "driver/drive.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <numeric>
@@ -12,6 +15,7 @@
 #include "corpus/preprocess/catalog.h"
 #include "driver/args.h"
 #include "driver/drive_pool.h"
+#include "driver/leases.h"
 #include "driver/worker.h"
 #include "sampler/catalog.h"
 #include "support/files.h"
@@ -52,6 +56,37 @@ Expected<std::vector<std::string>> corpus_texts(Database& db) {
   std::vector<std::string> texts;
   for (auto& k : kernels) texts.push_back(std::move(k.text));
   return texts;
+}
+
+// Submits every source to `pool`. With `leases` (another drive may share
+// the workspace), a source goes only once this process holds its lease, with
+// the runs stored since the pool's map was read (from `db`); a source another
+// drive holds is tried again after the others, so it is read back once that
+// drive has stored its runs, or taken over once its lease expired.
+Status feed_sources(DrivePool& pool, std::vector<PoolSource>& sources, DriveLeases* leases, Database* db,
+                    const std::atomic<bool>& go) {
+  std::deque<PoolSource*> waiting;
+  for (PoolSource& ps : sources) waiting.push_back(&ps);
+  size_t misses = 0;  // held by others in a row
+  while (!waiting.empty() && go && !interrupted()) {
+    PoolSource* ps = waiting.front();
+    waiting.pop_front();
+    if (leases) {
+      ASSIGN_OR_RETURN(bool mine, leases->try_claim(ps->sha256));
+      if (!mine) {
+        waiting.push_back(ps);
+        if (++misses >= waiting.size()) {  // every source left is held: wait for their drives
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          misses = 0;
+        }
+        continue;
+      }
+      misses = 0;
+      ASSIGN_OR_RETURN(ps->stored_since, stored_run_outcomes_of(*db, ps->sha256));
+    }
+    if (!pool.submit(std::move(*ps))) break;
+  }
+  return ok_status();
 }
 
 uint64_t product(const std::vector<uint64_t>& v) {
@@ -204,7 +239,7 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   {
     ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
     for (size_t i = 0; i < sources.size(); ++i) {
-      PoolSource ps{i, sources[i].origin, std::move(sources[i].text), ""};
+      PoolSource ps{i, sources[i].origin, std::move(sources[i].text), "", {}};
       ps.sha256 = sha256_hex(ps.text);
       RETURN_IF_ERROR_CTX(store_kernel_source(db, ps.sha256, ps.text, ps.origin),
                           "storing the source of " + ps.origin);
@@ -214,6 +249,16 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   }
   ASSIGN_OR_RETURN(auto stored, stored_run_outcomes(db));
   worker.stop();  // the pool's threads start their own
+  // Another drive may share the workspace: sources are leased (see
+  // feed_sources). Declared before the pool, so released after its threads end.
+  std::unique_ptr<DriveLeases> leases;
+  std::unique_ptr<Database> feed_db;
+  if (!db.path().empty() && db.path() != ":memory:") {
+    ASSIGN_OR_RETURN(leases, DriveLeases::open(db.path()));
+    ASSIGN_OR_RETURN(Database d, Database::open(db.path()));
+    feed_db = std::make_unique<Database>(std::move(d));
+  }
+  const size_t source_count = pool_sources.size();
 
   PoolOptions popts;
   static_cast<RunSettings&>(popts) = options;
@@ -221,27 +266,32 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   popts.worker = wopts;
   popts.threads = options.jobs ? options.jobs : default_drive_jobs();
   DrivePool pool(std::move(popts), std::move(stored));
+  std::atomic<bool> feeding{true};
+  Status feed_status;
   std::thread feeder([&] {
-    for (auto& ps : pool_sources)
-      if (!pool.submit(std::move(ps))) break;
+    feed_status = feed_sources(pool, pool_sources, leases.get(), feed_db.get(), feeding);
     pool.close();
   });
+  auto stop = [&] {
+    feeding = false;
+    pool.stop();
+  };
 
   std::unique_ptr<Progress> progress;
-  if (options.show_progress) progress = std::make_unique<Progress>("drive", pool_sources.size());
+  if (options.show_progress) progress = std::make_unique<Progress>("drive", source_count);
   // Runs per source index, for a CSV in source order whatever order the
   // threads finish in.
-  std::vector<std::vector<RunRecord>> by_source(pool_sources.size());
+  std::vector<std::vector<RunRecord>> by_source(source_count);
   Status failure;
   while (auto res = pool.next()) {
     if (interrupted() && !summary.interrupted) {
       summary.interrupted = true;
-      pool.stop();  // the runs in progress still come back and are stored
+      stop();  // the runs in progress still come back and are stored
     }
     if (!failure.ok()) continue;
     if (!res->error.ok()) {
       failure = res->error;
-      pool.stop();
+      stop();
       continue;
     }
     ++summary.sources;
@@ -251,15 +301,17 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
       ++summary.outcomes[records[i].result.outcome];
       ++(res->runs[i].stored ? summary.already_stored : summary.driven);
     }
+    if (st.ok() && leases) st = leases->release(res->sha256);
     if (!st.ok()) {
       failure = st;
-      pool.stop();
+      stop();
     }
     if (progress) progress->advance();
   }
   feeder.join();
   if (progress) progress->finish();
   RETURN_IF_ERROR(failure);
+  RETURN_IF_ERROR_CTX(feed_status, "leasing sources");
   if (interrupted()) summary.interrupted = true;
   summary.workers_started = worker.started() + pool.workers_started();
   std::string csv = csv_header();

@@ -27,12 +27,14 @@ Status record_pool_result(Database& db, PoolResult& result, std::vector<RunRecor
   ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
   for (PoolRun& run : result.runs) {
     RunRecord rec = std::move(run.record);
+    if (!run.stored) {
+      RETURN_IF_ERROR_CTX(insert_run(db, rec), "storing a run of " + result.origin);
+      run.stored = db.changes() == 0;  // the key was stored by another drive: its row stands
+    }
     if (run.stored) {
       ASSIGN_OR_RETURN(auto found, find_run(db, rec.key));
       if (!found) return internal_error("a stored run of " + result.origin + " vanished from the database");
       rec = std::move(*found);
-    } else {
-      RETURN_IF_ERROR_CTX(insert_run(db, rec), "storing a run of " + result.origin);
     }
     records.push_back(std::move(rec));
   }
@@ -103,10 +105,14 @@ PoolResult DrivePool::drive_source(const PoolSource& src, std::vector<std::uniqu
   // Whether the run is stored; if so its record carries the stored outcome
   // (the caller reads the rest of the row).
   auto stored = [&](RunRecord& rec) {
-    auto it = stored_.find(run_key_id(rec.key));
-    if (it == stored_.end()) return false;
-    rec.result.outcome = it->second;
-    return true;
+    const std::string id = run_key_id(rec.key);
+    for (const auto* map : {&src.stored_since, &stored_}) {
+      auto it = map->find(id);
+      if (it == map->end()) continue;
+      rec.result.outcome = it->second;
+      return true;
+    }
+    return false;
   };
   auto add = [&](size_t d, PoolRun run) {
     const RunKey& k = run.record.key;

@@ -52,6 +52,10 @@ struct PoolSource {
   std::string origin;
   std::string text;
   std::string sha256;  // of `text`
+  // Runs of this source stored after the pool's `stored` map was read (by
+  // another drive of the workspace), as run_key_id() -> outcome: also
+  // reported, not driven.
+  std::unordered_map<std::string, Outcome> stored_since;
 };
 
 // One run of a source: newly driven, or found among the stored keys (then
@@ -106,7 +110,9 @@ class DrivePool {
 };
 
 // Stores the new runs of `result` in one transaction and reads the stored
-// ones back; appends every run's record, in order, to `records`.
+// ones back; appends every run's record, in order, to `records`. A new run
+// whose key another process stored meanwhile is read back too, and marked
+// stored.
 Status record_pool_result(Database& db, PoolResult& result, std::vector<RunRecord>& records);
 
 }  // namespace clgen::driver

@@ -95,10 +95,10 @@ std::string run_key_id(const RunKey& k) {
          k.build_options + sep + k.global_size + sep + k.requested_local_size;
 }
 
-Expected<std::unordered_map<std::string, Outcome>> stored_run_outcomes(Database& db) {
-  ASSIGN_OR_RETURN(Statement st,
-                   db.prepare("SELECT kernel_sha256, kernel_name, platform, device, build_options, "
-                              "global_size, requested_local_size, outcome FROM runs"));
+namespace {
+// run_key_id() -> outcome of the runs `st` (a SELECT of the key columns and
+// the outcome) returns.
+Expected<std::unordered_map<std::string, Outcome>> outcomes_of(Statement& st) {
   std::unordered_map<std::string, Outcome> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.step());
@@ -109,6 +109,23 @@ Expected<std::unordered_map<std::string, Outcome>> stored_run_outcomes(Database&
     out.emplace(run_key_id(k), o);
   }
   return out;
+}
+
+const char* kKeysAndOutcome =
+    "SELECT kernel_sha256, kernel_name, platform, device, build_options, global_size, requested_local_size, "
+    "outcome FROM runs";
+}  // namespace
+
+Expected<std::unordered_map<std::string, Outcome>> stored_run_outcomes(Database& db) {
+  ASSIGN_OR_RETURN(Statement st, db.prepare(kKeysAndOutcome));
+  return outcomes_of(st);
+}
+
+Expected<std::unordered_map<std::string, Outcome>> stored_run_outcomes_of(Database& db,
+                                                                          const std::string& kernel_sha256) {
+  ASSIGN_OR_RETURN(Statement st, db.prepare(std::string(kKeysAndOutcome) + " WHERE kernel_sha256 = ?1"));
+  RETURN_IF_ERROR(st.bind(1, kernel_sha256));
+  return outcomes_of(st);
 }
 
 Expected<std::optional<RunRecord>> find_run(Database& db, const RunKey& key) {

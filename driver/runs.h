@@ -45,6 +45,9 @@ std::string run_key_id(const RunKey& key);
 
 // run_key_id() -> outcome of every stored run: what a drive skips.
 Expected<std::unordered_map<std::string, Outcome>> stored_run_outcomes(Database& db);
+// The same for the runs of one source (kernel_sha256) only.
+Expected<std::unordered_map<std::string, Outcome>> stored_run_outcomes_of(Database& db,
+                                                                          const std::string& kernel_sha256);
 
 // The stored run for `key`, if any.
 Expected<std::optional<RunRecord>> find_run(Database& db, const RunKey& key);

@@ -1,10 +1,15 @@
 // The sampling pipeline: sampler thread -> queue -> filter workers -> store.
 #include "sampler/pipeline.h"
 
+#include <signal.h>
+
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -20,6 +25,7 @@
 #include "support/interrupt.h"
 #include "support/progress.h"
 #include "support/sha256.h"
+#include "support/text.h"
 
 namespace clgen::sampler {
 
@@ -106,6 +112,31 @@ SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int 
   return row;
 }
 
+// Removes the temporary files (NAME.tmp.PID, write_file_atomic's) that a run
+// killed while writing a .cl file left in `dir`; a live process's are kept.
+void remove_stale_temporaries(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const size_t at = name.rfind(".tmp.");
+    if (at == std::string::npos) continue;
+    std::optional<uint64_t> pid = parse_uint64(name.substr(at + 5));
+    if (!pid || *pid == 0 || *pid > uint64_t(std::numeric_limits<pid_t>::max())) continue;
+    if (::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH) (void)remove_file(entry.path().string());
+  }
+}
+
+// The columns of a row that name its draw (DrawKey), from the run's options.
+void set_draw_key(SampleRow& row, const SampleOptions& opts, const std::string& model_id) {
+  row.args = opts.args;
+  row.model_id = model_id;
+  row.temperature = opts.policy.temperature;
+  row.top_k = opts.policy.top_k;
+  row.top_p = opts.policy.top_p;
+  row.seed = opts.seed;
+  row.shard = opts.shard.sharded() ? opts.shard.str() : "";
+}
+
 }  // namespace
 
 std::string SampleSummary::bottleneck() const {
@@ -133,6 +164,32 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   const std::string prototype = opts.args.empty() ? "" : seed;
 
   RETURN_IF_ERROR(ensure_sampler_schema(db));
+  // This run's draws: -n counts the key's accepted samples over every run,
+  // and a draw stored by an earlier run is drawn again but not stored again.
+  SampleRow key_row;
+  set_draw_key(key_row, opts, model.model_id());
+  const DrawKey key = draw_key_of(key_row);
+  ASSIGN_OR_RETURN(uint64_t accepted_before, count_accepted(db, key));
+  SampleSummary sum;
+  sum.out_dir = opts.out_dir;
+  sum.accepted_before = accepted_before;
+  if (!opts.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opts.out_dir, ec);
+    if (ec) return io_error(fmt::format("creating {}: {}", opts.out_dir, ec.message()));
+    remove_stale_temporaries(opts.out_dir);
+    // A .cl file is written after its row commits: a run killed in between
+    // left accepted kernels without their files.
+    if (accepted_before) {
+      ASSIGN_OR_RETURN(auto kernels, accepted_kernels(db, key));
+      for (const auto& [sha, text] : kernels) {
+        const std::string path = opts.out_dir + "/" + sha + ".cl";
+        if (!std::filesystem::exists(path, ec)) RETURN_IF_ERROR_CTX(write_file_atomic(path, text), "writing " + path);
+      }
+    }
+  }
+  if (opts.target_accepted && accepted_before >= opts.target_accepted) return sum;  // nothing is missing
+  ASSIGN_OR_RETURN(const std::unordered_set<uint64_t> drawn_before, stored_sample_indices(db, key));
   ASSIGN_OR_RETURN(auto seen, accepted_sample_hashes(db));
   ASSIGN_OR_RETURN(auto training, training_kernel_hashes(db));
   std::shared_ptr<const ConstraintTables> tables = opts.constrain ? opts.constraint_tables : nullptr;
@@ -144,14 +201,6 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
           "workspace has none: run `clgen corpus preprocess`, or sample with --no-constrain");
     tables = std::make_shared<const ConstraintTables>(ConstraintTables::from_corpus(texts));
   }
-  if (!opts.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(opts.out_dir, ec);
-    if (ec) return io_error(fmt::format("creating {}: {}", opts.out_dir, ec.message()));
-  }
-
-  SampleSummary sum;
-  sum.out_dir = opts.out_dir;
   unsigned workers = opts.filter_threads;
   if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency() - 1);
   sum.filter_threads = workers;
@@ -191,6 +240,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   });
 
   // Filter workers.
+  std::atomic<uint64_t> replayed{0};
   std::atomic<unsigned> live_workers{workers};
   std::mutex filter_mu;
   std::vector<std::thread> filters;
@@ -199,6 +249,10 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
       double busy = 0;
       while (auto raw = raw_queue.pop()) {
         if (stop.load()) continue;  // stopping: queued samples are dropped unfiltered
+        if (drawn_before.count(raw->index)) {
+          ++replayed;
+          continue;
+        }
         auto t = Clock::now();
         SampleRow row = filter_sample(*raw, prototype, opts.max_length, opts.usefulness_check, director != nullptr);
         row.filter_seconds = since(t);
@@ -213,19 +267,62 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
     });
   }
 
-  // Store (this thread): dedupe, write .cl files, insert in batches.
+  // Store (this thread): dedupe, insert in batches, then write the .cl files
+  // of what was stored as accepted.
   Progress progress("sample", opts.max_samples, nullptr, opts.progress ? -1 : 0);
   std::vector<SampleRow> pending;
   Status store_status;
   auto last_commit = Clock::now();
+  uint64_t accepted_total = accepted_before;  // the key's accepted samples at the last commit
+  uint64_t pending_accepted = 0;
+  // Counts a row in the summary (+1), or takes it out again (-1) when the
+  // store leaves it out or stores it as a duplicate.
+  auto account = [&](const SampleRow& row, int sign) {
+    auto add = [sign](uint64_t& n) { n = sign > 0 ? n + 1 : n - 1; };
+    add(sum.samples);
+    add(sum.by_status[row.status]);
+    if (!row.category.empty()) add(sum.by_category[row.category]);
+    if (row.status == sample_status::kAccepted) add(sum.accepted);
+    // Refused draws per sample, in powers of two: how many passing samples
+    // a lower --max-refusals would have ended.
+    int r = row.refusals, lo = 0;
+    while (lo * 2 + (lo == 0) <= r) lo = lo == 0 ? 1 : lo * 2;
+    std::string bucket = r == 0 ? "0" : lo == 1 ? "1" : fmt::format("{}-{}", lo, 2 * lo - 1);
+    add(sum.samples_by_refusals[bucket]);
+    if (row.status == sample_status::kAccepted || row.status == sample_status::kDuplicate ||
+        row.status == sample_status::kTrainingCopy)
+      add(sum.passed_by_refusals[bucket]);
+  };
   auto flush = [&] {
     auto t = Clock::now();
-    Status st = insert_samples(db, pending);
+    Expected<StoreResult> stored = store_samples(db, pending, opts.target_accepted);
+    Status st = stored.status();
+    if (stored.ok()) {
+      accepted_total = stored->accepted_total;
+      for (size_t i = 0; i < pending.size(); ++i) {
+        SampleRow& row = pending[i];
+        switch (stored->fates[i]) {
+          case RowFate::kStored:
+            if (row.status == sample_status::kAccepted && !opts.out_dir.empty() && st.ok())
+              st = write_file_atomic(opts.out_dir + "/" + row.normalized_sha256 + ".cl", row.normalized_text);
+            break;
+          case RowFate::kStoredDuplicate:
+            account(row, -1);
+            row.status = sample_status::kDuplicate;
+            account(row, +1);
+            break;
+          case RowFate::kAlreadyStored:
+          case RowFate::kOverTarget: account(row, -1); break;
+        }
+      }
+    }
     pending.clear();
+    pending_accepted = 0;
     last_commit = Clock::now();
     sum.store_seconds += since(t);
     return st;
   };
+  auto key_done = [&] { return opts.target_accepted && accepted_total >= opts.target_accepted; };
   bool target_reached = false;
   while (true) {
     if (interrupted()) sum.interrupted = true;
@@ -235,17 +332,12 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
     if (!row) {
       if (results.closed()) break;
       if (!pending.empty() && since(last_commit) > 1.0 && store_status.ok()) store_status = flush();
+      if (key_done()) target_reached = true;  // also by another process sampling the same key
       continue;
     }
     if (target_reached || !store_status.ok()) continue;  // drained, not stored
     auto t = Clock::now();
-    row->args = opts.args;
-    row->model_id = model.model_id();
-    row->temperature = opts.policy.temperature;
-    row->top_k = opts.policy.top_k;
-    row->top_p = opts.policy.top_p;
-    row->seed = opts.seed;
-    if (opts.shard.sharded()) row->shard = opts.shard.str();
+    set_draw_key(*row, opts, model.model_id());
     if (row->status == sample_status::kAccepted) {
       if (training.count(row->normalized_sha256)) {
         row->status = sample_status::kTrainingCopy;
@@ -253,9 +345,6 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
       } else if (!seen.insert(row->normalized_sha256).second) {
         row->status = sample_status::kDuplicate;
         row->reason = "the same normalized kernel was sampled before";
-      } else if (!opts.out_dir.empty()) {
-        std::string path = opts.out_dir + "/" + row->normalized_sha256 + ".cl";
-        store_status = write_file_atomic(path, row->normalized_text);
       }
     }
     if (director) {
@@ -270,33 +359,20 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
       if (passed && !row->features) ++sum.unfeatured;
     }
     bool fresh = row->status == sample_status::kAccepted;
-    if (fresh) ++sum.accepted;
-    ++sum.samples;
-    ++sum.by_status[row->status];
-    if (!row->category.empty()) ++sum.by_category[row->category];
-    {
-      // Refused draws per sample, in powers of two: how many passing samples
-      // a lower --max-refusals would have ended.
-      int r = row->refusals, lo = 0;
-      while (lo * 2 + (lo == 0) <= r) lo = lo == 0 ? 1 : lo * 2;
-      std::string bucket = r == 0 ? "0" : lo == 1 ? "1" : fmt::format("{}-{}", lo, 2 * lo - 1);
-      ++sum.samples_by_refusals[bucket];
-      if (row->status == sample_status::kAccepted || row->status == sample_status::kDuplicate ||
-          row->status == sample_status::kTrainingCopy)
-        ++sum.passed_by_refusals[bucket];
-    }
+    if (fresh) ++pending_accepted;
+    account(*row, +1);
     std::string hand_over = fresh && hooks.on_accepted ? row->normalized_text : "";
     pending.push_back(std::move(*row));
     sum.store_seconds += since(t);
-    if (opts.target_accepted && sum.accepted >= opts.target_accepted) target_reached = true;
-    if (store_status.ok() && (pending.size() >= 256 || since(last_commit) > 1.0 || target_reached))
-      store_status = flush();
+    bool enough = opts.target_accepted && accepted_total + pending_accepted >= opts.target_accepted;
+    if (store_status.ok() && (pending.size() >= 256 || since(last_commit) > 1.0 || enough)) store_status = flush();
+    if (key_done()) target_reached = true;
     if (!store_status.ok()) stop = true;
     if (!hand_over.empty() && store_status.ok()) hooks.on_accepted(hand_over);
     double secs = std::max(since(start), 1e-9);
-    progress.set_extra(fmt::format("accepted {}{} ({:.1f}%), {:.2f} unique/s", sum.accepted,
+    progress.set_extra(fmt::format("accepted {}{} ({:.1f}%), {:.2f} unique/s", accepted_total + pending_accepted,
                                    opts.target_accepted ? fmt::format("/{}", opts.target_accepted) : "",
-                                   100.0 * sum.accepted / sum.samples, sum.accepted / secs));
+                                   100.0 * sum.accepted / std::max<uint64_t>(sum.samples, 1), sum.accepted / secs));
     progress.advance();
   }
   sampling.join();
@@ -316,6 +392,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   sum.forced_tokens = sampler.stats().forced_tokens;
   sum.repairs = sampler.stats().repairs;
   sum.repair_tokens = sampler.stats().repair_tokens;
+  sum.replayed = replayed.load();
   RETURN_IF_ERROR_CTX(store_status, "storing samples");
   RETURN_IF_ERROR_CTX(sampler_status, "sampling");
   return sum;

@@ -24,7 +24,9 @@ namespace clgen::sampler {
 // their defaults are the command's.
 struct SampleOptions : StreamOptions {
   std::string args;               // --args spec; "" = the model chooses the signature
-  uint64_t target_accepted = 10;  // -n: stop after this many new unique kernels; 0 = no limit
+  // -n: stop once this many new unique kernels of the run's draw key (model,
+  // args, seed, shard, policy) are stored, counting earlier runs' too; 0 = no limit.
+  uint64_t target_accepted = 10;
   uint64_t max_samples = 0;       // stop after this many samples; 0 = no limit
   double time_limit = 0;          // seconds; 0 = no limit
   // The shard (StreamOptions::shard) also marks the stored rows "I/N"; {0, 1}
@@ -67,6 +69,11 @@ struct SampleHooks {
 struct SampleSummary {
   uint64_t samples = 0;  // samples stored by this run
   uint64_t accepted = 0; // new unique kernels
+  // Accepted samples of this run's draw key (model, args, seed, shard,
+  // policy; sampler/store.h DrawKey) stored by earlier runs: -n counts them
+  // with `accepted`.
+  uint64_t accepted_before = 0;
+  uint64_t replayed = 0;  // draws stored by an earlier run: drawn again, neither filtered nor stored
   std::map<std::string, uint64_t> by_status;    // "accepted", "rejected", ...
   std::map<std::string, uint64_t> by_category;  // rejection categories
   // Samples, and samples that passed the filter, by refused draws ("0", "1",
@@ -98,6 +105,10 @@ struct SampleSummary {
 // time limit, interrupt); at least one of target_accepted, max_samples and
 // time_limit must be set. Every sample is stored in `db` (samples table,
 // created if needed); `db` also provides the training hashes (preprocessed).
+// Resumable and safe beside other processes sampling into `db`: a draw
+// (DrawKey, sample_index) stored before is drawn again but not stored, the
+// run returns at once when the key already has target_accepted accepted
+// samples, and store_samples settles kernels two processes accept at once.
 // Fails on a bad spec, a model error or a database error; samples stored
 // before a failure are kept.
 Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const SampleOptions& options,

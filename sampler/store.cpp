@@ -46,9 +46,12 @@ Status ensure_sampler_schema(Database& db) {
   // way, to new tables too: the CREATE above leaves them out.
   for (const char* column : {"shard", "target", "target_features"})
     RETURN_IF_ERROR(db.add_column_if_missing("samples", column, "TEXT"));
-  // What identifies a stored sample across workspaces (sampler/merge.h).
-  return db.exec("CREATE INDEX IF NOT EXISTS samples_origin ON samples(created_at, sample_index)")
-      .with_context("indexing the samples table");
+  // What identifies a stored sample across workspaces (sampler/merge.h),
+  // and a draw of one run's key (store_samples, stored_sample_indices).
+  const char* indexes =
+      "CREATE INDEX IF NOT EXISTS samples_origin ON samples(created_at, sample_index);"
+      "CREATE INDEX IF NOT EXISTS samples_draw ON samples(model_id, seed, sample_index);";
+  return db.exec(indexes).with_context("indexing the samples table");
 }
 
 Expected<bool> samples_have_shard_column(Database& db, const std::string& schema) {
@@ -62,39 +65,141 @@ Status bind_text_or_null(Statement& st, int i, const std::string& s) {
 }
 }  // namespace
 
-Status insert_samples(Database& db, const std::vector<SampleRow>& rows) {
-  if (rows.empty()) return ok_status();
+DrawKey draw_key_of(const SampleRow& row) {
+  return DrawKey{row.model_id, row.args, row.shard, row.seed, row.temperature, row.top_k, row.top_p};
+}
+
+namespace {
+// The WHERE clause of one DrawKey, its values bound from ?1 (bind_key).
+const char* kKeyWhere =
+    "model_id = ?1 AND args = ?2 AND seed = ?3 AND shard IS ?4 AND temperature = ?5 AND top_k = ?6 AND top_p = ?7";
+
+Status bind_key(Statement& st, const DrawKey& k) {
+  RETURN_IF_ERROR(st.bind(1, std::string_view(k.model_id)));
+  RETURN_IF_ERROR(st.bind(2, std::string_view(k.args)));
+  RETURN_IF_ERROR(st.bind(3, static_cast<int64_t>(k.seed)));
+  RETURN_IF_ERROR(bind_text_or_null(st, 4, k.shard));
+  RETURN_IF_ERROR(st.bind(5, k.temperature));
+  RETURN_IF_ERROR(st.bind(6, static_cast<int64_t>(k.top_k)));
+  return st.bind(7, k.top_p);
+}
+
+Status bind_row(Statement& st, const SampleRow& r) {
+  RETURN_IF_ERROR(st.bind(1, std::string_view(r.text)));
+  RETURN_IF_ERROR(bind_text_or_null(st, 2, r.normalized_text));
+  RETURN_IF_ERROR(bind_text_or_null(st, 3, r.normalized_sha256));
+  RETURN_IF_ERROR(st.bind(4, std::string_view(r.status)));
+  RETURN_IF_ERROR(bind_text_or_null(st, 5, r.category));
+  RETURN_IF_ERROR(bind_text_or_null(st, 6, r.reason));
+  RETURN_IF_ERROR(st.bind(7, std::string_view(r.args)));
+  RETURN_IF_ERROR(st.bind(8, std::string_view(r.model_id)));
+  RETURN_IF_ERROR(st.bind(9, r.temperature));
+  RETURN_IF_ERROR(st.bind(10, static_cast<int64_t>(r.top_k)));
+  RETURN_IF_ERROR(st.bind(11, r.top_p));
+  RETURN_IF_ERROR(st.bind(12, static_cast<int64_t>(r.seed)));
+  RETURN_IF_ERROR(st.bind(13, static_cast<int64_t>(r.sample_index)));
+  RETURN_IF_ERROR(st.bind(14, static_cast<int64_t>(r.tokens)));
+  RETURN_IF_ERROR(st.bind(15, r.sample_seconds));
+  RETURN_IF_ERROR(st.bind(16, r.filter_seconds));
+  RETURN_IF_ERROR(st.bind(17, r.instruction_count));
+  RETURN_IF_ERROR(bind_text_or_null(st, 18, r.shard));
+  RETURN_IF_ERROR(bind_text_or_null(st, 19, r.target));
+  return bind_text_or_null(st, 20, r.target_features);
+}
+
+// Whether `st` (bound) returns a row; reset afterwards for the next use.
+Expected<bool> exists(Statement& st) {
+  Expected<bool> row = st.step();
+  st.reset();
+  return row;
+}
+}  // namespace
+
+Expected<uint64_t> count_accepted(Database& db, const DrawKey& key) {
+  ASSIGN_OR_RETURN(auto st,
+                   db.prepare(std::string("SELECT COUNT(*) FROM samples WHERE status = 'accepted' AND ") + kKeyWhere));
+  RETURN_IF_ERROR(bind_key(st, key));
+  ASSIGN_OR_RETURN(bool row, st.step());
+  return row ? static_cast<uint64_t>(st.column_int(0)) : 0;
+}
+
+Expected<std::vector<std::pair<std::string, std::string>>> accepted_kernels(Database& db, const DrawKey& key) {
+  ASSIGN_OR_RETURN(auto st, db.prepare(std::string("SELECT normalized_sha256, normalized_text FROM samples WHERE "
+                                                   "status = 'accepted' AND ") +
+                                       kKeyWhere));
+  RETURN_IF_ERROR(bind_key(st, key));
+  std::vector<std::pair<std::string, std::string>> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    out.emplace_back(st.column_text(0), st.column_text(1));
+  }
+  return out;
+}
+
+Expected<std::unordered_set<uint64_t>> stored_sample_indices(Database& db, const DrawKey& key) {
+  ASSIGN_OR_RETURN(auto st, db.prepare(std::string("SELECT sample_index FROM samples WHERE ") + kKeyWhere));
+  RETURN_IF_ERROR(bind_key(st, key));
+  std::unordered_set<uint64_t> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    out.insert(static_cast<uint64_t>(st.column_int(0)));
+  }
+  return out;
+}
+
+Status insert_samples(Database& db, const std::vector<SampleRow>& rows) { return store_samples(db, rows, 0).status(); }
+
+Expected<StoreResult> store_samples(Database& db, const std::vector<SampleRow>& rows, uint64_t target) {
+  StoreResult out;
+  if (rows.empty()) return out;
+  const DrawKey key = draw_key_of(rows.front());
+  // Everything below reads and writes under one write lock: another process
+  // cannot store the same draw or accept the same kernel in between.
   ASSIGN_OR_RETURN(auto tx, Transaction::begin(db));
+  ASSIGN_OR_RETURN(out.accepted_total, count_accepted(db, key));
+  ASSIGN_OR_RETURN(auto drawn, db.prepare(std::string("SELECT 1 FROM samples WHERE ") + kKeyWhere +
+                                          " AND sample_index = ?8 LIMIT 1"));
+  ASSIGN_OR_RETURN(auto accepted,
+                   db.prepare("SELECT 1 FROM samples WHERE normalized_sha256 = ?1 AND status = 'accepted' LIMIT 1"));
   ASSIGN_OR_RETURN(auto st, db.prepare(R"sql(
     INSERT INTO samples (text, normalized_text, normalized_sha256, status, category, reason,
       args, model_id, temperature, top_k, top_p, seed, sample_index, tokens,
       sample_seconds, filter_seconds, instruction_count, shard, target, target_features)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20))sql"));
   for (const SampleRow& r : rows) {
-    RETURN_IF_ERROR(st.bind(1, std::string_view(r.text)));
-    RETURN_IF_ERROR(bind_text_or_null(st, 2, r.normalized_text));
-    RETURN_IF_ERROR(bind_text_or_null(st, 3, r.normalized_sha256));
-    RETURN_IF_ERROR(st.bind(4, std::string_view(r.status)));
-    RETURN_IF_ERROR(bind_text_or_null(st, 5, r.category));
-    RETURN_IF_ERROR(bind_text_or_null(st, 6, r.reason));
-    RETURN_IF_ERROR(st.bind(7, std::string_view(r.args)));
-    RETURN_IF_ERROR(st.bind(8, std::string_view(r.model_id)));
-    RETURN_IF_ERROR(st.bind(9, r.temperature));
-    RETURN_IF_ERROR(st.bind(10, static_cast<int64_t>(r.top_k)));
-    RETURN_IF_ERROR(st.bind(11, r.top_p));
-    RETURN_IF_ERROR(st.bind(12, static_cast<int64_t>(r.seed)));
-    RETURN_IF_ERROR(st.bind(13, static_cast<int64_t>(r.sample_index)));
-    RETURN_IF_ERROR(st.bind(14, static_cast<int64_t>(r.tokens)));
-    RETURN_IF_ERROR(st.bind(15, r.sample_seconds));
-    RETURN_IF_ERROR(st.bind(16, r.filter_seconds));
-    RETURN_IF_ERROR(st.bind(17, r.instruction_count));
-    RETURN_IF_ERROR(bind_text_or_null(st, 18, r.shard));
-    RETURN_IF_ERROR(bind_text_or_null(st, 19, r.target));
-    RETURN_IF_ERROR(bind_text_or_null(st, 20, r.target_features));
+    if (target && out.accepted_total >= target) {
+      out.fates.push_back(RowFate::kOverTarget);
+      continue;
+    }
+    RETURN_IF_ERROR(bind_key(drawn, draw_key_of(r)));
+    RETURN_IF_ERROR(drawn.bind(8, static_cast<int64_t>(r.sample_index)));
+    ASSIGN_OR_RETURN(bool stored, exists(drawn));
+    if (stored) {
+      out.fates.push_back(RowFate::kAlreadyStored);
+      continue;
+    }
+    SampleRow row = r;
+    RowFate fate = RowFate::kStored;
+    if (row.status == sample_status::kAccepted) {
+      RETURN_IF_ERROR(accepted.bind(1, std::string_view(row.normalized_sha256)));
+      ASSIGN_OR_RETURN(bool taken, exists(accepted));
+      if (taken) {
+        row.status = sample_status::kDuplicate;
+        row.reason = "the same normalized kernel was accepted by another run first";
+        fate = RowFate::kStoredDuplicate;
+      } else {
+        ++out.accepted_total;
+      }
+    }
+    RETURN_IF_ERROR(bind_row(st, row));
     RETURN_IF_ERROR(st.run());
     st.reset();
+    out.fates.push_back(fate);
   }
-  return tx.commit();
+  RETURN_IF_ERROR(tx.commit());
+  return out;
 }
 
 namespace {

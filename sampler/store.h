@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "sampler/targets.h"
@@ -69,8 +70,50 @@ struct SampleRow {
   std::optional<GreweVector> features;
 };
 
-// Inserts rows in one transaction.
+// Inserts rows in one transaction (store_samples without a target).
 Status insert_samples(Database& db, const std::vector<SampleRow>& rows);
+
+// What `-n` counts and a rerun replays: the samples of one model, --args,
+// seed, shard and policy (temperature, top-k, top-p), the stored columns
+// that decide a run's draws. `sample_index` then names one draw.
+struct DrawKey {
+  std::string model_id, args, shard;  // shard "" = unsharded (NULL)
+  uint64_t seed = 0;
+  double temperature = 0;
+  int top_k = 0;
+  double top_p = 1;
+};
+// The key of a stored row.
+DrawKey draw_key_of(const SampleRow& row);
+
+// Accepted samples stored under `key`. Fails with the database's error.
+Expected<uint64_t> count_accepted(Database& db, const DrawKey& key);
+// (normalized_sha256, normalized_text) of every accepted sample stored under
+// `key`. Fails with the database's error.
+Expected<std::vector<std::pair<std::string, std::string>>> accepted_kernels(Database& db, const DrawKey& key);
+// sample_index of every sample stored under `key`: the draws a rerun skips.
+Expected<std::unordered_set<uint64_t>> stored_sample_indices(Database& db, const DrawKey& key);
+
+// What became of one row given to store_samples.
+enum class RowFate {
+  kStored,           // inserted as it was
+  kStoredDuplicate,  // accepted, but another process accepted the same kernel first: inserted as a duplicate
+  kAlreadyStored,    // its draw (key, sample_index) was stored before: left out
+  kOverTarget,       // the key already had `target` accepted samples: left out
+};
+
+struct StoreResult {
+  std::vector<RowFate> fates;   // one per row, in order
+  uint64_t accepted_total = 0;  // the key's accepted samples afterwards
+};
+
+// Inserts rows (all of one DrawKey) in one BEGIN IMMEDIATE transaction, so
+// that processes sampling into one database at once never collide: a draw
+// stored before is left out, an accepted kernel that is already accepted
+// becomes a duplicate, and with a non-zero `target` nothing more is stored
+// once the key has `target` accepted samples (rows are taken in order).
+// Fails with the database's error, storing nothing.
+Expected<StoreResult> store_samples(Database& db, const std::vector<SampleRow>& rows, uint64_t target);
 
 // normalized_sha256 of every accepted sample so far.
 Expected<std::unordered_set<std::string>> accepted_sample_hashes(Database& db);

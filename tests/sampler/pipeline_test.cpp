@@ -2,6 +2,9 @@
 // driven by a model that emits scripted kernels.
 #include "sampler/pipeline.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -128,14 +131,78 @@ TEST_F(PipelineTest, StopsAfterNUniqueAcceptedKernelsAndDedupesAcrossRuns) {
   EXPECT_EQ(1u, first->accepted);
   EXPECT_EQ(1, count("status = 'accepted'"));
 
-  // A second run knows the first run's kernels: the add kernel is a duplicate now.
+  // A second run (of another seed: -n counts per seed) knows the first
+  // run's kernels: the add kernel is a duplicate now.
   ScriptedModel again(1, {kAdd, kMul});
   o.filter_threads = 1;  // results in sampling order
+  o.seed = 1;
   auto second = run_sampling(again, *db_, o);
   ASSERT_TRUE(second.ok()) << second.status().message();
   EXPECT_EQ(1u, second->accepted);
   EXPECT_GE(count("status = 'duplicate'"), 1);
   EXPECT_EQ(2, count("status = 'accepted'"));
+}
+
+// -n counts the accepted samples of (model, args, seed, policy) over runs:
+// a rerun draws the stored draws again without storing them and stores only
+// what is missing; once nothing is missing it samples nothing.
+TEST_F(PipelineTest, ARerunOfTheSameSeedStoresOnlyTheMissingAcceptedKernels) {
+  const std::string kSub = "\n  int e = get_global_id(0);\n  c[e] = a[e] - b[e] * d;\n}";
+  const std::vector<std::string> script = {kAdd, kUndeclared, kMul, kSub};
+  SampleOptions o = options();
+  o.filter_threads = 1;  // results in sampling order
+  o.seed = 5;
+  o.target_accepted = 1;
+  ScriptedModel first(1, script);
+  auto one = run_sampling(first, *db_, o);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  ASSERT_EQ(1, count("status = 'accepted'"));  // the add kernel, draw 0
+
+  o.target_accepted = 3;
+  ScriptedModel second(1, script);  // the same draws again, as the same seed gives
+  auto three = run_sampling(second, *db_, o);
+  ASSERT_TRUE(three.ok()) << three.status().message();
+  EXPECT_EQ(1u, three->accepted_before);
+  EXPECT_EQ(2u, three->accepted);  // mul and sub: 1 + 2 = 3
+  EXPECT_GE(three->replayed, 1u);  // draw 0 at least
+  EXPECT_EQ(3, count("status = 'accepted' AND seed = 5"));
+  EXPECT_EQ(0, count("status = 'duplicate'"));  // the add kernel was not stored again
+  EXPECT_EQ(0, count("sample_index IN (SELECT sample_index FROM samples GROUP BY sample_index HAVING count(*) > 1)"));
+  const int64_t rows = count("1");
+  // A kill between a commit and its .cl files: the rerun writes them.
+  auto first_sha = db_->prepare("SELECT normalized_sha256 FROM samples WHERE seed = 5 AND sample_index = 0");
+  ASSERT_TRUE(first_sha.ok() && *first_sha->step());
+  const std::string add_file = o.out_dir + "/" + first_sha->column_text(0) + ".cl";
+  ASSERT_TRUE(fs::remove(add_file));
+
+  ScriptedModel third(1, script);
+  auto none = run_sampling(third, *db_, o);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(3u, none->accepted_before);
+  EXPECT_EQ(0u, none->samples);
+  EXPECT_EQ(0, third.steps);  // not a token drawn
+  EXPECT_EQ(rows, count("1"));
+  EXPECT_TRUE(fs::exists(add_file));
+  EXPECT_EQ(3, std::distance(fs::directory_iterator(o.out_dir), fs::directory_iterator()));
+}
+
+// write_file_atomic writes NAME.tmp.PID first: a run killed meanwhile left
+// one behind. The next run removes it, but not a live process's.
+TEST_F(PipelineTest, ATemporaryFileOfAKilledRunIsRemovedAndALiveProcesssIsKept) {
+  SampleOptions o = options();
+  o.max_samples = 1;
+  fs::create_directories(o.out_dir);
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  waitpid(child, nullptr, 0);  // reaped: no process has this pid now
+  const std::string dead = o.out_dir + "/k.cl.tmp." + std::to_string(child);
+  const std::string live = o.out_dir + "/k.cl.tmp." + std::to_string(::getpid());
+  for (const std::string& path : {dead, live}) ASSERT_TRUE(write_file_atomic(path, "half").ok());
+  ScriptedModel model(1, {kMul});
+  ASSERT_TRUE(run_sampling(model, *db_, o).ok());
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live));
 }
 
 TEST_F(PipelineTest, ShardedRunRecordsItsShardAndShardZeroOfOneIsStoredAsUnsharded) {

@@ -2,11 +2,17 @@
 // handful of normalized kernels, then `clgen sample --args` must produce new
 // kernels with exactly the requested prototype, reproducibly for a fixed seed;
 // and the `tiny` model of the README's main job on installed kernels.
+#include <signal.h>
+
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -73,6 +79,13 @@ class SampleEndToEnd : public ::testing::Test {
 
   static std::string ws() { return (root_ / "ws").string(); }
   static std::string config() { return std::string(CLGEN_TEST_DATA) + "/sampler/small.toml"; }
+  // `clgen --workspace WS -q sample` of the suite's model on the CPU with --args, then `extra`.
+  static std::vector<std::string> sample_in(const std::string& ws, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--workspace", ws,       "-q",  "sample",   "--config",
+                                     config(),      "--args", kArgs, "--device", "cpu"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
   // `clgen sample --json` of the suite's model on the CPU with --args, then `extra`.
   static CommandResult sample_json(const std::vector<std::string>& extra) {
     std::vector<std::string> args = {
@@ -82,18 +95,19 @@ class SampleEndToEnd : public ::testing::Test {
     return run_clgen(args);
   }
 
-  // sample_index -> text of the samples stored with `seed`, whose id > after_id.
-  static std::map<int64_t, std::string> samples_of(uint64_t seed, int64_t after_id, int64_t* max_id) {
+  // sample_index -> `what` (an SQL expression, default the text) of the
+  // samples stored with `seed` in workspace `ws`.
+  static std::map<int64_t, std::string> samples_of(const std::string& ws, uint64_t seed,
+                                                   const std::string& what = "text") {
     std::map<int64_t, std::string> out;
-    auto db = Database::open(ws() + "/clgen.db");
+    auto db = Database::open(ws + "/clgen.db");
     EXPECT_TRUE(db.ok());
-    auto st = db->prepare("SELECT id, sample_index, text FROM samples WHERE seed = ?1 AND id > ?2");
-    EXPECT_TRUE(st.ok());
+    auto st = db->prepare("SELECT sample_index, " + what + " FROM samples WHERE seed = ?1");
+    if (!st.ok()) return out;  // no samples table yet
     EXPECT_TRUE(st->bind(1, static_cast<int64_t>(seed)).ok());
-    EXPECT_TRUE(st->bind(2, after_id).ok());
     while (*st->step()) {
-      *max_id = std::max(*max_id, st->column_int(0));
-      out[st->column_int(1)] = st->column_text(2);
+      EXPECT_EQ(0u, out.count(st->column_int(0))) << "draw " << st->column_int(0) << " stored twice";
+      out[st->column_int(0)] = st->column_text(1);
     }
     return out;
   }
@@ -134,23 +148,115 @@ TEST_F(SampleEndToEnd, ProducesNewKernelsWithExactlyTheRequestedPrototype) {
 
 TEST_F(SampleEndToEnd, SameSeedOnCpuReproducesTheSamples) {
   if (HasFatalFailure()) return;
-  auto sample = [&](uint64_t seed) {
-    auto r = run_clgen({"--workspace", ws(), "-q", "sample", "--config", config(), "--args", kArgs,
-                        "--max-samples", "12", "-n", "0", "--seed", std::to_string(seed),
-                        "--batch-size", "4", "--max-length", "300", "--device", "cpu", "--out",
-                        (root_ / ("seed" + std::to_string(seed))).string()});
+  // The same seed in a copy of the workspace (in one workspace a rerun of
+  // a seed stores nothing again: see SecondRunOfASeedStoresOnlyWhatIsMissing).
+  const std::string copy = (root_ / "ws_reproduce").string();
+  (void)remove_tree(copy);
+  fs::copy(ws(), copy, fs::copy_options::recursive);
+  auto sample = [&](const std::string& ws, uint64_t seed) {
+    auto r =
+        run_clgen(sample_in(ws, {"--max-samples", "12", "-n", "0", "--seed", std::to_string(seed), "--batch-size", "4",
+                                 "--max-length", "300", "--out", (root_ / ("seed" + std::to_string(seed))).string()}));
     EXPECT_EQ(0, r.exit_code) << r.err;
   };
-  int64_t max_id = 0;
-  sample(7);
-  auto first = samples_of(7, 0, &max_id);
-  sample(7);
-  auto second = samples_of(7, max_id, &max_id);
-  sample(8);
-  auto other = samples_of(8, 0, &max_id);
+  sample(ws(), 7);
+  sample(copy, 7);
+  sample(ws(), 8);
+  auto first = samples_of(ws(), 7);
+  auto second = samples_of(copy, 7);
+  auto other = samples_of(ws(), 8);
   ASSERT_EQ(12u, first.size());
   EXPECT_EQ(first, second);
   EXPECT_NE(first, other);
+  (void)remove_tree(copy);
+}
+
+// -n counts the accepted kernels of (model, args, seed, policy) over runs:
+// `-n 6` then `-n 10` with the same seed ends with exactly 10, each draw
+// stored once, and a second `-n 10` adds nothing.
+TEST_F(SampleEndToEnd, SecondRunOfASeedStoresOnlyWhatIsMissing) {
+  if (HasFatalFailure()) return;
+  auto accepted = [&] {
+    auto db = Database::open(ws() + "/clgen.db");
+    EXPECT_TRUE(db.ok());
+    auto st = db->prepare("SELECT count(*) FROM samples WHERE seed = 11 AND status = 'accepted'");
+    EXPECT_TRUE(st.ok() && *st->step());
+    return st->column_int(0);
+  };
+  auto run = [&](const std::string& n) {
+    auto r = run_clgen(sample_in(
+        ws(), {"-n", n, "--seed", "11", "--temperature", "1.0", "--batch-size", "8", "--time-limit", "120",
+               "--max-length", "400", "--max-refusals", "32", "--out", (root_ / "resume").string(), "--json"}));
+    EXPECT_EQ(0, r.exit_code) << r.out << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  };
+  run("6");
+  ASSERT_EQ(6, accepted());
+  auto ten = run("10");
+  EXPECT_EQ(6, ten["accepted_before"].get<int>());
+  EXPECT_EQ(4, ten["accepted"].get<int>());
+  EXPECT_GT(ten["replayed"].get<int>(), 0);
+  EXPECT_EQ(10, accepted());
+  const size_t rows = samples_of(ws(), 11).size();  // fails on a draw stored twice
+  auto again = run("10");
+  EXPECT_EQ(0, again["samples"].get<int>());
+  EXPECT_EQ(10, accepted());
+  EXPECT_EQ(rows, samples_of(ws(), 11).size());
+  // Every accepted kernel of the seed has its .cl file, and no other file is there.
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(root_ / "resume")) {
+    EXPECT_EQ(e.path().stem().string(), sha256_hex(slurp(e.path())));
+    ++files;
+  }
+  EXPECT_EQ(10, files);
+}
+
+// A run killed (SIGKILL) once it stored some samples, then run again to
+// completion, stores the draws, verdicts and .cl files of one uninterrupted
+// run (with one filter thread rows arrive in draw order, so both stop at the
+// same draw).
+TEST_F(SampleEndToEnd, KilledRunRerunToCompletionStoresWhatAnUninterruptedRunStores) {
+  if (HasFatalFailure()) return;
+  const std::string ref = (root_ / "ws_kill_ref").string(), killed = (root_ / "ws_killed").string();
+  for (const std::string& copy : {ref, killed}) {
+    (void)remove_tree(copy);
+    fs::copy(ws(), copy, fs::copy_options::recursive);
+  }
+  auto args = [&](const std::string& ws) {
+    return sample_in(ws, {"-n", "100", "--seed", "13", "--temperature", "1.0", "--batch-size", "8", "--max-length",
+                          "400", "--max-refusals", "32", "--filter-threads", "1", "--out", ws + "/out"});
+  };
+  auto r = run_clgen(args(ref));
+  ASSERT_EQ(0, r.exit_code) << r.err;
+  const std::string verdict = "status || ' ' || COALESCE(normalized_sha256, '')";
+  const auto reference = samples_of(ref, 13, verdict);
+
+  testing::RunningCommand run = testing::start_clgen(args(killed));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (samples_of(killed, 13, verdict).empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(run.pid, SIGKILL);
+  EXPECT_EQ(128 + SIGKILL, testing::finish_command(run).exit_code);
+  const size_t stored = samples_of(killed, 13, verdict).size();
+  ASSERT_GT(stored, 0u);
+  ASSERT_LT(stored, reference.size()) << "the run ended before it was killed";
+
+  r = run_clgen(args(killed));
+  ASSERT_EQ(0, r.exit_code) << r.err;
+  EXPECT_EQ(reference, samples_of(killed, 13, verdict));
+  std::set<std::string> ref_files, files;
+  for (const auto& e : fs::directory_iterator(ref + "/out")) ref_files.insert(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(killed + "/out")) files.insert(e.path().filename().string());
+  EXPECT_EQ(100u, ref_files.size());
+  std::vector<std::string> missing, extra;
+  std::set_difference(ref_files.begin(), ref_files.end(), files.begin(), files.end(), std::back_inserter(missing));
+  std::set_difference(files.begin(), files.end(), ref_files.begin(), ref_files.end(), std::back_inserter(extra));
+  EXPECT_TRUE(missing.empty()) << missing.size() << " files missing, e.g. " << missing.front();
+  EXPECT_TRUE(extra.empty()) << extra.size() << " files more, e.g. " << extra.front();
+  auto db = Database::open(killed + "/clgen.db");
+  auto check = db->prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(check.ok() && *check->step());
+  EXPECT_EQ("ok", check->column_text(0));
 }
 
 // Directed sampling toward one corpus kernel's features, with the
