@@ -1,0 +1,166 @@
+// ClangWorkers (budget.h): the preprocessor's requests in clgen-clang-worker
+// processes, their limits, and limit breaches as verdicts.
+#include "corpus/preprocess/budget.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "corpus/preprocess/clang_protocol.h"
+#include "support/child_process.h"
+
+namespace clgen::preprocess {
+
+namespace {
+
+constexpr const char* kWorkerName = "clang worker";
+
+// True when a worker's wait status says an allocation failed (its memory limit).
+bool out_of_memory(int wait_status) {
+  return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == kClangWorkerOutOfMemoryExit;
+}
+
+template <typename Result>
+Result rejected(const std::string& category, const std::string& reason) {
+  Result r;
+  r.status = RewriteStatus::kRejected;
+  r.category = category;
+  r.reason = reason;
+  return r;
+}
+
+template <typename Result>
+Expected<Result> parse_result(const std::string& answer) {
+  try {
+    nlohmann::json reply = nlohmann::json::parse(answer);
+    if (!reply.at("ok").get<bool>())
+      return Status(static_cast<ErrorCode>(reply.at("code").get<int>()), reply.at("error").get<std::string>());
+    return reply.at("result").get<Result>();
+  } catch (const std::exception& e) {
+    return internal_error(std::string("malformed Clang worker answer: ") + e.what());
+  }
+}
+
+}  // namespace
+
+std::string default_clang_worker_binary() {
+  std::string beside = sibling_executable("clgen-clang-worker", "CLGEN_CLANG_WORKER");
+  const char* env = std::getenv("CLGEN_CLANG_WORKER");
+  if ((env && *env) || ::access(beside.c_str(), X_OK) == 0) return beside;
+#ifdef CLGEN_CLANG_WORKER_BUILT
+  return CLGEN_CLANG_WORKER_BUILT;
+#else
+  return beside;
+#endif
+}
+
+ClangWorkers::ClangWorkers(ClangBudget budget, unsigned workers) : budget_(std::move(budget)) {
+  if (budget_.worker_binary.empty()) budget_.worker_binary = default_clang_worker_binary();
+  ChildLimits limits;
+  limits.data_mb = budget_.memory_limit_mb;
+  limits.max_file_bytes = 16u << 20;  // Clang's output stays in memory: the worker writes no files
+  limits.max_files = 256;
+  for (unsigned i = 0; i < std::max(1u, workers); ++i)
+    workers_.push_back(std::make_unique<ChildProcess>(std::vector<std::string>{budget_.worker_binary}, limits,
+                                                      kWorkerName));
+  busy_.assign(workers_.size(), false);
+}
+
+ClangWorkers::~ClangWorkers() {
+  for (auto& w : workers_) w->stop(encode_request("exit", {}, ""));
+}
+
+int ClangWorkers::started() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  int n = 0;
+  for (const auto& w : workers_) n += w->started();
+  return n;
+}
+
+size_t ClangWorkers::acquire() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    for (size_t i = 0; i < busy_.size(); ++i) {
+      if (!busy_[i]) {
+        busy_[i] = true;
+        return i;
+      }
+    }
+    free_.wait(lock);
+  }
+}
+
+void ClangWorkers::release(size_t slot) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    busy_[slot] = false;
+  }
+  free_.notify_one();
+}
+
+Status ClangWorkers::call(const std::string& op, std::string_view text, const CompileOptions& options,
+                          std::string& answer, Verdict& verdict) {
+  size_t slot = acquire();
+  ChildProcess& worker = *workers_[slot];
+  Status st = [&]() -> Status {
+    worker.reap_if_dead();
+    if (!worker.running()) {
+      // A fresh worker compiles a probe kernel first: one that cannot work
+      // under its limits is a set-up error, not the input's verdict.
+      std::string pong;
+      Status ping = worker.call(encode_request("ping", options, ""), pong, std::max(budget_.time_limit_s, 60.0));
+      if (ping.ok()) ping = parse_result<std::string>(pong).status();
+      if (!ping.ok()) {
+        worker.kill();
+        std::string hint = budget_.memory_limit_mb > 0 && out_of_memory(worker.last_status())
+                               ? fmt::format(" (its memory limit of {} MiB is too low)", budget_.memory_limit_mb)
+                               : "";
+        return unavailable("starting the Clang worker '" + worker.binary() + "': " + ping.message() + hint);
+      }
+    }
+    Status sent = worker.call(encode_request(op, options, text), answer, budget_.time_limit_s);
+    if (sent.code() == ErrorCode::kTimeout) {
+      verdict = {category::kTimeLimit,
+                 fmt::format("Clang did not finish within the {:g} s time limit (its worker was killed)",
+                             budget_.time_limit_s)};
+      return ok_status();
+    }
+    if (sent.code() == ErrorCode::kIo && !worker.running()) {
+      if (out_of_memory(worker.last_status())) {
+        verdict = {category::kMemoryLimit,
+                   fmt::format("Clang exceeded the {} MiB memory limit (its worker ran out of memory)",
+                               budget_.memory_limit_mb)};
+      } else {
+        verdict = {category::kClangCrash, "Clang's worker died: " + sent.message()};
+      }
+      return ok_status();
+    }
+    return sent;
+  }();
+  release(slot);
+  return st;
+}
+
+Expected<FileRewriteResult> ClangWorkers::rewrite_kernels(std::string_view text, const CompileOptions& options) {
+  if (!budget_.isolated) return preprocess::rewrite_kernels(text, options);
+  std::string answer;
+  Verdict verdict;
+  RETURN_IF_ERROR(call("rewrite_kernels", text, options, answer, verdict));
+  if (!verdict.category.empty()) return rejected<FileRewriteResult>(verdict.category, verdict.reason);
+  return parse_result<FileRewriteResult>(answer);
+}
+
+Expected<RewriteResult> ClangWorkers::rewrite(std::string_view text, const CompileOptions& options) {
+  if (!budget_.isolated) return preprocess::rewrite(text, options);
+  std::string answer;
+  Verdict verdict;
+  RETURN_IF_ERROR(call("rewrite", text, options, answer, verdict));
+  if (!verdict.category.empty()) return rejected<RewriteResult>(verdict.category, verdict.reason);
+  return parse_result<RewriteResult>(answer);
+}
+
+}  // namespace clgen::preprocess
