@@ -21,9 +21,7 @@ constexpr uint64_t kWorkerMaxFileBytes = uint64_t{1} << 30;
 constexpr uint64_t kWorkerMaxFiles = 4096;
 
 // Mined sources may hold invalid UTF-8: replaced rather than thrown on.
-std::string dump(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 std::string binary_of(const WorkerOptions& options) {
   return options.binary.empty() ? default_worker_binary() : options.binary;
@@ -77,8 +75,8 @@ Status WorkerProcess::start() {
   st = child_.call(R"({"op":"ping"})", pong, options_.timeout_s);
   if (!st.ok()) {
     child_.kill();
-    return unavailable("starting worker '" + options_.binary + "': " +
-                       (st.code() == ErrorCode::kTimeout ? std::string("no answer in time") : st.message()) +
+    return unavailable("starting worker '" + options_.binary +
+                       "': " + (st.code() == ErrorCode::kTimeout ? std::string("no answer in time") : st.message()) +
                        " before answering a ping");
   }
   return ok_status();

@@ -142,8 +142,7 @@ Status ChildProcess::start() {
     // Move the pipe ends out of the way, then onto fds 3 and 4.
     int req = ::fcntl(to[0], F_DUPFD, 10);
     int resp = ::fcntl(from[1], F_DUPFD, 10);
-    if (req < 0 || resp < 0 || ::dup2(req, kChildRequestFd) < 0 || ::dup2(resp, kChildResponseFd) < 0)
-      ::_exit(126);
+    if (req < 0 || resp < 0 || ::dup2(req, kChildRequestFd) < 0 || ::dup2(resp, kChildResponseFd) < 0) ::_exit(126);
     int devnull = ::open("/dev/null", O_RDWR);
     if (devnull >= 0) {
       ::dup2(devnull, STDIN_FILENO);
@@ -233,7 +232,7 @@ Status ChildProcess::call(const std::string& request, std::string& response, dou
   grant_cpu_time(timeout_s);
   Status st = write_frame(to_child_, request);
   if (st.code() == ErrorCode::kInvalidArgument) return st;  // too large to send; the child is fine
-  if (!st.ok()) {  // gone before it read the request: one fresh try
+  if (!st.ok()) {                                           // gone before it read the request: one fresh try
     kill();
     RETURN_IF_ERROR(start());
     grant_cpu_time(timeout_s);

@@ -28,8 +28,8 @@ struct ChildLimits {
   // not the address space that GPU runtimes reserve without touching.
   uint64_t data_mb = 0;
   uint64_t max_file_bytes = uint64_t{1} << 30;  // RLIMIT_FSIZE: children write no files of their own
-  uint64_t max_files = 4096;  // RLIMIT_NOFILE (at most the parent's hard limit)
-  bool inherit_stderr = false;  // otherwise the child's stderr goes to /dev/null
+  uint64_t max_files = 4096;                    // RLIMIT_NOFILE (at most the parent's hard limit)
+  bool inherit_stderr = false;                  // otherwise the child's stderr goes to /dev/null
 };
 
 // "NAME killed by signal 9 (Killed)", "NAME exited with status 3".
@@ -69,7 +69,7 @@ class ChildProcess {
   void kill();
 
   pid_t pid() const { return pid_; }
-  int started() const { return started_; }   // children started so far
+  int started() const { return started_; }          // children started so far
   int last_status() const { return last_status_; }  // wait status of the child reaped last
   const std::string& binary() const { return argv_.front(); }
 

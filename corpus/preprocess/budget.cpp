@@ -33,10 +33,13 @@ Result rejected(const std::string& category, const std::string& reason) {
   return r;
 }
 
+nlohmann::json parse_reply(const std::string& answer) {
+  return nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
+}
+
 template <typename Result>
-Expected<Result> parse_result(const std::string& answer) {
+Expected<Result> result_of(const nlohmann::json& reply) {
   try {
-    nlohmann::json reply = nlohmann::json::parse(answer);
     if (!reply.at("ok").get<bool>())
       return Status(static_cast<ErrorCode>(reply.at("code").get<int>()), reply.at("error").get<std::string>());
     return reply.at("result").get<Result>();
@@ -65,8 +68,8 @@ ClangWorkers::ClangWorkers(ClangBudget budget, unsigned workers) : budget_(std::
   limits.max_file_bytes = 16u << 20;  // Clang's output stays in memory: the worker writes no files
   limits.max_files = 256;
   for (unsigned i = 0; i < std::max(1u, workers); ++i)
-    workers_.push_back(std::make_unique<ChildProcess>(std::vector<std::string>{budget_.worker_binary}, limits,
-                                                      kWorkerName));
+    workers_.push_back(
+        std::make_unique<ChildProcess>(std::vector<std::string>{budget_.worker_binary}, limits, kWorkerName));
   busy_.assign(workers_.size(), false);
 }
 
@@ -103,7 +106,7 @@ void ClangWorkers::release(size_t slot) {
 }
 
 Status ClangWorkers::call(const std::string& op, std::string_view text, const CompileOptions& options,
-                          std::string& answer, Verdict& verdict) {
+                          nlohmann::json& reply, Verdict& verdict) {
   size_t slot = acquire();
   ChildProcess& worker = *workers_[slot];
   Status st = [&]() -> Status {
@@ -113,16 +116,29 @@ Status ClangWorkers::call(const std::string& op, std::string_view text, const Co
       // under its limits is a set-up error, not the input's verdict.
       std::string pong;
       Status ping = worker.call(encode_request("ping", options, ""), pong, std::max(budget_.time_limit_s, 60.0));
-      if (ping.ok()) ping = parse_result<std::string>(pong).status();
+      if (ping.ok()) ping = result_of<std::string>(parse_reply(pong)).status();
       if (!ping.ok()) {
         worker.kill();
-        std::string hint = budget_.memory_limit_mb > 0 && out_of_memory(worker.last_status())
-                               ? fmt::format(" (its memory limit of {} MiB is too low)", budget_.memory_limit_mb)
-                               : "";
+        const int status = worker.last_status();
+        std::string hint;
+        if (budget_.memory_limit_mb > 0 && out_of_memory(status))
+          hint = fmt::format(" (its memory limit of {} MiB is too low)", budget_.memory_limit_mb);
+        else if (budget_.memory_limit_mb > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+          hint =
+              fmt::format(" (it could not be loaded: a library is missing, or its memory limit of {} MiB is too low)",
+                          budget_.memory_limit_mb);
         return unavailable("starting the Clang worker '" + worker.binary() + "': " + ping.message() + hint);
       }
     }
+    std::string answer;
     Status sent = worker.call(encode_request(op, options, text), answer, budget_.time_limit_s);
+    if (sent.ok()) {
+      reply = parse_reply(answer);
+      // After a crash Clang recovered from, the worker exits: reaped here, so
+      // the next request cannot meet a worker on its way out.
+      if (reply.is_object() && reply.value("exiting", false)) worker.stop("");
+      return ok_status();
+    }
     if (sent.code() == ErrorCode::kTimeout) {
       verdict = {category::kTimeLimit,
                  fmt::format("Clang did not finish within the {:g} s time limit (its worker was killed)",
@@ -145,22 +161,23 @@ Status ClangWorkers::call(const std::string& op, std::string_view text, const Co
   return st;
 }
 
-Expected<FileRewriteResult> ClangWorkers::rewrite_kernels(std::string_view text, const CompileOptions& options) {
-  if (!budget_.isolated) return preprocess::rewrite_kernels(text, options);
-  std::string answer;
+template <typename Result>
+Expected<Result> ClangWorkers::request(const char* op, std::string_view text, const CompileOptions& options,
+                                       Result (*in_process)(std::string_view, const CompileOptions&)) {
+  if (!budget_.isolated) return in_process(text, options);
+  nlohmann::json reply;
   Verdict verdict;
-  RETURN_IF_ERROR(call("rewrite_kernels", text, options, answer, verdict));
-  if (!verdict.category.empty()) return rejected<FileRewriteResult>(verdict.category, verdict.reason);
-  return parse_result<FileRewriteResult>(answer);
+  RETURN_IF_ERROR(call(op, text, options, reply, verdict));
+  if (!verdict.category.empty()) return rejected<Result>(verdict.category, verdict.reason);
+  return result_of<Result>(reply);
+}
+
+Expected<FileRewriteResult> ClangWorkers::rewrite_kernels(std::string_view text, const CompileOptions& options) {
+  return request("rewrite_kernels", text, options, &preprocess::rewrite_kernels);
 }
 
 Expected<RewriteResult> ClangWorkers::rewrite(std::string_view text, const CompileOptions& options) {
-  if (!budget_.isolated) return preprocess::rewrite(text, options);
-  std::string answer;
-  Verdict verdict;
-  RETURN_IF_ERROR(call("rewrite", text, options, answer, verdict));
-  if (!verdict.category.empty()) return rejected<RewriteResult>(verdict.category, verdict.reason);
-  return parse_result<RewriteResult>(answer);
+  return request("rewrite", text, options, &preprocess::rewrite);
 }
 
 }  // namespace clgen::preprocess

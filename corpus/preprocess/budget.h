@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "corpus/preprocess/preprocess.h"
 #include "support/status.h"
 
@@ -65,10 +67,14 @@ class ClangWorkers {
   struct Verdict {  // how a request ended, when not with an answer
     std::string category, reason;
   };
-  // Sends one request to a free worker; `answer` is the result JSON. An
+  // Sends one request to a free worker; `reply` is its parsed answer. An
   // input's verdict (a limit, a crash) comes back in `verdict`.
-  Status call(const std::string& op, std::string_view text, const CompileOptions& options, std::string& answer,
+  Status call(const std::string& op, std::string_view text, const CompileOptions& options, nlohmann::json& reply,
               Verdict& verdict);
+  // One request of kind `op`, or `in_process` here when not isolated.
+  template <typename Result>
+  Expected<Result> request(const char* op, std::string_view text, const CompileOptions& options,
+                           Result (*in_process)(std::string_view, const CompileOptions&));
   size_t acquire();
   void release(size_t slot);
 

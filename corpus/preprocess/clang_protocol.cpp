@@ -65,7 +65,11 @@ Expected<ClangRequest> decode_request(const std::string& frame) {
   }
 }
 
-std::string encode_answer(const nlohmann::json& result) { return dump({{"ok", true}, {"result", result}}); }
+std::string encode_answer(const nlohmann::json& result, bool exiting) {
+  nlohmann::json answer = {{"ok", true}, {"result", result}};
+  if (exiting) answer["exiting"] = true;
+  return dump(answer);
+}
 
 std::string encode_error(const Status& status) {
   return dump({{"ok", false}, {"error", status.message()}, {"code", static_cast<int>(status.code())}});

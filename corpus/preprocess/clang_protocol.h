@@ -31,8 +31,9 @@ struct ClangRequest {
 // Fails (kParse) on a malformed request.
 Expected<ClangRequest> decode_request(const std::string& frame);
 
-// Answers: {"ok":true,"result":...} or {"ok":false,"error":...}.
-std::string encode_answer(const nlohmann::json& result);
+// Answers: {"ok":true,"result":...} or {"ok":false,"error":...}; with
+// `exiting`, the answer says that the worker exits after it.
+std::string encode_answer(const nlohmann::json& result, bool exiting = false);
 std::string encode_error(const Status& status);
 
 void to_json(nlohmann::json& j, const RewriteResult& r);

@@ -60,12 +60,12 @@ std::string answer(const ClangRequest& request, bool& exit_after) {
   if (request.op == "rewrite") {
     RewriteResult r = rewrite(request.text, request.options);
     exit_after = crashed(r);
-    return encode_answer(r);
+    return encode_answer(r, exit_after);
   }
   if (request.op == "rewrite_kernels") {
     FileRewriteResult r = rewrite_kernels(request.text, request.options);
     exit_after = crashed(r);
-    return encode_answer(r);
+    return encode_answer(r, exit_after);
   }
   return encode_error(invalid_argument("unknown Clang worker request '" + request.op + "'"));
 }
