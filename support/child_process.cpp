@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +65,24 @@ std::string sibling_executable(const std::string& name, const char* env_var) {
   std::string self = n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
   size_t slash = self.rfind('/');
   return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) + "/" + name;
+}
+
+bool started_as_child(int argc, const char* name, const char* does) {
+  struct stat st;
+  bool pipes = true;
+  for (int fd : {kChildRequestFd, kChildResponseFd})
+    if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) pipes = false;
+  if (argc == 1 && pipes) return true;
+  std::fprintf(stderr, "usage: %s\n  %s: started by clgen with request/answer pipes on file descriptors %d and %d.\n",
+               name, does, kChildRequestFd, kChildResponseFd);
+  return false;
+}
+
+std::string helper_executable(const std::string& name, const char* env_var, const std::string& built_path) {
+  std::string found = sibling_executable(name, env_var);
+  const char* env = std::getenv(env_var);
+  if ((env && *env) || ::access(found.c_str(), X_OK) == 0 || built_path.empty()) return found;
+  return built_path;
 }
 
 std::string wait_status_text(const std::string& name, int status) {
@@ -181,6 +200,17 @@ void ChildProcess::reap() {
   pid_ = -1;
 }
 
+bool ChildProcess::ran_out_of_memory() const {
+  return WIFEXITED(last_status_) && WEXITSTATUS(last_status_) == kChildOutOfMemoryExit;
+}
+
+std::string ChildProcess::start_failure_hint() const {
+  // 127: exec failed, which a memory limit too low for the loader also causes.
+  bool unloadable = WIFEXITED(last_status_) && WEXITSTATUS(last_status_) == 127;
+  if (limits_.data_mb == 0 || !(ran_out_of_memory() || unloadable)) return "";
+  return " (its memory limit of " + std::to_string(limits_.data_mb) + " MiB is too low)";
+}
+
 void ChildProcess::close_pipes() {
   if (to_child_ >= 0) ::close(to_child_);
   if (from_child_ >= 0) ::close(from_child_);
@@ -201,8 +231,13 @@ void ChildProcess::grant_cpu_time(double timeout_s) {
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   double request_s = timeout_s > 0 ? timeout_s : kUnlimitedRequestCpuS;
   rlim_t soft = static_cast<rlim_t>(std::ceil(used + request_s * cores)) + kCpuSlackS;
-  // SIGXCPU at the soft limit, SIGKILL at the hard one.
-  rlimit cpu{soft, soft + 5};
+  // SIGXCPU (which ends the child) at the soft limit. The hard limit stays as
+  // it is: raising it needs CAP_SYS_RESOURCE, so a hard limit set with an
+  // earlier grant would cap every later one, and a long-lived child that had
+  // served many requests was killed in the middle of an ordinary one.
+  rlimit cpu{};
+  if (::prlimit(pid_, RLIMIT_CPU, nullptr, &cpu) != 0) return;
+  cpu.rlim_cur = cpu.rlim_max == RLIM_INFINITY ? soft : std::min(soft, cpu.rlim_max);
   ::prlimit(pid_, RLIMIT_CPU, &cpu, nullptr);
 }
 
@@ -249,9 +284,10 @@ Status ChildProcess::call(const std::string& request, std::string& response, dou
     kill();
     return st;
   }
-  // End of stream or a broken pipe: the child died. Reap it for its status.
-  reap();
-  close_pipes();
+  // End of stream or a broken pipe: the child died; or it wrote something
+  // that is not a frame (then it may live on, and waiting for it could take
+  // forever). Kill what is left of the group and reap it for its status.
+  kill();
   return io_error(wait_status_text(name_, last_status_));
 }
 

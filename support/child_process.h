@@ -17,10 +17,21 @@ namespace clgen {
 // The child reads requests on this fd and answers on the next one.
 inline constexpr int kChildRequestFd = 3;
 inline constexpr int kChildResponseFd = 4;
+// A child's exit status when an allocation failed (its memory limit): told
+// apart from a crash, which is a signal.
+inline constexpr int kChildOutOfMemoryExit = 3;
+
+// In a child's main: true when it was started as a child (no arguments, fds
+// 3 and 4 are pipes); otherwise prints a usage naming `name` and what it
+// `does` on stderr and returns false (the main then exits with 2).
+bool started_as_child(int argc, const char* name, const char* does);
 
 // $`env_var` when set and not empty, else `name` in the directory of the
 // running executable (where the build puts clgen's helper binaries).
 std::string sibling_executable(const std::string& name, const char* env_var);
+// sibling_executable, or `built_path` (the build tree's copy, for test
+// binaries elsewhere in the tree) when that is not there and no variable is set.
+std::string helper_executable(const std::string& name, const char* env_var, const std::string& built_path);
 
 struct ChildLimits {
   // RLIMIT_DATA in MiB; 0 = none. RLIMIT_DATA, not RLIMIT_AS: it counts the
@@ -67,6 +78,13 @@ class ChildProcess {
   void stop(const std::string& goodbye);
   // Kills the process group, reaps the child and closes the pipes.
   void kill();
+
+  // Whether the child reaped last exited with kChildOutOfMemoryExit.
+  bool ran_out_of_memory() const;
+  // For a child that failed at start: " (its memory limit of N MiB is too
+  // low)" when it ran out of memory or could not be loaded under a memory
+  // limit, else "".
+  std::string start_failure_hint() const;
 
   pid_t pid() const { return pid_; }
   int started() const { return started_; }          // children started so far

@@ -2,11 +2,7 @@
 // processes, their limits, and limit breaches as verdicts.
 #include "corpus/preprocess/budget.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -18,11 +14,6 @@ namespace clgen::preprocess {
 namespace {
 
 constexpr const char* kWorkerName = "clang worker";
-
-// True when a worker's wait status says an allocation failed (its memory limit).
-bool out_of_memory(int wait_status) {
-  return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == kClangWorkerOutOfMemoryExit;
-}
 
 template <typename Result>
 Result rejected(const std::string& category, const std::string& reason) {
@@ -51,13 +42,10 @@ Expected<Result> result_of(const nlohmann::json& reply) {
 }  // namespace
 
 std::string default_clang_worker_binary() {
-  std::string beside = sibling_executable("clgen-clang-worker", "CLGEN_CLANG_WORKER");
-  const char* env = std::getenv("CLGEN_CLANG_WORKER");
-  if ((env && *env) || ::access(beside.c_str(), X_OK) == 0) return beside;
 #ifdef CLGEN_CLANG_WORKER_BUILT
-  return CLGEN_CLANG_WORKER_BUILT;
+  return helper_executable("clgen-clang-worker", "CLGEN_CLANG_WORKER", CLGEN_CLANG_WORKER_BUILT);
 #else
-  return beside;
+  return helper_executable("clgen-clang-worker", "CLGEN_CLANG_WORKER", "");
 #endif
 }
 
@@ -119,15 +107,8 @@ Status ClangWorkers::call(const std::string& op, std::string_view text, const Co
       if (ping.ok()) ping = result_of<std::string>(parse_reply(pong)).status();
       if (!ping.ok()) {
         worker.kill();
-        const int status = worker.last_status();
-        std::string hint;
-        if (budget_.memory_limit_mb > 0 && out_of_memory(status))
-          hint = fmt::format(" (its memory limit of {} MiB is too low)", budget_.memory_limit_mb);
-        else if (budget_.memory_limit_mb > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
-          hint =
-              fmt::format(" (it could not be loaded: a library is missing, or its memory limit of {} MiB is too low)",
-                          budget_.memory_limit_mb);
-        return unavailable("starting the Clang worker '" + worker.binary() + "': " + ping.message() + hint);
+        return unavailable("starting the Clang worker '" + worker.binary() + "': " + ping.message() +
+                           worker.start_failure_hint());
       }
     }
     std::string answer;
@@ -146,7 +127,7 @@ Status ClangWorkers::call(const std::string& op, std::string_view text, const Co
       return ok_status();
     }
     if (sent.code() == ErrorCode::kIo && !worker.running()) {
-      if (out_of_memory(worker.last_status())) {
+      if (worker.ran_out_of_memory()) {
         verdict = {category::kMemoryLimit,
                    fmt::format("Clang exceeded the {} MiB memory limit (its worker ran out of memory)",
                                budget_.memory_limit_mb)};

@@ -14,10 +14,6 @@
 
 namespace clgen::preprocess {
 
-// The worker's exit status when an allocation fails (its memory limit):
-// told apart from a crash, which is a signal.
-inline constexpr int kClangWorkerOutOfMemoryExit = 3;
-
 // Operations: "ping" (compiles a small kernel with the options, so a worker
 // that cannot work under its limits fails at start), "rewrite",
 // "rewrite_kernels", "exit".

@@ -4,37 +4,19 @@
 // preprocessor and nothing of LibTorch, OpenCV or OpenCL, so it starts fast.
 //
 //   clgen-clang-worker   serve requests on fds 3 and 4 (started by clgen)
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstring>
-#include <new>
-
-#include <llvm/Support/ErrorHandling.h>
 
 #include "corpus/preprocess/clang_protocol.h"
 #include "support/child_process.h"
+#include "support/clang/crash_recovery.h"
 #include "support/frames.h"
 
 namespace {
 
 using namespace clgen;
 using namespace clgen::preprocess;
-
-// A failed allocation is the memory limit: exit with a status the parent
-// reads as such. Without this, LLVM reports "out of memory" as a fatal error,
-// which its crash recovery turns into an ordinary clang_crash verdict.
-[[noreturn]] void out_of_memory() {
-  static const char kMessage[] = "clgen-clang-worker: out of memory\n";
-  (void)!::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
-  ::_exit(kClangWorkerOutOfMemoryExit);
-}
-
-bool is_pipe(int fd) {
-  struct stat st;
-  return ::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
-}
 
 // A kernel every set-up compiles: the answer to a ping, after the builtin
 // header's PCH for the options is built.
@@ -72,18 +54,9 @@ std::string answer(const ClangRequest& request, bool& exit_after) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  (void)argv;
-  if (argc != 1 || !is_pipe(kChildRequestFd) || !is_pipe(kChildResponseFd)) {
-    std::fprintf(stderr,
-                 "usage: clgen-clang-worker\n"
-                 "  Runs Clang for clgen's preprocessor: started by clgen with request/answer\n"
-                 "  pipes on file descriptors %d and %d.\n",
-                 kChildRequestFd, kChildResponseFd);
-    return 2;
-  }
-  std::set_new_handler(out_of_memory);
-  llvm::install_bad_alloc_error_handler([](void*, const char*, bool) { out_of_memory(); });
+int main(int argc, char**) {
+  if (!started_as_child(argc, "clgen-clang-worker", "Runs Clang for clgen's preprocessor")) return 2;
+  clang_support::exit_on_out_of_memory();  // the memory limit: an exit the parent tells from a crash
   std::string frame;
   while (read_frame(kChildRequestFd, frame, -1).ok()) {
     Expected<ClangRequest> request = decode_request(frame);

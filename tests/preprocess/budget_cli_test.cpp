@@ -25,38 +25,35 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// `clgen preprocess --check` of the bomb `bomb` and then a good file, under
+// the limits: the bomb's line starts with `verdict`, the good file is still
+// processed, the exit is that of any rejection, and it ends within `seconds`.
+void expect_rejected_then_next_processed(const std::string& bomb, const std::string& time_limit,
+                                         const std::string& memory_limit, const std::string& verdict, double seconds) {
+  testing::TempDir dir;
+  ASSERT_TRUE(write_file_atomic(dir / "good.cl", kGood).ok());
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_clgen({"preprocess", "--check", "--clang-time-limit", time_limit, "--clang-memory-limit", memory_limit,
+                      fixture(bomb), dir / "good.cl"});
+  EXPECT_LT(seconds_since(start), seconds);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find(fixture(bomb) + ": " + verdict), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(dir / "good.cl" + ": ok (kernels: A;"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "clgen: error: 1 of 2 files rejected\n");
+}
+
 // Each bomb runs with a generous other limit, so that the limit named ends it
 // (the time bomb's memory grows too, at about 150 MiB/s here).
 TEST(PreprocessBudgetCommand, MacroBombIsRejectedAsTimeLimitAndTheFileAfterItIsProcessed) {
-  testing::TempDir dir;
-  ASSERT_TRUE(write_file_atomic(dir / "good.cl", kGood).ok());
-  auto start = std::chrono::steady_clock::now();
-  auto r = run_clgen({"preprocess", "--check", "--clang-time-limit", "2", "--clang-memory-limit", "4096",
-                      fixture("time_bomb.cl"), dir / "good.cl"});
-  double took = seconds_since(start);
-  EXPECT_EQ(r.exit_code, 1) << r.err;  // a file was rejected: as for any rejection
-  EXPECT_NE(r.out.find(fixture("time_bomb.cl") + ": rejected [time_limit] Clang did not finish within the 2 s"),
-            std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find(dir / "good.cl" + ": ok (kernels: A;"), std::string::npos) << r.out;
-  EXPECT_EQ(r.err, "clgen: error: 1 of 2 files rejected\n");
-  EXPECT_LT(took, 20.0);  // 2 s and two worker starts
+  // 2 s and two worker starts.
+  expect_rejected_then_next_processed("time_bomb.cl", "2", "4096",
+                                      "rejected [time_limit] Clang did not finish within the 2 s", 20);
 }
 
 TEST(PreprocessBudgetCommand, MacroBombIsRejectedAsMemoryLimitAndTheFileAfterItIsProcessed) {
-  testing::TempDir dir;
-  ASSERT_TRUE(write_file_atomic(dir / "good.cl", kGood).ok());
-  auto start = std::chrono::steady_clock::now();
-  auto r = run_clgen({"preprocess", "--check", "--clang-time-limit", "120", "--clang-memory-limit", "256",
-                      fixture("memory_bomb.cl"), dir / "good.cl"});
-  double took = seconds_since(start);
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find(fixture("memory_bomb.cl") + ": rejected [memory_limit] Clang exceeded the 256 MiB"),
-            std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find(dir / "good.cl" + ": ok (kernels: A;"), std::string::npos) << r.out;
-  EXPECT_EQ(r.err, "clgen: error: 1 of 2 files rejected\n");
-  EXPECT_LT(took, 60.0);  // the memory limit ended it, not the clock
+  // The memory limit ends it, not the clock.
+  expect_rejected_then_next_processed("memory_bomb.cl", "120", "256",
+                                      "rejected [memory_limit] Clang exceeded the 256 MiB", 60);
 }
 
 TEST(PreprocessBudgetCommand, IncludeOfAHeaderThatLinksToDevZeroIsNeverRead) {

@@ -183,11 +183,7 @@ TEST(CorpusPreprocessBudget, BombsAreRecordedRejectionsAndLaterFilesStillProcess
   EXPECT_EQ(stats->files_by_category["rejected/include_not_found"], 1u);
 
   // A memory bomb added later, under a memory limit: only it is processed.
-  auto insert = db.prepare("INSERT INTO content_files (sha256, text, size) VALUES (?, ?, 0)");
-  ASSERT_TRUE(insert.ok());
-  ASSERT_TRUE(insert->bind(1, sha256_hex(memory_bomb)).ok());
-  ASSERT_TRUE(insert->bind(2, memory_bomb).ok());
-  ASSERT_TRUE(insert->run().ok());
+  testing::add_content(db, memory_bomb);
   o.budget = budget(120, 256);
   auto again = preprocess_corpus(db, o);
   ASSERT_TRUE(again.ok()) << again.status().message();
