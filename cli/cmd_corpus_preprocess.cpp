@@ -16,6 +16,7 @@ namespace {
 struct CorpusPreprocessOptions {
   preprocess::CorpusPreprocessOptions run;
   CompileFlags flags;
+  BudgetFlags budget;
 };
 
 Status run_corpus_preprocess(const GlobalOptions& global, const CorpusPreprocessOptions& opts) {
@@ -23,6 +24,7 @@ Status run_corpus_preprocess(const GlobalOptions& global, const CorpusPreprocess
   ASSIGN_OR_RETURN(Database db, ws.open_database());
   preprocess::CorpusPreprocessOptions o = opts.run;
   o.compile = opts.flags.options();
+  o.budget = opts.budget.options();
   o.progress = global.verbosity != Verbosity::kQuiet;
   Expected<preprocess::CorpusPreprocessStats> stats = preprocess::preprocess_corpus(db, o);
   if (!stats) return stats.status().with_context("corpus preprocess");
@@ -62,6 +64,7 @@ void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& 
       ->check(CLI::Range(size_t{1}, size_t{1} << 20))
       ->capture_default_str();
   opts->flags.add_to(*cmd);
+  opts->budget.add_to(*cmd);
   cmd->final_callback([opts, &global, &action] {
     action = [opts, &global] { return run_corpus_preprocess(global, *opts); };
   });

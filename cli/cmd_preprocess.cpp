@@ -5,6 +5,7 @@
 
 #include "cli/command.h"
 #include "cli/preprocess_options.h"
+#include "corpus/preprocess/budget.h"
 #include "corpus/preprocess/preprocess.h"
 #include "corpus/preprocess/usefulness.h"
 #include "support/files.h"
@@ -19,6 +20,7 @@ struct PreprocessOptions {
   bool usefulness = false;  // print the static usefulness verdict of the normalized text
   CompileFlags flags;
   SourceFlags source;
+  BudgetFlags budget;
 };
 
 std::string join(const std::vector<std::string>& v) {
@@ -41,10 +43,10 @@ std::string inferred_note(const std::string& prelude) {
 
 // One file through rewrite_kernels: a "// FILE: KERNEL" line and the text of
 // every ok kernel (the verdict with --check), the verdict of the others.
-// Returns false when the file is rejected.
-bool print_kernels(const std::string& path, const std::string& text, const PreprocessOptions& opts,
-                   const preprocess::CompileOptions& options) {
-  preprocess::FileRewriteResult f = preprocess::rewrite_kernels(text, options);
+// Returns false when the file is rejected; fails when no Clang worker starts.
+Expected<bool> print_kernels(const std::string& path, const std::string& text, const PreprocessOptions& opts,
+                             const preprocess::CompileOptions& options, preprocess::ClangWorkers& workers) {
+  ASSIGN_OR_RETURN(preprocess::FileRewriteResult f, workers.rewrite_kernels(text, options));
   if (f.status != preprocess::RewriteStatus::kOk) {
     std::printf("%s: %s [%s] %s\n", path.c_str(), preprocess::rewrite_status_name(f.status),
                 f.category.c_str(), f.reason.c_str());
@@ -70,6 +72,9 @@ bool print_kernels(const std::string& path, const std::string& text, const Prepr
 
 Status run_preprocess(const PreprocessOptions& opts) {
   const preprocess::CompileOptions options = opts.flags.options();
+  // Clang runs in a worker under the budget; a file beyond it is rejected
+  // like any other, and the next file gets a fresh worker.
+  preprocess::ClangWorkers workers(opts.budget.options(), 1);
   size_t rejected = 0;
   for (const std::string& path : opts.files) {
     // Oversized inputs are read (up to a sanity bound) and then rejected by
@@ -82,10 +87,11 @@ Status run_preprocess(const PreprocessOptions& opts) {
                    path.c_str(), name.c_str());
     const std::string& text = source->text;
     if (opts.kernels) {
-      if (!print_kernels(path, text, opts, options)) ++rejected;
+      ASSIGN_OR_RETURN(bool accepted, print_kernels(path, text, opts, options, workers));
+      if (!accepted) ++rejected;
       continue;
     }
-    preprocess::RewriteResult r = preprocess::rewrite(text, options);
+    ASSIGN_OR_RETURN(preprocess::RewriteResult r, workers.rewrite(text, options));
     if (r.status != preprocess::RewriteStatus::kOk) {
       ++rejected;
       std::printf("%s: %s [%s] %s\n", path.c_str(), preprocess::rewrite_status_name(r.status),
@@ -133,6 +139,7 @@ void add_preprocess_command(CLI::App& app, const GlobalOptions& global, Action& 
                 "Print the static usefulness verdict of each accepted file (what the sampler's filter applies)");
   opts->flags.add_to(*cmd);
   opts->source.add_to(*cmd);
+  opts->budget.add_to(*cmd);
   cmd->final_callback([opts, &action] { action = [opts] { return run_preprocess(*opts); }; });
   (void)global;
 }

@@ -1,6 +1,7 @@
 // Flags shared by the preprocess, corpus preprocess and shim commands:
 // the builtin header choice, the shim, missing-name inference and the strict
-// PTX mode; and -I/-D of the commands that read kernel files (preprocess, features).
+// PTX mode; the Clang budget of preprocess and corpus preprocess; and -I/-D
+// of the commands that read kernel files (preprocess, features).
 #pragma once
 
 #include <string>
@@ -8,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "corpus/preprocess/budget.h"
 #include "corpus/preprocess/local_source.h"
 #include "corpus/preprocess/preprocess.h"
 
@@ -39,6 +41,32 @@ struct CompileFlags {
     o.opencl20_fallback = !no_cl20;
     o.to_ptx = to_ptx;
     return o;
+  }
+};
+
+// The time and memory budget of each file's Clang work (budget.h); the
+// defaults are ClangBudget's.
+struct BudgetFlags {
+  preprocess::ClangBudget budget;
+  bool in_process = false;
+
+  void add_to(CLI::App& cmd) {
+    cmd.add_option("--clang-time-limit", budget.time_limit_s,
+                   "Wall-clock seconds of Clang work per file; a file that takes longer is rejected as time_limit")
+        ->check(CLI::Range(0.001, 86400.0))
+        ->capture_default_str();
+    cmd.add_option("--clang-memory-limit", budget.memory_limit_mb,
+                   "Memory of each Clang worker process (MiB); a file that needs more is rejected as memory_limit")
+        ->check(CLI::Range(uint64_t{64}, uint64_t{1} << 30))
+        ->capture_default_str();
+    cmd.add_flag("--clang-in-process", in_process,
+                 "Run Clang inside clgen, without the time and memory limits (trusted input only)");
+  }
+
+  preprocess::ClangBudget options() const {
+    preprocess::ClangBudget b = budget;
+    b.isolated = !in_process;
+    return b;
   }
 };
 

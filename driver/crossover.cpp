@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "driver/analysis_worker.h"
 #include "driver/args.h"
 #include "driver/runs.h"
 #include "driver/stats.h"
@@ -123,11 +124,13 @@ Expected<std::vector<KernelCrossover>> drive_crossover(Database& db, const Drive
   std::vector<std::string> notes;
   ASSIGN_OR_RETURN(std::vector<DriveSource> sources, collect_drive_sources(db, options, notes));
   std::vector<KernelCrossover> out;
+  AnalysisWorker analysis;  // Clang under a time and memory budget (analysis_worker.h)
   for (const DriveSource& src : sources) {
     if (interrupted()) return cancelled("drive --crossover interrupted; finished runs are stored");
     const std::string sha = sha256_hex(src.text);
     RETURN_IF_ERROR_CTX(store_kernel_source(db, sha, src.text, src.origin), "storing the source of " + src.origin);
-    auto sigs = analyze_kernels(src.text);
+    auto sigs = analysis.analyze(src.text);
+    if (sigs.status().code() == ErrorCode::kUnavailable) return sigs.status();
     if (!sigs.ok()) {
       KernelCrossover k{src.origin, "", {}};
       k.result.kind = Crossover::Kind::kFailed;

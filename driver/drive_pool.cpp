@@ -1,5 +1,6 @@
-// The drive threads: per source, the argument analysis (Clang, in this
-// process) and every kernel × device × size through the thread's workers.
+// The drive threads: per source, the argument analysis (Clang, in the
+// thread's analysis worker) and every kernel × device × size through the
+// thread's OpenCL workers.
 #include "driver/drive_pool.h"
 
 #include <spdlog/spdlog.h>
@@ -75,9 +76,10 @@ void DrivePool::stop() {
 
 void DrivePool::thread_main() {
   std::vector<std::unique_ptr<WorkerProcess>> workers(options_.devices.size());
+  AnalysisWorker analysis(options_.analysis);
   while (auto src = in_.pop()) {
     if (stopping_) continue;  // stopping: queued sources are dropped undriven
-    PoolResult result = drive_source(*src, workers);
+    PoolResult result = drive_source(*src, workers, analysis);
     result.text = std::move(src->text);
     out_.push(std::move(result));
   }
@@ -89,17 +91,23 @@ void DrivePool::thread_main() {
   if (--live_ == 0) out_.close();
 }
 
-PoolResult DrivePool::drive_source(const PoolSource& src, std::vector<std::unique_ptr<WorkerProcess>>& workers) {
+PoolResult DrivePool::drive_source(const PoolSource& src, std::vector<std::unique_ptr<WorkerProcess>>& workers,
+                                   AnalysisWorker& analysis_worker) {
   PoolResult res;
   res.index = src.index;
   res.origin = src.origin;
   res.sha256 = src.sha256;
   auto stop_now = [&] { return stopping_.load() || interrupted(); };
-  // The Clang analysis runs here, in the parent (Clang 15 never enters a
-  // worker, where the OpenCL driver may bring its own LLVM); a front-end
-  // crash is recovered and becomes a crash row (kInternal).
+  // The Clang analysis runs in this thread's analysis worker (Clang 15 never
+  // enters an OpenCL worker, where the OpenCL driver may bring its own LLVM),
+  // under its time and memory budget: a front-end crash or the memory limit
+  // becomes a crash row (kInternal), the time limit a timeout row.
   Expected<std::vector<KernelSignature>> analysis = std::vector<KernelSignature>();
-  if (have_clang_analysis()) analysis = analyze_kernels(src.text);
+  if (have_clang_analysis()) analysis = analysis_worker.analyze(src.text);
+  if (analysis.status().code() == ErrorCode::kUnavailable) {  // no analysis worker: the drive's error
+    res.error = analysis.status();
+    return res;
+  }
   // "kernel|global|local" of the runs that passed on the first device.
   std::unordered_set<std::string> passed_first;
   // Whether the run is stored; if so its record carries the stored outcome

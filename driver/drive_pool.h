@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "driver/analysis_worker.h"
 #include "driver/devices.h"
 #include "driver/runs.h"
 #include "driver/worker.h"
@@ -38,6 +39,8 @@ struct RunSettings {
 
 struct PoolOptions : RunSettings {
   std::vector<DeviceInfo> devices;
+  // The argument analysis's budget: each drive thread has its own analysis worker.
+  AnalysisBudget analysis;
   // true: devices after the first drive only the kernels (at a size) that
   // passed the check on the first (`--check all`: the CPU checks, the GPU
   // profiles what passed).
@@ -97,7 +100,8 @@ class DrivePool {
 
  private:
   void thread_main();
-  PoolResult drive_source(const PoolSource& src, std::vector<std::unique_ptr<WorkerProcess>>& workers);
+  PoolResult drive_source(const PoolSource& src, std::vector<std::unique_ptr<WorkerProcess>>& workers,
+                          AnalysisWorker& analysis);
 
   PoolOptions options_;
   const std::unordered_map<std::string, Outcome> stored_;

@@ -15,6 +15,7 @@
 #include "driver/devices.h"
 #include "driver/job.h"
 #include "driver/protocol.h"
+#include "support/child_process.h"
 #include "support/status.h"
 
 namespace clgen::driver {
@@ -81,27 +82,20 @@ class WorkerProcess {
 
   // Asks the worker to exit and reaps it.
   void stop();
-  pid_t pid() const { return pid_; }
-  int started() const { return started_; }  // workers started so far
+  pid_t pid() const { return child_.pid(); }
+  int started() const { return child_.started(); }  // workers started so far
   const std::string& binary() const { return options_.binary; }
 
  private:
+  // Starts a worker and checks that it answers a ping.
   Status start();
-  void kill_worker();
-  // Reaps a worker that died while idle (it is started afresh on the next request).
-  void reap_if_dead();
-  // Gives the worker CPU seconds for one more request (RLIMIT_CPU, raised
-  // from what it has used so far): a backstop behind the wall-clock limit.
-  void grant_cpu_time();
-  // Sends one request; on success fills `response`. On a hang or death,
-  // returns kTimeout or kIo (message names the signal) after reaping.
+  // Sends one request (starting a worker if none runs); on success fills
+  // `response`. On a hang or death, returns kTimeout or kIo (message names
+  // the signal) after reaping.
   Status call(const std::string& request, std::string& response);
 
   WorkerOptions options_;
-  pid_t pid_ = -1;
-  int to_worker_ = -1;
-  int from_worker_ = -1;
-  int started_ = 0;
+  ChildProcess child_;
   std::set<std::pair<int, int>> prepared_;  // devices open in the running worker
 };
 

@@ -64,6 +64,10 @@ inline constexpr const char* kClangCrash = "clang_crash";
 inline constexpr const char* kPtxError = "ptx_error";  // only with to_ptx
 inline constexpr const char* kInputTooLarge = "input_too_large";
 inline constexpr const char* kInvalidUtf8 = "invalid_utf8";  // never handed to Clang
+// The input exceeded the preprocessor's budget (budget.h): its worker was
+// killed at the wall-clock limit, or ran out of its memory limit.
+inline constexpr const char* kTimeLimit = "time_limit";
+inline constexpr const char* kMemoryLimit = "memory_limit";
 }  // namespace category
 
 // One compile error, as Clang reported it.

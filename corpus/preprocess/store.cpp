@@ -1,5 +1,6 @@
 // The corpus-wide preprocess run over SQLite: batches of content files are
-// rewritten on a thread pool and committed one transaction per batch.
+// rewritten on a thread pool, each thread through a Clang worker under the
+// budget, and committed one transaction per batch.
 #include "corpus/preprocess/store.h"
 
 #include <future>
@@ -136,6 +137,9 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
 
   corpus::Assembler assembler(db);
   ThreadPool pool(options.threads);
+  // After the pool, so it is destroyed first: the workers are stopped while
+  // the threads that started them still live (see ClangWorkers).
+  ClangWorkers workers(options.budget, pool.size());
   Progress progress("preprocess", stats.pending, nullptr, options.progress ? -1 : 0);
   const size_t batch_size = options.batch_size > 0 ? options.batch_size : 256;
   for (size_t next = 0; next < pending.size() && !interrupted();) {
@@ -149,23 +153,29 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
       batch.push_back(std::move(item));
     }
 
-    std::vector<std::future<FileRewriteResult>> futures;
+    std::vector<std::future<Expected<FileRewriteResult>>> futures;
     futures.reserve(batch.size());
     for (const Item& item : batch) {
       const Item* it = &item;
-      futures.push_back(pool.submit([it, &options] {
+      futures.push_back(pool.submit([it, &options, &workers]() -> Expected<FileRewriteResult> {
         if (!it->assembled.ok()) {
           FileRewriteResult r;
           r.category = category::kInputTooLarge;
           r.reason = it->assembled.message();
           return r;
         }
-        return rewrite_kernels(it->text, options.compile);
+        return workers.rewrite_kernels(it->text, options.compile);
       }));
     }
     std::vector<FileRewriteResult> results;
     results.reserve(batch.size());
-    for (auto& f : futures) results.push_back(f.get());
+    Status failed = ok_status();
+    for (auto& f : futures) {
+      Expected<FileRewriteResult> r = f.get();
+      if (r.ok()) results.push_back(std::move(*r));
+      else if (failed.ok()) failed = r.status();
+    }
+    RETURN_IF_ERROR_CTX(failed, "preprocessing a batch of files");
 
     ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
     for (size_t i = 0; i < batch.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "corpus/preprocess/budget.h"
 #include "corpus/preprocess/preprocess.h"
 #include "support/sqlite.h"
 #include "support/status.h"
@@ -18,6 +19,9 @@ Status ensure_preprocess_schema(Database& db);
 
 struct CorpusPreprocessOptions {
   CompileOptions compile;
+  // Each file's Clang work runs in a worker process under this budget, one
+  // worker per thread; a file beyond it is rejected as time_limit or memory_limit.
+  ClangBudget budget;
   unsigned threads = 0;     // 0 = all cores
   size_t batch_size = 256;  // files per transaction
   bool progress = true;     // draw a progress line on stderr
@@ -46,7 +50,8 @@ struct CorpusPreprocessStats {
 // gets one row with kernel = ''. Without the corpus tables (a bare
 // content_files table) every content is read as stored. Each batch commits in
 // its own transaction, so an interrupted or killed run resumes where it
-// stopped. Fails if `content_files` is missing or the database cannot be written.
+// stopped. Fails if `content_files` is missing, the database cannot be
+// written, or a Clang worker cannot be started.
 Expected<CorpusPreprocessStats> preprocess_corpus(Database& db, const CorpusPreprocessOptions& options);
 
 // Stored results for `version`, counted by "status" or "status/category".

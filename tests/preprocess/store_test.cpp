@@ -6,26 +6,12 @@
 #include "corpus/preprocess/store.h"
 #include "support/interrupt.h"
 #include "support/sha256.h"
+#include "tests/preprocess/corpus_db.h"
 
 namespace clgen::preprocess {
 namespace {
 
-// A content_files table with the columns of the schema contract.
-Database corpus_db(const std::vector<std::string>& texts) {
-  auto db = Database::open(":memory:");
-  EXPECT_TRUE(db.ok());
-  EXPECT_TRUE(db->exec("CREATE TABLE content_files (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL, "
-                       "size INTEGER, path TEXT)").ok());
-  for (const std::string& t : texts) {
-    auto st = db->prepare("INSERT INTO content_files (sha256, text, size) VALUES (?, ?, ?)");
-    EXPECT_TRUE(st.ok());
-    EXPECT_TRUE(st->bind(1, sha256_hex(t)).ok());
-    EXPECT_TRUE(st->bind(2, t).ok());
-    EXPECT_TRUE(st->bind(3, static_cast<int64_t>(t.size())).ok());
-    EXPECT_TRUE(st->run().ok());
-  }
-  return std::move(*db);
-}
+using testing::corpus_db;
 
 const std::vector<std::string> kTexts = {
     "__kernel void a(__global int* x) { x[get_global_id(0)] = 1; }\n",

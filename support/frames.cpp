@@ -1,5 +1,5 @@
-// Length-prefixed JSON frames over pipes, with deadlines.
-#include "driver/protocol.h"
+// Length-prefixed frames over pipes, with deadlines (frames.h).
+#include "support/frames.h"
 
 #include <poll.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace clgen::driver {
+namespace clgen {
 
 namespace {
 
@@ -21,7 +21,7 @@ Status write_all(int fd, const char* data, size_t n) {
     ssize_t w = ::write(fd, data, n);
     if (w < 0) {
       if (errno == EINTR) continue;
-      return io_error(std::string("writing to worker pipe: ") + std::strerror(errno));
+      return io_error(std::string("writing to a pipe: ") + std::strerror(errno));
     }
     data += w;
     n -= static_cast<size_t>(w);
@@ -62,7 +62,7 @@ Status read_all(int fd, char* data, size_t n, std::chrono::steady_clock::time_po
 }  // namespace
 
 Status write_frame(int fd, const std::string& payload) {
-  if (payload.size() > kMaxFrame) return invalid_argument("message too large for the worker pipe");
+  if (payload.size() > kMaxFrame) return invalid_argument("message too large for a pipe frame");
   uint32_t n = static_cast<uint32_t>(payload.size());
   unsigned char header[4] = {static_cast<unsigned char>(n), static_cast<unsigned char>(n >> 8),
                              static_cast<unsigned char>(n >> 16), static_cast<unsigned char>(n >> 24)};
@@ -81,4 +81,4 @@ Status read_frame(int fd, std::string& payload, int timeout_ms) {
   return read_all(fd, payload.data(), n, deadline, forever);
 }
 
-}  // namespace clgen::driver
+}  // namespace clgen
