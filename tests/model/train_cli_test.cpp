@@ -3,6 +3,8 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <type_traits>
 
 #include <gtest/gtest.h>
 
@@ -89,6 +91,19 @@ std::vector<std::string> column_rows(const std::string& db_path, const std::stri
 
 // Every tensor of a checkpoint: weights, then each parameter's Adam state
 // (by parameter, since the archive orders the optimizer state by address).
+// The optimizer's state map is keyed by the parameter's TensorImpl: as its
+// printed address in older LibTorch (Debian's), as the pointer itself in newer.
+template <typename Map>
+typename Map::key_type state_key(const Map&, c10::TensorImpl* impl) {
+  if constexpr (std::is_same_v<typename Map::key_type, std::string>) {
+    std::ostringstream key;
+    key << impl;
+    return key.str();
+  } else {
+    return impl;
+  }
+}
+
 std::vector<torch::Tensor> checkpoint_tensors(const std::string& path, int vocab_size,
                                               const model::NetworkConfig& network) {
   model::LstmNetwork net(vocab_size, network);
@@ -98,13 +113,13 @@ std::vector<torch::Tensor> checkpoint_tensors(const std::string& path, int vocab
   std::vector<torch::Tensor> out;
   for (const auto& p : net->parameters()) {
     out.push_back(p.detach());
-    auto it = adam.state().find(c10::guts::to_string(p.unsafeGetTensorImpl()));
+    auto it = adam.state().find(state_key(adam.state(), p.unsafeGetTensorImpl()));
     EXPECT_TRUE(it != adam.state().end()) << "no optimizer state for a parameter of " << path;
     if (it == adam.state().end()) continue;
     auto& s = static_cast<torch::optim::AdamParamState&>(*it->second);
     out.push_back(s.exp_avg());
     out.push_back(s.exp_avg_sq());
-    out.push_back(torch::tensor({s.step()}));
+    out.push_back(torch::tensor({static_cast<int64_t>(s.step())}));
   }
   return out;
 }
