@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "support/utf8.h"
+
 namespace clgen::corpus {
 
 // Skip reasons recorded in the `skipped` table and reported by `corpus stats`.
@@ -19,9 +21,11 @@ inline constexpr const char* kSymlinkOutside = "symlink_outside_root";
 inline constexpr const char* kNoSource = "no_string_literal";   // a C header without a kernel literal
 }  // namespace skip_reason
 
-// True when `text` is well-formed UTF-8 (no overlongs, surrogates or values
-// above U+10FFFF).
-bool is_valid_utf8(std::string_view text);
+// is_valid_utf8 and the non-ASCII checks live in support/utf8.h (the
+// driver's Clang analysis guards its input with them too).
+using clgen::first_non_ascii_code;
+using clgen::is_valid_utf8;
+using clgen::non_ascii_code_problem;
 
 // The skip reason for file contents, or "" when the text is acceptable.
 std::string content_problem(std::string_view text);

@@ -16,6 +16,7 @@
 #include "support/clang/crash_recovery.h"
 #include "support/clang/diagnostics.h"
 #include "support/clang/invocation.h"
+#include "support/utf8.h"
 
 namespace clgen::driver {
 
@@ -315,6 +316,10 @@ Expected<std::vector<KernelSignature>> analyze_unsafe(const std::string& source)
 }  // namespace
 
 Expected<std::vector<KernelSignature>> analyze_kernels(const std::string& source) {
+  // Clang 15's lexer crashes on some non-ASCII identifier bytes and on
+  // invalid UTF-8 (docs/FUZZING.md): such input never reaches it.
+  if (std::string why = clang_input_problem(source); !why.empty())
+    return parse_error("kernel source refused before Clang: " + why);
   Expected<std::vector<KernelSignature>> result = std::vector<KernelSignature>();
   // The source is untrusted and the analysis runs in the parent: a front-end
   // crash must become an outcome, not a dead clgen.

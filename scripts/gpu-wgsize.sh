@@ -33,6 +33,11 @@
 #   pack        the results folder and the workspace database (accepted samples
 #               only) as $OUT/wgsize-results.tar.gz
 #
+# To continue an earlier call's sweeps, seed the workspace with its packed
+# database (WS_SEED=FILE.db.xz, e.g. clgen.db.xz of wgsize-results.tar.gz,
+# slimmed with scripts/wgsize-seed.sh) and run `build pick sweep ...`: the
+# pick is the same, and the driver skips every run already stored.
+#
 # Every phase is bounded by the call's deadline: $BUDGET seconds (default 520)
 # from the start, less $RESERVE seconds (default 70) kept for export, summary
 # and pack. Progress lines start with "== HH:MM:SS".
@@ -84,8 +89,9 @@ left() {
 }
 workspace() {
   [ -f "$WS/clgen.db" ] && return 0
-  [ -f .wsmin/github.db.xz ] || { echo "gpu-wgsize: .wsmin/github.db.xz missing (scripts/gpu-workspace.sh)" >&2; return 1; }
-  mkdir -p "$WS" && xz -dc .wsmin/github.db.xz > "$WS/clgen.db"
+  local seed=${WS_SEED:-.wsmin/github.db.xz}
+  [ -f "$seed" ] || { echo "gpu-wgsize: $seed missing (scripts/gpu-workspace.sh, or WS_SEED)" >&2; return 1; }
+  mkdir -p "$WS" && xz -dc "$seed" > "$WS/clgen.db"
 }
 
 phase_build() {

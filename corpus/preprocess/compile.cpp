@@ -227,6 +227,10 @@ CompileResult compile(std::string_view text, const CompileOptions& options) {
   // inside identifiers (docs/FUZZING.md); the importer already skips such
   // files, so only direct inputs meet this.
   if (!corpus::is_valid_utf8(text)) return failure(category::kInvalidUtf8, "input is not valid UTF-8");
+  // The same lexer crashes (or leaks the compiler it abandons) on some valid
+  // UTF-8 letters in identifiers: code outside comments and literals must be ASCII.
+  if (std::string why = corpus::non_ascii_code_problem(text); !why.empty())
+    return failure(category::kNonAsciiCode, why);
   auto attempt = [&](bool shim) {
     CompileOptions o = options;
     o.shim = shim;

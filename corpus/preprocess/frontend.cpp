@@ -163,6 +163,10 @@ std::unique_ptr<clang::CompilerInstance> internal::make_instance(std::string_vie
     setup_error = "input is not valid UTF-8";
     return nullptr;
   }
+  if (std::string why = corpus::non_ascii_code_problem(text); !why.empty()) {
+    setup_error = why;
+    return nullptr;
+  }
   // The PCH records its own main file, which must not be the input's name.
   const char* main_file = mode == Mode::kBuildPch ? kPchSource : kMainFile;
   auto fs = clang_support::in_memory_files(main_file, text);

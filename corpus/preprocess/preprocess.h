@@ -64,6 +64,9 @@ inline constexpr const char* kClangCrash = "clang_crash";
 inline constexpr const char* kPtxError = "ptx_error";  // only with to_ptx
 inline constexpr const char* kInputTooLarge = "input_too_large";
 inline constexpr const char* kInvalidUtf8 = "invalid_utf8";  // never handed to Clang
+// A byte above 0x7F outside comments and literals (corpus::first_non_ascii_code):
+// never handed to Clang either.
+inline constexpr const char* kNonAsciiCode = "non_ascii_code";
 // The input exceeded the preprocessor's budget (budget.h): its worker was
 // killed at the wall-clock limit, or ran out of its memory limit.
 inline constexpr const char* kTimeLimit = "time_limit";

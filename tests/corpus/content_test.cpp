@@ -166,5 +166,18 @@ TEST(DefaultQueries, UseCLgensTerms) {
   EXPECT_EQ(q.front(), "opencl language:OpenCL");
 }
 
+TEST(NonAsciiCode, FindsTheFirstNonAsciiByteOutsideCommentsAndLiterals) {
+  EXPECT_EQ(first_non_ascii_code("int a; // \xc3\xa9\n/* \xe2\x82\xac */ char* s = \"\xc3\xa9\\\"\xc3\xa9\";"),
+            std::string_view::npos);
+  EXPECT_EQ(first_non_ascii_code("\xEF\xBB\xBFint a;\xEF\xBB\xBF"), std::string_view::npos);  // byte-order marks
+  EXPECT_EQ(first_non_ascii_code("int b\xde\xb4;"), 5u);
+  EXPECT_EQ(first_non_ascii_code("// x \\\n\xc3\xa9\nint \xc3\xa9;"), 14u);  // a continued comment, then code
+  EXPECT_EQ(first_non_ascii_code("char c = '\xc3\xa9'; float \xc3\xa9;"), 21u);
+  EXPECT_EQ(first_non_ascii_code("\"open\n\xc3\xa9"), 6u);  // a string literal ends at its line
+  EXPECT_EQ(non_ascii_code_problem("int a;\nint b\xde\xb4;"),
+            "input has a non-ASCII character outside comments and literals at line 2");
+  EXPECT_EQ(non_ascii_code_problem("int a;"), "");
+}
+
 }  // namespace
 }  // namespace clgen::corpus

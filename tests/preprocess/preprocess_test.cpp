@@ -305,6 +305,30 @@ TEST(Compile, RejectsInvalidUtf8WithoutHandingItToClang) {
   }
 }
 
+TEST(Compile, RejectsNonAsciiCodeWithoutHandingItToClangButKeepsItInCommentsAndLiterals) {
+  // Found by fuzz_rewrite (tests/fuzz/regressions/rewrite-leak-nonascii-identifier.cl):
+  // valid UTF-8 letters in an identifier (U+07B4 here) made the expand pass's
+  // lexer abandon a compiler, which leaked its whole state, per input.
+  const std::string bad = "__kernel void k(__global float* a) { float b\xde\xb4 = 1; a[0] = 2; }\n";
+  CompileResult c = compile(bad);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.category, category::kNonAsciiCode);
+  EXPECT_NE(c.reason.find("line 1"), std::string::npos) << c.reason;
+  RewriteResult r = rewrite(bad);
+  EXPECT_EQ(r.status, RewriteStatus::kRejected);
+  EXPECT_EQ(r.category, category::kNonAsciiCode) << r.reason;
+  FileRewriteResult k = rewrite_kernels(bad);
+  EXPECT_EQ(k.category, category::kNonAsciiCode) << k.reason;
+  // The same letters in comments and a string, and a byte-order mark, are fine.
+  const std::string fine =
+      "\xEF\xBB\xBF// \xde\xb4 \xe2\x82\xac\n/* \xc3\xa9t\xc3\xa9 */\n"
+      "__kernel void k(__global float* a, __global float* b) {\n"
+      "  // \xe6\xb8\xac\xe8\xa9\xa6\n  a[get_global_id(0)] = b[get_global_id(0)] * 2.0f;\n}\n";
+  CompileResult ok = compile(fine);
+  EXPECT_TRUE(ok.ok) << ok.reason;
+  EXPECT_EQ(rewrite(fine).status, RewriteStatus::kOk);
+}
+
 TEST(Compile, IsThreadSafe) {
   std::vector<std::string> inputs;
   for (const std::string& in : golden_inputs("pipeline")) inputs.push_back(read(in));
