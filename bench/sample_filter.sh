@@ -27,10 +27,12 @@ for ((r = 0; r < REPEAT; r++)); do SET+=("${FILES[@]}"); done
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "kernel files: ${#FILES[@]} (sha256 of the list and texts: $(cat "${FILES[@]}" | sha256sum | cut -c1-16)); threads: $THREADS; each filtered $REPEAT time(s) per run"
 OUT=$(mktemp)
-trap 'rm -f "$OUT"' EXIT
+trap 'rm -f "$OUT" "$OUT.run"' EXIT
 for ((i = 0; i < ROUNDS; i++)); do
   for mode in in-process isolated; do
-    "$BENCH" "$mode" "$THREADS" "${SET[@]}" | tee -a "$OUT" | head -1
+    "$BENCH" "$mode" "$THREADS" "${SET[@]}" >"$OUT.run"
+    head -1 "$OUT.run"
+    cat "$OUT.run" >>"$OUT"
   done
 done
 python3 - "$OUT" <<'PY'
@@ -52,5 +54,6 @@ if "in-process" in med and "isolated" in med:
     print(f"isolated / in-process: throughput {med['isolated'] / med['in-process']:.3f}, "
           f"CPU per kernel {cpu['isolated'] / cpu['in-process']:.3f}")
 PY
+grep '^  ' "$OUT.run" | sed 's/^  /verdicts: /'
 # Both modes must give the same verdict counts.
 grep '^  ' "$OUT" | sort | uniq -c | awk -v r="$ROUNDS" '$1 != 2 * r { bad = 1; print "verdicts differ: " $0 } END { exit bad }'

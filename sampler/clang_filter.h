@@ -44,9 +44,11 @@ struct ClangFilterVerdict {
 };
 
 // `clgen sample`'s Clang budget: ClangBudget's memory limit, and 10 s per
-// sample instead of 60 per file: a sample is one kernel of at most
-// --max-length tokens, which the filter takes a fraction of a second for
-// (docs/BENCHMARKS.md), so 10 s ends a macro bomb quickly and no real sample.
+// sample instead of 60 per file. A sample is one kernel of at most
+// --max-length tokens (3,000 by default: a few KB); the slowest of the 242 kernel
+// files of bench/sample_filter.sh, up to 300 KB each, took 0.6 s alone and
+// 2.4 s with two filter threads on a loaded 2-core machine. 10 s ends a
+// macro bomb quickly and no real sample.
 preprocess::ClangBudget default_filter_budget();
 
 // What the filter compiles with: the sample as written (no inferred

@@ -6,6 +6,7 @@
 // LibTorch, OpenCV or OpenCL, so it starts fast.
 //
 //   clgen-clang-worker   serve requests on fds 3 and 4 (started by clgen)
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -62,6 +63,14 @@ std::string answer(const ClangRequest& request, bool& exit_after) {
 int main(int argc, char**) {
   if (!started_as_child(argc, "clgen-clang-worker", "Runs Clang for clgen's preprocessor")) return 2;
   clang_support::exit_on_out_of_memory();  // the memory limit: an exit the parent tells from a crash
+  // Keep freed memory for the next request: with glibc's defaults this
+  // process returned Clang's heap to the kernel after each one and faulted
+  // it in again (about 2.4x the page faults of the same work in clgen, and
+  // up to 11% of the sample filter's throughput; docs/BENCHMARKS.md). Retained
+  // memory still counts against the memory limit; a worker holds at most
+  // what its largest request needed.
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest; larger blocks still come from mmap
+  ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
   std::string frame;
   while (read_frame(kChildRequestFd, frame, -1).ok()) {
     Expected<ClangRequest> request = decode_request(frame);
