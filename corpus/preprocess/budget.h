@@ -3,6 +3,8 @@
 // each under a memory limit, with a wall-clock limit per input enforced by the
 // parent. An input that exceeds a limit (a macro bomb) costs its worker, which
 // is killed and replaced, and is rejected as time_limit or memory_limit.
+// Other modules' Clang work on untrusted text goes through call() (the
+// sampler's filter: sampler/clang_filter.h).
 #pragma once
 
 #include <condition_variable>
