@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/preprocess_options.h"
 #include "driver/crossover.h"
 #include "driver/drive.h"
 #include "driver/job.h"
@@ -27,6 +28,15 @@ struct DriveCliOptions {
   std::string lsize;                // empty = automatic
   std::string crossover;            // "FROM..TO": bisect for the CPU/GPU crossover instead of driving sizes
   driver::CrossoverOptions crossover_options;
+  // The argument analysis's Clang budget, with AnalysisBudget's defaults.
+  BudgetFlags analysis{analysis_defaults(drive.analysis)};
+
+  static preprocess::ClangBudget analysis_defaults(const driver::AnalysisBudget& a) {
+    preprocess::ClangBudget b;
+    b.time_limit_s = a.time_limit_s;
+    b.memory_limit_mb = a.memory_limit_mb;
+    return b;
+  }
 };
 
 // `--crossover`: the search per kernel, its runs stored as a drive's.
@@ -102,6 +112,10 @@ Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
                            " have different numbers of dimensions");
     opts.local_size = *size;
   }
+  const preprocess::ClangBudget analysis = o.analysis.options();
+  opts.analysis.isolated = analysis.isolated;
+  opts.analysis.time_limit_s = analysis.time_limit_s;
+  opts.analysis.memory_limit_mb = analysis.memory_limit_mb;
   opts.worker_stderr = spdlog::should_log(spdlog::level::debug);
   opts.show_progress = spdlog::should_log(spdlog::level::info);
 
@@ -174,6 +188,8 @@ void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& actio
   cmd->add_option("--jobs,-j", d.jobs, "Kernels driven at once, each in its own worker (0: one per core, at most 16)")
       ->capture_default_str()
       ->check(CLI::Range(0u, 256u));
+  // The argument analysis (Clang) of each source, before any run.
+  o->analysis.add_to(*cmd, "source", "is recorded as a timeout run", "is recorded as a crash run");
   cmd->final_callback([o, &global, &action] { action = [o, &global] { return run_drive(global, *o); }; });
 }
 

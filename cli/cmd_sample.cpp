@@ -13,6 +13,7 @@
 
 #include "cli/cmd_sample_directed.h"
 #include "cli/command.h"
+#include "cli/preprocess_options.h"
 #include "driver/check.h"
 #include "model/distributed_env.h"
 #include "model/trainer.h"
@@ -42,6 +43,7 @@ struct SampleCommandOptions {
   driver::CheckOptions check;
   std::string check_out;     // "" = <workspace>/benchmark-grade/<model id>
   DirectedFlags directed;
+  BudgetFlags clang{sample.filter_budget};  // the filter's; its defaults are SampleOptions'
 };
 
 // Where this process's shard comes from, and the GPU it samples on.
@@ -88,6 +90,7 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   if (opts.batch_size <= 0) return usage_error("--batch-size must be positive");
   ASSIGN_OR_RETURN(ShardChoice shard, choose_shard(opts.shard));
   opts.sample.shard = shard.shard;
+  opts.sample.filter_budget = opts.clang.options();
   ASSIGN_OR_RETURN(auto ws, Workspace::open(global.workspace));
   ASSIGN_OR_RETURN(auto db, ws.open_database());
   // Targets before the model: a bad CSV fails fast.
@@ -363,6 +366,7 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--target-report", d.report,
                   "With directed sampling: write each target's nearest kernel (directed, and undirected with "
                   "--baseline) as CSV");
+  opts->clang.add_to(*cmd, "sample");
   cmd->add_flag("--json", opts->json, "Print the summary as JSON");
   cmd->final_callback([opts, &global, &action] {
     action = [opts, &global] { return run_sample(global, *opts); };

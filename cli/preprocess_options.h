@@ -1,7 +1,8 @@
 // Flags shared by the preprocess, corpus preprocess and shim commands:
 // the builtin header choice, the shim, missing-name inference and the strict
-// PTX mode; the Clang budget of preprocess and corpus preprocess; and -I/-D
-// of the commands that read kernel files (preprocess, features).
+// PTX mode; the Clang budget of preprocess, corpus preprocess, sample and
+// drive; and -I/-D of the commands that read kernel files (preprocess,
+// features).
 #pragma once
 
 #include <string>
@@ -44,19 +45,27 @@ struct CompileFlags {
   }
 };
 
-// The time and memory budget of each file's Clang work (budget.h); the
-// defaults are ClangBudget's.
+// The time and memory budget of Clang's work on untrusted text (budget.h):
+// preprocess and corpus preprocess per file (ClangBudget's defaults), sample
+// per sample and drive per source (their own defaults, given here).
 struct BudgetFlags {
   preprocess::ClangBudget budget;
   bool in_process = false;
 
-  void add_to(CLI::App& cmd) {
+  BudgetFlags() = default;
+  explicit BudgetFlags(preprocess::ClangBudget defaults) : budget(std::move(defaults)) {}
+
+  // `unit`: what one time limit covers ("file", "sample", "source"); the
+  // others: what becomes of a unit over the time or the memory limit.
+  void add_to(CLI::App& cmd, const std::string& unit = "file",
+              const std::string& over_time = "is rejected as time_limit",
+              const std::string& over_memory = "is rejected as memory_limit") {
     cmd.add_option("--clang-time-limit", budget.time_limit_s,
-                   "Wall-clock seconds of Clang work per file; a file that takes longer is rejected as time_limit")
+                   "Wall-clock seconds of Clang work per " + unit + "; a " + unit + " that takes longer " + over_time)
         ->check(CLI::Range(0.001, 86400.0))
         ->capture_default_str();
     cmd.add_option("--clang-memory-limit", budget.memory_limit_mb,
-                   "Memory of each Clang worker process (MiB); a file that needs more is rejected as memory_limit")
+                   "Memory of each Clang worker process (MiB); a " + unit + " that needs more " + over_memory)
         ->check(CLI::Range(uint64_t{64}, uint64_t{1} << 30))
         ->capture_default_str();
     cmd.add_flag("--clang-in-process", in_process,

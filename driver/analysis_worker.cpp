@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "driver/job.h"
+#include "support/worker_answer.h"
 
 namespace clgen::driver {
 
@@ -28,14 +28,7 @@ std::string binary_of(const AnalysisBudget& budget) {
 }
 
 Expected<std::vector<KernelSignature>> signatures_of(const std::string& answer) {
-  try {
-    auto reply = nlohmann::json::parse(answer);
-    if (!reply.at("ok").get<bool>())
-      return Status(static_cast<ErrorCode>(reply.at("code").get<int>()), reply.at("error").get<std::string>());
-    return reply.at("result").get<std::vector<KernelSignature>>();
-  } catch (const std::exception& e) {
-    return internal_error(std::string("malformed analysis worker answer: ") + e.what());
-  }
+  return worker_result<std::vector<KernelSignature>>(parse_worker_answer(answer), "analysis worker");
 }
 
 }  // namespace

@@ -7,13 +7,12 @@
 
 #include <cstdio>
 
-#include <nlohmann/json.hpp>
-
 #include "driver/args.h"
 #include "driver/job.h"
 #include "support/child_process.h"
 #include "support/clang/crash_recovery.h"
 #include "support/frames.h"
+#include "support/worker_answer.h"
 
 int main(int argc, char**) {
   using namespace clgen;
@@ -23,13 +22,8 @@ int main(int argc, char**) {
   std::string source;
   while (read_frame(kChildRequestFd, source, -1).ok()) {
     Expected<std::vector<driver::KernelSignature>> sigs = driver::analyze_kernels(source);
-    nlohmann::json reply = sigs.ok() ? nlohmann::json{{"ok", true}, {"result", *sigs}}
-                                     : nlohmann::json{{"ok", false},
-                                                      {"error", sigs.status().message()},
-                                                      {"code", static_cast<int>(sigs.status().code())}};
-    // Sources may hold invalid UTF-8, which messages quote: replaced, not thrown on.
-    if (!write_frame(kChildResponseFd, reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).ok())
-      break;
+    std::string reply = sigs.ok() ? encode_worker_answer(*sigs) : encode_worker_error(sigs.status());
+    if (!write_frame(kChildResponseFd, reply).ok()) break;
     // After a crash Clang recovered from, a fresh worker takes the next source.
     if (!sigs.ok() && sigs.status().code() == ErrorCode::kInternal) break;
   }

@@ -124,7 +124,7 @@ Expected<std::vector<KernelCrossover>> drive_crossover(Database& db, const Drive
   std::vector<std::string> notes;
   ASSIGN_OR_RETURN(std::vector<DriveSource> sources, collect_drive_sources(db, options, notes));
   std::vector<KernelCrossover> out;
-  AnalysisWorker analysis;  // Clang under a time and memory budget (analysis_worker.h)
+  AnalysisWorker analysis(options.analysis);  // Clang under a time and memory budget (analysis_worker.h)
   for (const DriveSource& src : sources) {
     if (interrupted()) return cancelled("drive --crossover interrupted; finished runs are stored");
     const std::string sha = sha256_hex(src.text);

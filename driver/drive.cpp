@@ -264,6 +264,7 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   static_cast<RunSettings&>(popts) = options;
   popts.devices = devices;
   popts.worker = wopts;
+  popts.analysis = options.analysis;
   popts.threads = options.jobs ? options.jobs : default_drive_jobs();
   DrivePool pool(std::move(popts), std::move(stored));
   std::atomic<bool> feeding{true};

@@ -32,6 +32,8 @@ struct DriveOptions : RunSettings {
   double timeout_s = 60;         // wall clock per kernel × device × size
   uint64_t memory_limit_mb = 0;  // RLIMIT_DATA per worker; 0 = default_worker_memory_limit_mb()
   bool worker_stderr = false;    // pass the workers' stderr through
+  // The argument analysis's Clang budget (each drive thread's clgen-analysis-worker).
+  AnalysisBudget analysis;
   std::string csv_path;          // write every selected run here as CSV
   bool show_progress = true;
   // Drive threads, each with its own worker per device, running one kernel

@@ -14,9 +14,6 @@
 
 #include <fmt/format.h>
 
-#include "corpus/preprocess/preprocess.h"
-#include "corpus/preprocess/usefulness.h"
-#include "features/static_features.h"
 #include "sampler/arg_spec.h"
 #include "sampler/batch_sampler.h"
 #include "sampler/store.h"
@@ -36,9 +33,10 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// The filter's verdict on one sample, before deduplication.
-SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int max_length, bool usefulness_check,
-                        bool features) {
+// The filter's verdict on one sample, before deduplication; the Clang part
+// in `clang` (this thread's worker). Errors: the worker's set-up errors.
+Expected<SampleRow> filter_sample(const RawSample& raw, int max_length, preprocess::ClangWorkers& clang,
+                                  const ClangFilterOptions& options) {
   SampleRow row;
   row.start_tag = raw.start_refused ? Director::kPlain : raw.tag;
   row.text = raw.text;
@@ -55,59 +53,15 @@ SampleRow filter_sample(const RawSample& raw, const std::string& prototype, int 
                      : "the model ended the kernel before its closing brace";
     return row;
   }
-  // A sample is kept only as written: no inferred definitions for names it
-  // lacks, and OpenCL C 1.2 only (the corpus's second chances would accept
-  // kernels that no device compiles as sampled).
-  preprocess::CompileOptions strict;
-  strict.infer_names = false;
-  strict.opencl20_fallback = false;
-  preprocess::RewriteResult r = preprocess::rewrite(raw.text, strict);
-  row.instruction_count = r.instruction_count;
-  if (r.status == preprocess::RewriteStatus::kRejected) {
-    row.status = sample_status::kRejected;
-    row.category = r.category;
-    row.reason = r.reason;
-    return row;
-  }
-  if (r.status == preprocess::RewriteStatus::kRewriteBug) {
-    row.status = sample_status::kRewriteBug;
-    row.category = r.category;
-    row.reason = r.reason;
-    return row;
-  }
-  row.normalized_text = std::move(r.text);
-  row.normalized_sha256 = sha256_hex(row.normalized_text);
-  // With --args, the kernel must have exactly the requested prototype (the
-  // rewriter renames in order of appearance, so the seed's names survive).
-  if (!prototype.empty()) {
-    bool one_kernel = r.kernels.size() == 1;
-    bool same = row.normalized_text.compare(0, prototype.size() + 1, prototype + "\n") == 0;
-    if (!one_kernel || !same) {
-      row.status = sample_status::kWrongPrototype;
-      row.category = "wrong_prototype";
-      row.reason = one_kernel ? "the normalized prototype differs from the requested one"
-                              : fmt::format("{} kernels instead of one", r.kernels.size());
-      return row;
-    }
-  }
-  if (usefulness_check) {
-    // A failure to parse what just compiled proves nothing: the kernel stays.
-    Expected<preprocess::UsefulnessVerdict> v = preprocess::check_usefulness(row.normalized_text);
-    if (v.ok() && !v->useful) {
-      row.status = sample_status::kRejected;
-      row.category = v->category;
-      row.reason = v->reason;
-      return row;
-    }
-  }
-  row.status = sample_status::kAccepted;  // until deduplicated by the store
-  if (features) {
-    // The sampled kernel is the text's first (its seed starts it).
-    Expected<std::vector<features::StaticFeatures>> f =
-        features::extract_static_features(row.normalized_text, "sample");
-    if (f.ok() && !f->empty())
-      row.features = GreweVector{f->front().comp,     f->front().rational,  f->front().mem,
-                                 f->front().localmem, f->front().coalesced, f->front().atomic};
+  ASSIGN_OR_RETURN(ClangFilterVerdict v, filter_with_clang(clang, raw.text, options));
+  row.status = std::move(v.status);
+  row.category = std::move(v.category);
+  row.reason = std::move(v.reason);
+  row.instruction_count = v.instruction_count;
+  row.features = v.features;
+  if (!v.normalized_text.empty()) {
+    row.normalized_text = std::move(v.normalized_text);
+    row.normalized_sha256 = sha256_hex(row.normalized_text);
   }
   return row;
 }
@@ -243,9 +197,17 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   std::atomic<uint64_t> replayed{0};
   std::atomic<unsigned> live_workers{workers};
   std::mutex filter_mu;
+  Status filter_status;  // the first worker set-up error
   std::vector<std::thread> filters;
+  ClangFilterOptions filter_options;
+  filter_options.prototype = prototype;
+  filter_options.usefulness_check = opts.usefulness_check;
+  filter_options.features = director != nullptr;
   for (unsigned w = 0; w < workers; ++w) {
     filters.emplace_back([&] {
+      // This thread's own Clang worker: a worker dies with the thread that
+      // started it (budget.h), so it is started and stopped here.
+      preprocess::ClangWorkers clang(opts.filter_budget, 1);
       double busy = 0;
       while (auto raw = raw_queue.pop()) {
         if (stop.load()) continue;  // stopping: queued samples are dropped unfiltered
@@ -254,10 +216,16 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
           continue;
         }
         auto t = Clock::now();
-        SampleRow row = filter_sample(*raw, prototype, opts.max_length, opts.usefulness_check, director != nullptr);
-        row.filter_seconds = since(t);
-        busy += row.filter_seconds;
-        results.push(std::move(row));
+        Expected<SampleRow> row = filter_sample(*raw, opts.max_length, clang, filter_options);
+        if (!row.ok()) {
+          std::lock_guard<std::mutex> lock(filter_mu);
+          if (filter_status.ok()) filter_status = row.status();
+          stop = true;
+          continue;
+        }
+        row->filter_seconds = since(t);
+        busy += row->filter_seconds;
+        results.push(std::move(*row));
       }
       {
         std::lock_guard<std::mutex> lock(filter_mu);
@@ -393,6 +361,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   sum.repairs = sampler.stats().repairs;
   sum.repair_tokens = sampler.stats().repair_tokens;
   sum.replayed = replayed.load();
+  RETURN_IF_ERROR_CTX(filter_status, "filtering samples");
   RETURN_IF_ERROR_CTX(store_status, "storing samples");
   RETURN_IF_ERROR_CTX(sampler_status, "sampling");
   return sum;

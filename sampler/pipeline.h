@@ -1,8 +1,9 @@
 // `clgen sample` as a library call: a sampling thread feeds a bounded queue,
 // rejection-filter workers compile and normalize each sample (the preprocess
-// API), and the store deduplicates against everything sampled before and
-// against the training corpus, records every sample in the workspace
-// database and writes accepted kernels as .cl files.
+// API, each in its own Clang worker process: sampler/clang_filter.h), and
+// the store deduplicates against everything sampled before and against the
+// training corpus, records every sample in the workspace database and
+// writes accepted kernels as .cl files.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,9 @@
 #include <memory>
 #include <string>
 
+#include "corpus/preprocess/budget.h"
 #include "sampler/batch_sampler.h"
+#include "sampler/clang_filter.h"
 #include "sampler/constraint_tables.h"
 #include "sampler/directed.h"
 #include "sampler/stream_model.h"
@@ -45,6 +48,11 @@ struct SampleOptions : StreamOptions {
   // compile filter: kernels that provably write nothing input-dependent are
   // rejected under its categories.
   bool usefulness_check = true;
+  // The filter's Clang work runs in one clgen-clang-worker per filter thread
+  // under this budget (corpus/preprocess/budget.h): a sample that exceeds it
+  // is stored as rejected (time_limit, memory_limit; a crash: clang_crash)
+  // and sampling goes on. isolated = false: in this process, without limits.
+  preprocess::ClangBudget filter_budget = default_filter_budget();
   // Directed sampling (sampler/directed.h, docs/SAMPLER.md): non-empty =
   // streams restart from prefixes of kernels near these targets, and every
   // accepted kernel's Grewe features are extracted; with

@@ -8,6 +8,7 @@
 
 #include "corpus/preprocess/clang_protocol.h"
 #include "support/child_process.h"
+#include "support/worker_answer.h"
 
 namespace clgen::preprocess {
 
@@ -22,21 +23,6 @@ Result rejected(const std::string& category, const std::string& reason) {
   r.category = category;
   r.reason = reason;
   return r;
-}
-
-nlohmann::json parse_reply(const std::string& answer) {
-  return nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
-}
-
-template <typename Result>
-Expected<Result> result_of(const nlohmann::json& reply) {
-  try {
-    if (!reply.at("ok").get<bool>())
-      return Status(static_cast<ErrorCode>(reply.at("code").get<int>()), reply.at("error").get<std::string>());
-    return reply.at("result").get<Result>();
-  } catch (const std::exception& e) {
-    return internal_error(std::string("malformed Clang worker answer: ") + e.what());
-  }
 }
 
 }  // namespace
@@ -94,7 +80,7 @@ void ClangWorkers::release(size_t slot) {
 }
 
 Status ClangWorkers::call(const std::string& op, std::string_view text, const CompileOptions& options,
-                          nlohmann::json& reply, Verdict& verdict) {
+                          const nlohmann::json& params, nlohmann::json& reply, Verdict& verdict) {
   size_t slot = acquire();
   ChildProcess& worker = *workers_[slot];
   Status st = [&]() -> Status {
@@ -104,7 +90,7 @@ Status ClangWorkers::call(const std::string& op, std::string_view text, const Co
       // under its limits is a set-up error, not the input's verdict.
       std::string pong;
       Status ping = worker.call(encode_request("ping", options, ""), pong, std::max(budget_.time_limit_s, 60.0));
-      if (ping.ok()) ping = result_of<std::string>(parse_reply(pong)).status();
+      if (ping.ok()) ping = worker_result<std::string>(parse_worker_answer(pong), "Clang worker").status();
       if (!ping.ok()) {
         worker.kill();
         return unavailable("starting the Clang worker '" + worker.binary() + "': " + ping.message() +
@@ -112,9 +98,9 @@ Status ClangWorkers::call(const std::string& op, std::string_view text, const Co
       }
     }
     std::string answer;
-    Status sent = worker.call(encode_request(op, options, text), answer, budget_.time_limit_s);
+    Status sent = worker.call(encode_request(op, options, text, params), answer, budget_.time_limit_s);
     if (sent.ok()) {
-      reply = parse_reply(answer);
+      reply = parse_worker_answer(answer);
       // After a crash Clang recovered from, the worker exits: reaped here, so
       // the next request cannot meet a worker on its way out.
       if (reply.is_object() && reply.value("exiting", false)) worker.stop("");
@@ -148,9 +134,9 @@ Expected<Result> ClangWorkers::request(const char* op, std::string_view text, co
   if (!budget_.isolated) return in_process(text, options);
   nlohmann::json reply;
   Verdict verdict;
-  RETURN_IF_ERROR(call(op, text, options, reply, verdict));
+  RETURN_IF_ERROR(call(op, text, options, nullptr, reply, verdict));
   if (!verdict.category.empty()) return rejected<Result>(verdict.category, verdict.reason);
-  return result_of<Result>(reply);
+  return worker_result<Result>(reply, "Clang worker");
 }
 
 Expected<FileRewriteResult> ClangWorkers::rewrite_kernels(std::string_view text, const CompileOptions& options) {

@@ -3,6 +3,8 @@
 // each under a memory limit, with a wall-clock limit per input enforced by the
 // parent. An input that exceeds a limit (a macro bomb) costs its worker, which
 // is killed and replaced, and is rejected as time_limit or memory_limit.
+// Other modules' Clang work on untrusted text goes through call() (the
+// sampler's filter: sampler/clang_filter.h).
 #pragma once
 
 #include <condition_variable>
@@ -60,17 +62,23 @@ class ClangWorkers {
   Expected<FileRewriteResult> rewrite_kernels(std::string_view text, const CompileOptions& options);
   Expected<RewriteResult> rewrite(std::string_view text, const CompileOptions& options);
 
+  // How a request ended when not with an answer: the input's verdict, a
+  // category (time_limit, memory_limit, clang_crash) and a reason.
+  struct Verdict {
+    std::string category, reason;
+  };
+  // Sends one request of `op` (clang_protocol.h) with the op's `params` to a
+  // free worker; `reply` is its parsed answer (support/worker_answer.h). An
+  // input that exceeds the budget or kills its worker leaves `reply` alone
+  // and sets `verdict`. Errors as rewrite()'s. For ops of other modules (the
+  // sampler's "filter_sample"); ignores budget().isolated.
+  Status call(const std::string& op, std::string_view text, const CompileOptions& options, const nlohmann::json& params,
+              nlohmann::json& reply, Verdict& verdict);
+
   int started() const;  // worker processes started so far (one per slot, plus one per replacement)
   const ClangBudget& budget() const { return budget_; }
 
  private:
-  struct Verdict {  // how a request ended, when not with an answer
-    std::string category, reason;
-  };
-  // Sends one request to a free worker; `reply` is its parsed answer. An
-  // input's verdict (a limit, a crash) comes back in `verdict`.
-  Status call(const std::string& op, std::string_view text, const CompileOptions& options, nlohmann::json& reply,
-              Verdict& verdict);
   // One request of kind `op`, or `in_process` here when not isolated.
   template <typename Result>
   Expected<Result> request(const char* op, std::string_view text, const CompileOptions& options,

@@ -1,12 +1,11 @@
 // The Clang worker protocol (clang_protocol.h): options and results as JSON.
 #include "corpus/preprocess/clang_protocol.h"
 
+#include "support/worker_answer.h"
+
 namespace clgen::preprocess {
 
 namespace {
-
-// Reasons quote the input, which may not be UTF-8: replaced, not thrown on.
-std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 nlohmann::json options_json(const CompileOptions& o) {
   return {{"libclc", o.header == BuiltinHeader::kLibclc},
@@ -44,8 +43,11 @@ RewriteStatus status_of(const std::string& name) {
 
 }  // namespace
 
-std::string encode_request(const std::string& op, const CompileOptions& options, std::string_view text) {
-  std::string frame = dump({{"op", op}, {"options", options_json(options)}});
+std::string encode_request(const std::string& op, const CompileOptions& options, std::string_view text,
+                           const nlohmann::json& params) {
+  nlohmann::json header = {{"op", op}, {"options", options_json(options)}};
+  if (!params.is_null()) header["params"] = params;
+  std::string frame = dump_worker_json(header);
   frame += '\n';
   frame.append(text.data(), text.size());
   return frame;
@@ -58,21 +60,12 @@ Expected<ClangRequest> decode_request(const std::string& frame) {
     ClangRequest r;
     r.op = header.at("op").get<std::string>();
     if (header.contains("options")) r.options = options_of(header.at("options"));
+    if (header.contains("params")) r.params = header.at("params");
     if (newline != std::string::npos) r.text = frame.substr(newline + 1);
     return r;
   } catch (const std::exception& e) {
     return parse_error(std::string("malformed Clang worker request: ") + e.what());
   }
-}
-
-std::string encode_answer(const nlohmann::json& result, bool exiting) {
-  nlohmann::json answer = {{"ok", true}, {"result", result}};
-  if (exiting) answer["exiting"] = true;
-  return dump(answer);
-}
-
-std::string encode_error(const Status& status) {
-  return dump({{"ok", false}, {"error", status.message()}, {"code", static_cast<int>(status.code())}});
 }
 
 void to_json(nlohmann::json& j, const RewriteResult& r) {

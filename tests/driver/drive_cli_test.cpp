@@ -321,6 +321,20 @@ TEST_F(DriveCliTest, FrontEndCrashIsACrashRowAndTheDriveGoesOn) {
   EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='pass' AND kernel_name='saxpy'"), 1);
 }
 
+TEST_F(DriveCliTest, MacroBombUnderTheClangTimeLimitIsATimeoutRowAndTheNextKernelIsDriven) {
+  if (!have_clang_analysis()) GTEST_SKIP() << "built without Clang: no argument analysis";
+  // The analysis's default limit is 60 s: the flag, not the default, ends it.
+  const std::string bomb = std::string(CLGEN_TEST_DATA) + "/budget/time_bomb.cl";
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_clgen(drive_args({"--jobs", "1", "--clang-time-limit", "2", bomb, kernel_path("saxpy.cl")}));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 40.0);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='timeout' AND kernel_name='' AND "
+                  "message LIKE '%2 s time limit%'"),
+            1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='pass' AND kernel_name='saxpy'"), 1);
+}
+
 TEST_F(DriveCliTest, MissingWorkerBinaryIsAClearError) {
   ::setenv("CLGEN_WORKER", "/nonexistent/dir/clgen-worker", 1);
   auto drive = run_clgen(drive_args({kernel_path("saxpy.cl")}));

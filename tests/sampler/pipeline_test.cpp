@@ -5,8 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "corpus/preprocess/preprocess.h"
@@ -270,6 +272,54 @@ TEST_F(PipelineTest, InterruptKeepsWhatWasAccepted) {
   EXPECT_EQ(static_cast<int64_t>(sum->accepted), count("status = 'accepted'"));
   EXPECT_EQ(static_cast<std::ptrdiff_t>(sum->accepted),
             std::distance(fs::directory_iterator(o.out_dir), fs::directory_iterator()));
+}
+
+// A macro bomb as the model might write it: A40 stands for 2^40 additions,
+// which Clang would parse for hours.
+std::string macro_bomb_body() {
+  std::string body = "\n#define A0 1\n";
+  for (int i = 1; i <= 40; ++i) body += fmt::format("#define A{} (A{} + A{})\n", i, i - 1, i - 1);
+  return body + "  c[get_global_id(0)] = A40;\n}";
+}
+
+TEST_F(PipelineTest, AMacroBombSampleIsStoredAsATimeLimitRejectionAndTheNextSampleIsFiltered) {
+  ScriptedModel model(1, {macro_bomb_body(), kAdd});
+  SampleOptions o = options();
+  o.max_length = 4000;
+  o.max_samples = 2;
+  o.filter_threads = 1;  // the bomb, then the add kernel
+  o.filter_budget.time_limit_s = 2;
+  auto start = std::chrono::steady_clock::now();
+  auto sum = run_sampling(model, *db_, o);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  // The limit and a replaced worker's start, never the bomb's hours.
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
+  EXPECT_EQ(2u, sum->samples);
+  EXPECT_EQ(1, count("sample_index = 0 AND status = 'rejected' AND category = 'time_limit' AND reason LIKE "
+                     "'%2 s time limit%' AND normalized_text IS NULL"));
+  EXPECT_EQ(1, count("sample_index = 1 AND status = 'accepted'"));
+}
+
+TEST_F(PipelineTest, InProcessFilterNeedsNoWorkerAndIsolatedFilterFailsTheRunWithoutOne) {
+  ScriptedModel model(1, {kAdd, kMul});
+  SampleOptions o = options();
+  o.max_samples = 2;
+  o.filter_budget.worker_binary = "/nonexistent/clgen-clang-worker";
+  o.filter_budget.isolated = false;  // --clang-in-process: the worker is never started
+  auto here = run_sampling(model, *db_, o);
+  ASSERT_TRUE(here.ok()) << here.status().message();
+  EXPECT_EQ(2, count("status = 'accepted'"));
+
+  // Isolated, a worker that cannot start is the run's error: no sample is
+  // stored with a verdict it did not get.
+  ScriptedModel again(1, {kAdd, kMul});
+  o.seed = 1;
+  o.filter_budget.isolated = true;
+  auto there = run_sampling(again, *db_, o);
+  ASSERT_FALSE(there.ok());
+  EXPECT_EQ(there.status().code(), ErrorCode::kUnavailable);
+  EXPECT_NE(there.status().message().find("filtering samples"), std::string::npos) << there.status().message();
+  EXPECT_EQ(0, count("seed = 1"));
 }
 
 TEST_F(PipelineTest, BadSpecAndMissingStopConditionAreErrors) {

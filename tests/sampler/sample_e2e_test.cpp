@@ -171,6 +171,38 @@ TEST_F(SampleEndToEnd, SameSeedOnCpuReproducesTheSamples) {
   (void)remove_tree(copy);
 }
 
+// The filter runs in Clang workers by default (a missing worker fails the
+// run), and --clang-in-process stores the same rows as the workers do.
+TEST_F(SampleEndToEnd, FilterRunsInClangWorkersAndInProcessStoresTheSameVerdicts) {
+  if (HasFatalFailure()) return;
+  const std::string copy = (root_ / "ws_in_process").string();
+  (void)remove_tree(copy);
+  fs::copy(ws(), copy, fs::copy_options::recursive);
+  auto sample = [&](const std::string& ws, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"--max-samples", "12",  "-n",           "0",
+                                     "--seed",        "9",   "--batch-size", "4",
+                                     "--max-length",  "300", "--out",        (root_ / "seed9").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_clgen(sample_in(ws, args));
+  };
+  ::setenv("CLGEN_CLANG_WORKER", "/nonexistent/clgen-clang-worker", 1);
+  auto missing = sample(ws(), {});
+  auto in_process = sample(copy, {"--clang-in-process"});
+  ::unsetenv("CLGEN_CLANG_WORKER");
+  EXPECT_EQ(1, missing.exit_code) << missing.err;
+  EXPECT_NE(missing.err.find("filtering samples"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("/nonexistent/clgen-clang-worker"), std::string::npos) << missing.err;
+  EXPECT_TRUE(samples_of(ws(), 9).empty());
+  ASSERT_EQ(0, in_process.exit_code) << in_process.err;
+  auto workers = sample(ws(), {});
+  ASSERT_EQ(0, workers.exit_code) << workers.err;
+  const std::string verdict = "status || '|' || ifnull(category, '') || '|' || ifnull(normalized_text, '')";
+  auto here = samples_of(copy, 9, verdict);
+  ASSERT_EQ(12u, here.size());
+  EXPECT_EQ(samples_of(ws(), 9, verdict), here);
+  (void)remove_tree(copy);
+}
+
 // -n counts the accepted kernels of (model, args, seed, policy) over runs:
 // `-n 6` then `-n 10` with the same seed ends with exactly 10, each draw
 // stored once, and a second `-n 10` adds nothing.
