@@ -1,19 +1,71 @@
 // SQL for the model's tables, and the training set read from the corpus catalog.
 #include "model/store.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <limits>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "corpus/preprocess/catalog.h"
+#include "support/files.h"
 #include "support/sha256.h"
+#include "support/text.h"
 
 namespace clgen::model {
 
+namespace {
+
+std::string this_host() {
+  char host[256] = {};
+  return gethostname(host, sizeof host - 1) == 0 ? host : "";
+}
+
+// Process `pid` as /proc/PID/stat reads: its state letter and start time
+// (clock ticks since boot); nullopt when there is no such process.
+struct ProcessStat {
+  char state = '?';
+  int64_t start_ticks = -1;
+};
+std::optional<ProcessStat> process_stat(int64_t pid) {
+  auto text = read_file("/proc/" + std::to_string(pid) + "/stat", 4096);
+  if (!text.ok()) return std::nullopt;
+  // Fields after the command name (which may hold spaces and parentheses):
+  // 3 state ... 22 starttime.
+  const size_t name_end = text->rfind(')');
+  if (name_end == std::string::npos) return std::nullopt;
+  std::istringstream rest(text->substr(name_end + 1));
+  ProcessStat s;
+  std::string field;
+  for (int i = 3; i <= 22 && rest >> field; ++i) {
+    if (i == 3) s.state = field[0];
+    if (i == 22)
+      if (std::optional<uint64_t> ticks = parse_uint64(field)) s.start_ticks = int64_t(*ticks);
+  }
+  return s;
+}
+
+// Whether the process that began a run as (pid, start ticks) on this host
+// has ended: it no longer exists, is a zombie, or its pid now names a
+// process started at another time.
+bool run_process_gone(int64_t pid, std::optional<int64_t> start_ticks) {
+  if (pid <= 0 || pid > int64_t(std::numeric_limits<pid_t>::max())) return false;
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
+  std::optional<ProcessStat> now = process_stat(pid);
+  if (!now) return false;  // alive, but unreadable: assume it is the run
+  return now->state == 'Z' || (start_ticks && now->start_ticks >= 0 && now->start_ticks != *start_ticks);
+}
+
+}  // namespace
+
 Status ensure_model_schema(Database& db) {
-  return db.exec(R"sql(
+  RETURN_IF_ERROR(db.exec(R"sql(
 CREATE TABLE IF NOT EXISTS training_runs(
   id INTEGER PRIMARY KEY,
   model_id TEXT NOT NULL,
@@ -26,7 +78,10 @@ CREATE TABLE IF NOT EXISTS training_runs(
   end_epoch INTEGER,
   status TEXT NOT NULL,  -- 'running' | 'completed' | 'interrupted' | 'failed'
   started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
-  finished_at TEXT);
+  finished_at TEXT,      -- NULL while running, and for a run found dead
+  host TEXT,             -- the process that runs it: host name, pid and
+  pid INTEGER,           -- start time (clock ticks since boot), so that a
+  pid_start INTEGER);    -- later run can tell that it died
 CREATE INDEX IF NOT EXISTS training_runs_model ON training_runs(model_id);
 CREATE TABLE IF NOT EXISTS training_metrics(
   model_id TEXT NOT NULL,
@@ -49,7 +104,11 @@ CREATE TABLE IF NOT EXISTS checkpoints(
   path TEXT NOT NULL,
   reason TEXT NOT NULL,    -- 'epoch' | 'interrupt'
   created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')));
-)sql");
+)sql"));
+  // Workspaces from before the process columns.
+  RETURN_IF_ERROR(db.add_column_if_missing("training_runs", "host", "TEXT"));
+  RETURN_IF_ERROR(db.add_column_if_missing("training_runs", "pid", "INTEGER"));
+  return db.add_column_if_missing("training_runs", "pid_start", "INTEGER");
 }
 
 Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t max_chars, bool opencl20) {
@@ -143,13 +202,41 @@ Expected<TrainingTexts> read_training_set(Database& db, const TrainingConfig& t)
   return out;
 }
 
+Expected<int> close_stale_training_runs(Database& db) {
+  ASSIGN_OR_RETURN(auto q, db.prepare("SELECT id, pid, pid_start FROM training_runs "
+                                      "WHERE status = 'running' AND host = ?1 AND pid IS NOT NULL"));
+  RETURN_IF_ERROR(q.bind(1, this_host()));
+  std::vector<int64_t> gone;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q.step());
+    if (!row) break;
+    std::optional<int64_t> start;
+    if (!q.column_is_null(2)) start = q.column_int(2);
+    if (run_process_gone(q.column_int(1), start)) gone.push_back(q.column_int(0));
+  }
+  // The run got as far as its last recorded checkpoint (the epochs it holds).
+  ASSIGN_OR_RETURN(
+      auto mark, db.prepare("UPDATE training_runs SET status = 'interrupted', end_epoch = COALESCE("
+                            "(SELECT MAX(c.epoch) FROM checkpoints c WHERE c.run_id = training_runs.id), start_epoch) "
+                            "WHERE id = ?1 AND status = 'running'"));
+  int closed = 0;
+  for (int64_t id : gone) {
+    mark.reset();
+    RETURN_IF_ERROR(mark.bind(1, id));
+    RETURN_IF_ERROR(mark.run());
+    closed += db.changes();
+  }
+  return closed;
+}
+
 Expected<int64_t> begin_training_run(Database& db, const std::string& model_id,
                                      const std::string& config_text, const std::string& corpus_sha256,
                                      const std::string& vocabulary, int vocab_size,
                                      const std::string& device, int start_epoch) {
-  ASSIGN_OR_RETURN(auto st, db.prepare(
-      "INSERT INTO training_runs(model_id, config, corpus_sha256, vocabulary, vocab_size, device, "
-      "start_epoch, status) VALUES(?,?,?,?,?,?,?,'running')"));
+  RETURN_IF_ERROR_CTX(close_stale_training_runs(db).status(), "closing the rows of training runs that died");
+  ASSIGN_OR_RETURN(
+      auto st, db.prepare("INSERT INTO training_runs(model_id, config, corpus_sha256, vocabulary, vocab_size, device, "
+                          "start_epoch, status, host, pid, pid_start) VALUES(?,?,?,?,?,?,?,'running',?,?,?)"));
   RETURN_IF_ERROR(st.bind(1, model_id));
   RETURN_IF_ERROR(st.bind(2, config_text));
   RETURN_IF_ERROR(st.bind(3, corpus_sha256));
@@ -157,6 +244,11 @@ Expected<int64_t> begin_training_run(Database& db, const std::string& model_id,
   RETURN_IF_ERROR(st.bind(5, int64_t(vocab_size)));
   RETURN_IF_ERROR(st.bind(6, device));
   RETURN_IF_ERROR(st.bind(7, int64_t(start_epoch)));
+  RETURN_IF_ERROR(st.bind(8, this_host()));
+  RETURN_IF_ERROR(st.bind(9, int64_t(::getpid())));
+  std::optional<ProcessStat> self = process_stat(::getpid());
+  if (self && self->start_ticks >= 0) RETURN_IF_ERROR(st.bind(10, self->start_ticks));
+  else RETURN_IF_ERROR(st.bind_null(10));
   RETURN_IF_ERROR(st.run());
   return db.last_insert_rowid();
 }

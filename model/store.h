@@ -76,11 +76,19 @@ struct EpochRecord {
   double seconds = 0;
 };
 
-// training_runs: one row per `clgen train` invocation; returns its id.
+// training_runs: one row per `clgen train` invocation, 'running' with this
+// process's host, pid and start time; returns its id. First closes the rows
+// of runs that died (close_stale_training_runs).
 Expected<int64_t> begin_training_run(Database& db, const std::string& model_id,
                                      const std::string& config_text, const std::string& corpus_sha256,
                                      const std::string& vocabulary, int vocab_size,
                                      const std::string& device, int start_epoch);
+// Rows still 'running' whose process, of this host, has ended (killed with
+// SIGKILL, so nothing marked them) become 'interrupted', with end_epoch the
+// epochs of their last recorded checkpoint (start_epoch without one) and
+// finished_at NULL: when the process died is unknown. Rows of other hosts,
+// and of processes that may still run them, stay. Returns how many changed.
+Expected<int> close_stale_training_runs(Database& db);
 Status finish_training_run(Database& db, int64_t run_id, const std::string& status, int end_epoch);
 Status record_epoch(Database& db, const std::string& model_id, int64_t run_id, const EpochRecord& e);
 Status record_checkpoint(Database& db, const std::string& model_id, int64_t run_id, int epoch,

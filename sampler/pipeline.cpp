@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -291,12 +292,38 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
     return st;
   };
   auto key_done = [&] { return opts.target_accepted && accepted_total >= opts.target_accepted; };
+  // Rows are taken in draw order, whatever order the filter workers finish
+  // in, so that which of two draws of one kernel is accepted, and the draw
+  // at which -n is reached, depend on the seed alone. `early` holds rows
+  // that came before an earlier draw; draws an earlier run stored never
+  // come, and those dropped at a stop are passed over once all is drained.
+  std::map<uint64_t, SampleRow> early;
+  uint64_t next_draw = 0;
+  auto pop_in_order = [&]() -> std::optional<SampleRow> {
+    while (true) {
+      while (drawn_before.count(next_draw)) ++next_draw;
+      auto it = early.find(next_draw);
+      if (it == early.end()) {
+        if (auto row = results.pop_for(std::chrono::milliseconds(200))) {
+          const uint64_t index = row->sample_index;
+          early.emplace(index, std::move(*row));
+          continue;
+        }
+        if (!results.closed() || early.empty()) return std::nullopt;
+        it = early.begin();
+      }
+      SampleRow row = std::move(it->second);
+      next_draw = it->first + 1;
+      early.erase(it);
+      return row;
+    }
+  };
   bool target_reached = false;
   while (true) {
     if (interrupted()) sum.interrupted = true;
     if (hooks.stop && hooks.stop()) target_reached = true;
     if (sum.interrupted || time_up() || target_reached) stop = true;
-    auto row = results.pop_for(std::chrono::milliseconds(200));
+    auto row = pop_in_order();
     if (!row) {
       if (results.closed()) break;
       if (!pending.empty() && since(last_commit) > 1.0 && store_status.ok()) store_status = flush();

@@ -4,8 +4,9 @@
 # One reference run per stage, then TRIALS (default 20) seeded trials of
 # SIGKILL at a random moment and a rerun to completion, each compared with the
 # reference (database rows, PRAGMA integrity_check; for train also the model
-# files). Uses build/cli/clgen (CLGEN=... for another binary); drive runs on
-# CLGEN_TEST_DEVICE (default: cpu, i.e. PoCL). docs/BENCHMARKS.md, "Kill harness".
+# files, for sample the .cl files written). Uses build/cli/clgen (CLGEN=...
+# for another binary); drive runs on CLGEN_TEST_DEVICE (default: cpu, i.e.
+# PoCL). docs/BENCHMARKS.md, "Kill harness".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ] || [ $# -gt 3 ]; then

@@ -45,11 +45,13 @@ PREPROCESS_QUERIES = {
 TRAIN_QUERIES = {
     "training_metrics": "SELECT model_id, epoch, train_loss, valid_loss, valid_perplexity, learning_rate, tokens "
                         "FROM training_metrics ORDER BY 1, 2",
-    # A killed run leaves its own row (status 'running'); the last row of each
-    # model must match the reference's single completed run.
+    # A killed run leaves its own row, which the rerun closes ('interrupted');
+    # the last row of each model must match the reference's single completed
+    # run, and no row may stay 'running'.
     "training_runs": "SELECT model_id, config, corpus_sha256, vocabulary, vocab_size, device, end_epoch, status "
                      "FROM training_runs t WHERE id = (SELECT MAX(id) FROM training_runs u "
                      "WHERE u.model_id = t.model_id) ORDER BY 1",
+    "training_runs still running": "SELECT COUNT(*) FROM training_runs WHERE status = 'running'",
     # Resumed runs write the checkpoints after the resume point again.
     "checkpoints": "SELECT DISTINCT model_id, epoch, batch, reason FROM checkpoints ORDER BY 1, 2, 3, 4",
 }
@@ -62,6 +64,14 @@ DRIVE_QUERIES = {
             "json_array_length(transfer_ns_runs), json_array_length(kernel_ns_runs), kernel_local_mem, "
             "kernel_private_mem, kernel_work_group_size, seed, scalar_value FROM runs "
             "ORDER BY 1, 2, 3, 4, 5, 6, 7, 8",
+}
+
+SAMPLE_QUERIES = {
+    # Every stored draw and its verdict, by its DrawKey and sample_index; ids
+    # and the timings (sample_seconds, filter_seconds, created_at) aside.
+    "samples": "SELECT model_id, args, seed, shard, temperature, top_k, top_p, sample_index, text, normalized_text, "
+               "normalized_sha256, status, category, reason, tokens, instruction_count, target, target_features "
+               "FROM samples ORDER BY 1, 2, 3, 4, 5, 6, 7, 8",
 }
 
 TRAIN_CONFIG = """# kill harness: a small model trained in seconds, with mid-epoch checkpoints
@@ -83,6 +93,9 @@ checkpoint_every_batches = 7
 [preview]
 samples = 0
 """
+
+SAMPLE_ACCEPTED = "120"  # -n of the sample stage
+SAMPLE_ARGS = "float*,float*,float*,int"  # the prototype of tests/data/sampler/corpus
 
 DRIVE_KERNELS = ["saxpy.cl", "writes_constant.cl", "compile_error.cl", "struct_arg.cl", "writes_nothing.cl",
                  "two_kernels.cl", "args_mix.cl", "matmul_2d.cl", "reads_only.cl", "front_end_crash.cl",
@@ -135,7 +148,7 @@ def killed_progress(db_path, sql):
             row = db.execute(sql).fetchone()
         finally:
             db.close()
-        return row[0] if row else "nothing stored"
+        return str(row[0]) if row else "nothing stored"
     except sqlite3.Error as e:
         return f"nothing stored ({e})"
 
@@ -180,14 +193,14 @@ def first_difference(a, b):
     return None
 
 
-def file_digests(root, relative_dirs):
-    """sha256 of every file under the given directories of a workspace (temp files aside)."""
+def file_digests(root, relative_dirs, skip_temporaries=True):
+    """sha256 of every file under the given directories of a workspace (temp files aside unless asked)."""
     out = {}
     for rel in relative_dirs:
         base = os.path.join(root, rel)
         for dirpath, _, files in os.walk(base):
             for f in files:
-                if ".tmp." in f:
+                if skip_temporaries and ".tmp." in f:
                     continue
                 p = os.path.join(dirpath, f)
                 out[os.path.relpath(p, root)] = checkpoint_digest(p) if f.endswith(".pt") else file_digest(p)
@@ -212,6 +225,7 @@ class Stage:
 
     queries = {}
     compare_files = []  # workspace subdirectories compared byte for byte
+    compare_temporaries = False  # whether a temporary file left there is a difference
     env = None
     warm_up = False  # run once unmeasured first (caches that make the first run slower)
     counted = None  # the table of the stage's results: its first row marks the end of start-up
@@ -338,14 +352,14 @@ class Preprocess(Stage):
         return [self.clgen, "--workspace", ws, "-q", "corpus", "preprocess", "--batch", "16", "-j", "2"]
 
 
-def fill_preprocessed(db_path):
-    """A preprocessed table of the test data's kernels as they are (the trainer
-    reads normalized_text of status 'ok'), independent of the preprocessor."""
+def fill_preprocessed(db_path, kernels=os.path.join(ROOT, "tests", "data")):
+    """A preprocessed table of the .cl files under `kernels` as they are (the
+    trainer reads normalized_text of status 'ok'), independent of the preprocessor."""
     db = sqlite3.connect(db_path)
     db.execute("CREATE TABLE preprocessed(content_sha256 TEXT NOT NULL, preprocessor_version TEXT NOT NULL, "
                "status TEXT NOT NULL, category TEXT, reason TEXT, normalized_text TEXT, normalized_sha256 TEXT, "
                "instruction_count INTEGER, PRIMARY KEY(content_sha256, preprocessor_version))")
-    for dirpath, _, files in sorted(os.walk(os.path.join(ROOT, "tests", "data"))):
+    for dirpath, _, files in sorted(os.walk(kernels)):
         for f in sorted(files):
             if f.endswith(".cl"):
                 with open(os.path.join(dirpath, f), "rb") as fh:
@@ -390,14 +404,37 @@ class Drive(Stage):
                 "-j", "2"] + kernels
 
 
+class Sample(Stage):
+    """`clgen sample -n --args` of a small model: a rerun skips the draws a
+    killed run stored and stops at the same draw. Two filter workers: the
+    store takes their rows in draw order (before it did not, and which of two
+    draws of one kernel was accepted, and where -n stopped, varied with
+    thread scheduling; docs/BENCHMARKS.md)."""
+    queries = SAMPLE_QUERIES
+    counted = "samples"
+    progress = ("SELECT COUNT(*) || ' draws stored, ' || COUNT(CASE WHEN status = 'accepted' THEN 1 END) || ' accepted' FROM samples")
+    compare_files = ["samples"]
+    compare_temporaries = True  # the rerun removes what a killed run left
+    warm_up = True  # a cold start (LibTorch, Clang) made the reference slower than the trials
+
+    def setup(self):
+        super().setup()
+        # The sampler's end-to-end test model (a 1x96 LSTM that learns
+        # tests/data/sampler/corpus in about 5 s): the train stage's model of
+        # tests/data accepts nothing in minutes.
+        fill_preprocessed(os.path.join(self.base, "clgen.db"), os.path.join(ROOT, "tests", "data", "sampler", "corpus"))
+        run([self.clgen, "--workspace", self.base, "-q", "train", "--config",
+             os.path.join(ROOT, "tests", "data", "sampler", "small.toml"), "--device", "cpu"],
+            env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=REFERENCE_TIMEOUT)
+
+    def argv(self, ws):
+        return [self.clgen, "--workspace", ws, "-q", "sample", "-n", SAMPLE_ACCEPTED, "--args", SAMPLE_ARGS,
+                "--seed", "5", "--temperature", "1.0", "--batch-size", "8", "--max-length", "400",
+                "--max-refusals", "32", "--filter-threads", "2", "--device", "cpu"]
+
+
 STAGE_CLASSES = {"corpus-add": CorpusAdd, "mine-github": MineGitHub, "preprocess": Preprocess, "train": Train,
-                 "drive": Drive}
-
-
-def sample_resumes(clgen):
-    """`clgen sample` resumes once its help says so (issue #20: -n counts the total)."""
-    r = run([clgen, "sample", "--help"], check=False)
-    return "resum" in (r.stdout + r.stderr).lower()
+                 "drive": Drive, "sample": Sample}
 
 
 def fresh_workspace(stage, name):
@@ -445,7 +482,7 @@ def run_trials(stage, name, trials, seed, keep, result):
     ref_integrity, ref_rows = snapshot(os.path.join(ref_ws, "clgen.db"), stage.queries)
     if ref_integrity != [("ok",)]:
         raise RuntimeError(f"the reference database fails integrity_check: {ref_integrity[:3]}")
-    ref_files = file_digests(ref_ws, stage.compare_files)
+    ref_files = file_digests(ref_ws, stage.compare_files, not stage.compare_temporaries)
     rows_note = ", ".join(f"{t} {len(v) if v is not None else '-'}" for t, v in ref_rows.items())
     work_starts = work_starts if work_starts is not None else 0.0
     log(f"[{name}] reference: {duration:.1f} s, first result stored after {work_starts:.1f} s; rows: {rows_note}")
@@ -484,7 +521,7 @@ def run_trials(stage, name, trials, seed, keep, result):
                 problems.append(diff)
         except sqlite3.Error as e:
             problems.append(f"reading the database: {e}")
-        files = file_digests(ws, stage.compare_files)
+        files = file_digests(ws, stage.compare_files, not stage.compare_temporaries)
         if files != ref_files:
             differing = sorted(k for k in set(files) | set(ref_files) if files.get(k) != ref_files.get(k))
             problems.append(f"files differ: {differing[:5]}")
@@ -514,24 +551,12 @@ def main():
     stages = STAGES if args.stage == "all" else [args.stage]
     results = []
     for name in stages:
-        if name == "sample":
-            if not sample_resumes(args.clgen):
-                log("[sample] skipped: `clgen sample --help` says nothing of resuming, and a rerun of a "
-                    "killed sample run is not expected to match the reference until it does (issue #20)")
-                results.append({"stage": name, "skipped": True})
-                continue
-            log("[sample] `clgen sample` now resumes: add the stage to scripts/kill_harness.py")
-            results.append({"stage": name, "skipped": True})
-            continue
         results.append(run_stage(name, args.trials, args.seed, args.clgen, args.keep))
     log("")
     log(f"{'stage':<12} {'trials':>6} {'killed':>6} {'passed':>6}  reference run (failed reference runs)")
     for r in results:
-        if r.get("skipped"):
-            log(f"{r['stage']:<12} {'-':>6} {'-':>6} {'-':>6}  skipped")
-        else:
-            log(f"{r['stage']:<12} {r['trials']:>6} {r['killed']:>6} {r['passed']:>6}  {r['reference_seconds']:.1f} s,"
-                f" storing from {r.get('work_starts', 0):.1f} s ({len(r['reference_failures'])})")
+        log(f"{r['stage']:<12} {r['trials']:>6} {r['killed']:>6} {r['passed']:>6}  {r['reference_seconds']:.1f} s,"
+            f" storing from {r.get('work_starts', 0):.1f} s ({len(r['reference_failures'])})")
     return 1 if any(r.get("failures") for r in results) else 0
 
 

@@ -1,7 +1,11 @@
 // The training-corpus query and the model's tables.
 #include "model/store.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -196,6 +200,58 @@ TEST(ModelSchema, IsIdempotentAndRecordsEpochs) {
   ASSERT_TRUE(*q->step());
   EXPECT_NEAR(q->column_double(0), 2.718281828, 1e-6);
   EXPECT_DOUBLE_EQ(q->column_double(1), 50.0);
+}
+
+// A pid no process has now: a child's that exited and was reaped.
+int64_t dead_pid() {
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return child;
+}
+
+// Runs killed with SIGKILL leave their rows 'running'; the next run closes
+// those whose process is gone, and only those: this process's own run stays,
+// and so does a run of another host (its process cannot be looked up here).
+TEST(TrainingRuns, NextRunMarksRowsOfEndedProcessesInterruptedAtTheirLastCheckpoint) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(ensure_model_schema(*db).ok());
+  std::map<std::string, int64_t> id;
+  for (const std::string m : {"alive", "dead", "dead_checkpointed", "pid_reused", "other_host"}) {
+    auto run = begin_training_run(*db, m, "cfg", "corpus", "char", 50, "cpu", m == "dead" ? 2 : 0);
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    id[m] = *run;
+  }
+  ASSERT_TRUE(record_checkpoint(*db, "dead_checkpointed", id["dead_checkpointed"], 0, 40, "c.pt", "periodic").ok());
+  ASSERT_TRUE(record_checkpoint(*db, "dead_checkpointed", id["dead_checkpointed"], 1, 0, "c.pt", "epoch").ok());
+  ASSERT_TRUE(record_checkpoint(*db, "dead_checkpointed", id["dead_checkpointed"], 1, 40, "c.pt", "periodic").ok());
+  const int64_t gone = dead_pid();
+  ASSERT_TRUE(
+      db->exec(fmt::format("UPDATE training_runs SET pid = {} WHERE model_id IN ('dead', 'dead_checkpointed')", gone))
+          .ok());
+  // This process's pid, but a process started at another time.
+  ASSERT_TRUE(db->exec("UPDATE training_runs SET pid_start = pid_start + 1 WHERE model_id = 'pid_reused'").ok());
+  ASSERT_TRUE(
+      db->exec(fmt::format(
+                   "UPDATE training_runs SET host = 'elsewhere.invalid', pid = {} WHERE model_id = 'other_host'", gone))
+          .ok());
+
+  auto next = begin_training_run(*db, "next", "cfg", "corpus", "char", 50, "cpu", 0);
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  auto q = db->prepare(
+      "SELECT model_id || ' ' || status || ' ' || COALESCE(end_epoch, '-') || ' ' || "
+      "(finished_at IS NULL) FROM training_runs ORDER BY id");
+  ASSERT_TRUE(q.ok());
+  std::vector<std::string> rows;
+  while (*q->step()) rows.push_back(q->column_text(0));
+  EXPECT_EQ(rows,
+            (std::vector<std::string>{"alive running - 1", "dead interrupted 2 1", "dead_checkpointed interrupted 1 1",
+                                      "pid_reused interrupted 0 1", "other_host running - 1", "next running - 1"}));
+  auto again = close_stale_training_runs(*db);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, 0);
 }
 
 }  // namespace

@@ -159,6 +159,12 @@ TEST(TrainKill, ResumedRunAfterSigkillMidEpochEqualsAnUninterruptedRun) {
   auto resumed = train(killed, "");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("at epoch 1, batch 80"), std::string::npos) << resumed.err;
+  // The killed run's row is closed by the resumed run: interrupted with no
+  // epoch done (its last checkpoint was mid-epoch 1) and no known end time.
+  EXPECT_EQ(column_rows(killed + "/clgen.db",
+                        "SELECT status || '/' || start_epoch || '/' || end_epoch || '/' || (finished_at IS NULL) "
+                        "FROM training_runs ORDER BY id"),
+            (std::vector<std::string>{"interrupted/0/0/1", "completed/0/2/0"}));
 
   const std::string metrics =
       "SELECT epoch || '|' || printf('%!.17g', train_loss) || '|' || "

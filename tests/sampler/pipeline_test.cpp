@@ -108,6 +108,36 @@ TEST_F(PipelineTest, StoresEverySampleWithItsVerdict) {
   EXPECT_EQ(2, std::distance(fs::directory_iterator(o.out_dir), fs::directory_iterator()));
 }
 
+// With several filter workers the store still takes rows in draw order:
+// the first draw of a kernel is the accepted one although a later draw of it
+// is filtered first (the first draw makes Clang expand a macro to a million
+// tokens in an #if that the normalized kernel does not show).
+TEST_F(PipelineTest, SeveralFilterWorkersStoreRowsInDrawOrder) {
+  std::string slow = "\n#define X0 1";
+  for (int i = 1; i <= 20; ++i)
+    slow += "\n#define X" + std::to_string(i) + " X" + std::to_string(i - 1) + "+X" + std::to_string(i - 1);
+  slow += "\n#if X20\n#endif" + kAdd;
+  ScriptedModel model(1, {slow, kAdd});
+  SampleOptions o = options();
+  o.max_length = 2000;
+  o.filter_threads = 2;
+  o.max_samples = 2;
+  auto sum = run_sampling(model, *db_, o);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  auto st = db_->prepare("SELECT status, filter_seconds FROM samples ORDER BY sample_index");
+  ASSERT_TRUE(st.ok());
+  std::vector<std::string> statuses;
+  std::vector<double> seconds;
+  while (*st->step()) {
+    statuses.push_back(st->column_text(0));
+    seconds.push_back(st->column_double(1));
+  }
+  ASSERT_EQ(2u, statuses.size());
+  // The second draw's filter ended first (it began a few hundred model steps later).
+  ASSERT_GT(seconds[0], 5 * seconds[1]) << "the first draw was not the slow one to filter";
+  EXPECT_EQ((std::vector<std::string>{"accepted", "duplicate"}), statuses);
+}
+
 TEST_F(PipelineTest, KeepsOnlySamplesThatCompileAsWrittenInOpenCl12) {
   // Each would pass the corpus preprocessor's second chances: WIDTH by
   // missing-name inference, the OpenCL C 2.0 atomics by the 2.0 retry.
