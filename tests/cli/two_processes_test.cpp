@@ -131,10 +131,15 @@ TEST_F(TwoProcesses, TwoSampleRunsOfOneSeedStoreItsTargetOnceAndBothExitZero) {
   EXPECT_EQ(8, value("SELECT COUNT(*) FROM samples WHERE seed = 9 AND status = 'accepted'"));
   EXPECT_EQ(0, value("SELECT COUNT(*) FROM (SELECT sample_index FROM samples WHERE seed = 9 GROUP BY 1 "
                      "HAVING COUNT(*) > 1)"));
-  // A .cl file for every accepted kernel, in the folder of the run that stored it, and for nothing else.
-  std::multiset<std::string> files = stems(out1), more = stems(out2);
-  files.insert(more.begin(), more.end());
-  EXPECT_EQ(column("SELECT normalized_sha256 FROM samples WHERE seed = 9 AND status = 'accepted'"), files);
+  // A .cl file for every accepted kernel and for nothing else. A run that
+  // starts after the other stored kernels of its key writes those missing in
+  // its folder too (what a rerun after a kill needs), so a kernel may have a
+  // file in both folders, depending on how the two runs overlap.
+  std::multiset<std::string> one = stems(out1), two = stems(out2);
+  std::set<std::string> files(one.begin(), one.end());
+  files.insert(two.begin(), two.end());
+  auto accepted = column("SELECT normalized_sha256 FROM samples WHERE seed = 9 AND status = 'accepted'");
+  EXPECT_EQ(std::set<std::string>(accepted.begin(), accepted.end()), files);
   EXPECT_EQ("ok", integrity());
 }
 

@@ -122,6 +122,9 @@ TEST_F(PipelineTest, SeveralFilterWorkersStoreRowsInDrawOrder) {
   o.max_length = 2000;
   o.filter_threads = 2;
   o.max_samples = 2;
+  // In this process: a worker's start-up (a few hundred ms, paid by each
+  // thread's first sample) would hide which draw is slow to filter.
+  o.filter_budget.isolated = false;
   auto sum = run_sampling(model, *db_, o);
   ASSERT_TRUE(sum.ok()) << sum.status().message();
   auto st = db_->prepare("SELECT status, filter_seconds FROM samples ORDER BY sample_index");
