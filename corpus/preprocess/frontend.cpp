@@ -17,12 +17,12 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
-#include "corpus/content_check.h"
 #include "corpus/preprocess/frontend_internal.h"
 #include "corpus/preprocess/preprocess.h"
 #include "support/clang/builtin_files.h"
 #include "support/clang/crash_recovery.h"
 #include "support/clang/invocation.h"
+#include "support/utf8.h"
 
 namespace clgen::preprocess {
 namespace {
@@ -159,11 +159,8 @@ const std::string& builtin_macros_text() {
 std::unique_ptr<clang::CompilerInstance> internal::make_instance(std::string_view text, const CompileOptions& opts,
                                                                  Mode mode, ErrorCollector& errors,
                                                                  std::string& setup_error) {
-  if (!corpus::is_valid_utf8(text)) {  // every pass's guard (compile() rejects such input first)
-    setup_error = "input is not valid UTF-8";
-    return nullptr;
-  }
-  if (std::string why = corpus::non_ascii_code_problem(text); !why.empty()) {
+  // Every pass's guard (compile() rejects such input first, by category).
+  if (std::string why = clang_input_problem(text); !why.empty()) {
     setup_error = why;
     return nullptr;
   }
