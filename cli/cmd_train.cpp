@@ -42,7 +42,9 @@ Status print_preview(const std::string& workspace, const std::string& id,
   if (p.samples <= 0) return ok_status();
   ASSIGN_OR_RETURN(auto lm, model::LanguageModel::load(workspace, id, device));
   ASSIGN_OR_RETURN(auto batch, lm->new_batch(p.samples, config.training.seed));
-  const std::string seed = "__kernel void A(";
+  // A feature-conditioned model reads its most frequent training header first.
+  const auto& headers = lm->feature_headers();
+  const std::string seed = (headers.empty() ? "" : headers.front().first) + "__kernel void A(";
   RETURN_IF_ERROR(batch->feed_all(seed));
   std::vector<std::vector<model::Token>> out(size_t(p.samples));
   std::vector<bool> done(size_t(p.samples), false);
@@ -110,7 +112,11 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   if (set.held_out > 0)
     std::printf("validation: %zu kernels of %zu held-out repositories: %s\n", set.held_out,
                 set.held_out_repositories.size(), fmt::format("{}", fmt::join(set.held_out_repositories, ", ")).c_str());
-  const std::vector<std::string>& texts = set.texts;
+  if (config.training.feature_prefix)
+    std::printf("training.feature_prefix: %zu of %zu kernels without features, trained on without a header\n",
+                set.headerless, set.texts.size());
+  // The model reads each kernel after its feature header (with training.feature_prefix).
+  const std::vector<std::string> texts = set.model_texts();
   train.held_out = set.held_out;
   train.config_text = config_text;
   // -q raises the log level to warnings; the progress line follows it.
@@ -125,7 +131,7 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
                                  r.model_id, r.epochs_done, r.model_dir));
   // The constraint tables come from exactly the texts the model trained on
   // (corpus selection, max_file_chars), once, not at every `clgen sample`.
-  RETURN_IF_ERROR(sampler::save_constraint_tables(sampler::ConstraintTables::from_corpus(texts), r.model_dir));
+  RETURN_IF_ERROR(sampler::save_constraint_tables(sampler::ConstraintTables::from_corpus(set.texts), r.model_dir));
   std::printf("model %s: %d epochs, %s vocabulary of %d tokens, %llu training tokens, device %s\n",
               r.model_id.c_str(), r.epochs_done, config.vocabulary.type.c_str(), r.vocab_size,
               static_cast<unsigned long long>(r.train_tokens), r.device.c_str());

@@ -37,6 +37,7 @@ Expected<ModelConfig> from_config(const Config& c) {
                                       "training.max_kernels_per_repository",
                                       "training.validation_split",
                                       "training.opencl20",
+                                      "training.feature_prefix",
                                       "training.checkpoint_every_batches",
                                       "training.checkpoint_every_seconds",
                                       "preview.samples",
@@ -105,6 +106,7 @@ Expected<ModelConfig> from_config(const Config& c) {
   if (t.validation_split != "kernel" && t.validation_split != "repository")
     return bad("training.validation_split", "expected \"kernel\" or \"repository\"");
   ASSIGN_OR_RETURN(t.opencl20, c.get_bool("training.opencl20", t.opencl20));
+  ASSIGN_OR_RETURN(t.feature_prefix, c.get_bool("training.feature_prefix", t.feature_prefix));
   ASSIGN_OR_RETURN(t.checkpoint_every_batches,
                    c.get_int("training.checkpoint_every_batches", t.checkpoint_every_batches));
   if (t.checkpoint_every_batches < 0)
@@ -158,7 +160,7 @@ std::string canonical_config(const ModelConfig& m) {
          (t.max_file_chars > 0 ? fmt::format(";max_file_chars={}", t.max_file_chars) : "") +
          (t.max_kernels_per_repository > 0 ? fmt::format(";max_per_repo={}", t.max_kernels_per_repository) : "") +
          (t.validation_split != "kernel" ? ";split=" + t.validation_split : "") +
-         (t.opencl20 ? "" : ";opencl12_only");
+         (t.opencl20 ? "" : ";opencl12_only") + (t.feature_prefix ? ";feature_prefix" : "");
 }
 
 std::string corpus_hash(const std::vector<std::string>& texts) {

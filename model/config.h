@@ -54,6 +54,11 @@ struct TrainingConfig {
   // preprocessor's fallback, `preprocessed.language`), whose constructs the
   // sampler's OpenCL C 1.2 filter rejects.
   bool opencl20 = true;
+  // Feature-conditioned training (docs/MODEL.md): every training and
+  // validation text starts with a line stating its kernel's Grewe features
+  // (model/feature_prefix.h), so that `clgen sample` can ask for features by
+  // starting a stream after such a line.
+  bool feature_prefix = false;
   // Mid-epoch checkpoints (besides the one at every epoch end), so a killed
   // run loses at most this much work: after every this many batches of an
   // epoch (0 = never), and after this many seconds since the last checkpoint

@@ -2,6 +2,7 @@
 #include "model/language_model.h"
 
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@ namespace fs = std::filesystem;
 struct LanguageModel::Impl {
   std::string id;
   std::unique_ptr<Vocabulary> vocabulary;
+  HeaderCounts feature_headers;  // empty: not feature-conditioned
   LstmNetwork network{nullptr};
   torch::Device device{torch::kCPU};
 };
@@ -27,13 +29,19 @@ struct SamplingBatch::Impl {
   LstmState state;      // [layers, B, hidden]
   torch::Tensor next;   // [B, vocab] logits of the next token
   std::vector<bool> fed;
-  // The last text fed to a stream from scratch and the state it led to
-  // (batch of 1): refilling a stream with the same seed, as the sampler does
-  // for every finished kernel, copies this instead of running the seed again.
+  // The texts fed to streams from scratch and the states they led to (batch
+  // of 1): refilling a stream with the same seed, as the sampler does for
+  // every finished kernel, copies one instead of running the seed again.
+  // A feature-conditioned model's seeds differ by their header (one per
+  // target, and the training headers of undirected streams), so several are
+  // kept: ~8 KB each for a 2x512 LSTM, all dropped once kCachedStarts are.
+  struct Start {
+    LstmState state;
+    torch::Tensor next;  // [1, vocab]
+  };
+  static constexpr size_t kCachedStarts = 4096;
   bool after_separator = true;
-  std::vector<Token> cached_tokens;
-  LstmState cached_state;
-  torch::Tensor cached_next;  // [1, vocab]
+  std::map<std::vector<Token>, Start> cached;
 
   // A stream starts the way a corpus file does in training: right after the
   // separator that ends the previous file. Without it the seed would be read
@@ -68,20 +76,21 @@ struct SamplingBatch::Impl {
       if (t < 0 || t >= v) return invalid_argument(fmt::format("token {} out of range", t));
     try {
       torch::NoGradGuard no_grad;
-      if (tokens != cached_tokens) {
+      auto it = cached.find(tokens);
+      if (it == cached.end()) {
         std::vector<Token> all = primed(tokens);
         auto ids = torch::tensor(std::vector<int64_t>(all.begin(), all.end()), torch::kInt64)
                        .reshape({int64_t(all.size()), 1})
                        .to(model->device);
         LstmState zero = model->network->zero_state(1, model->device);
         auto [last, st] = run(ids, zero);
-        cached_tokens = tokens;
-        cached_state = st;
-        cached_next = last;
+        if (cached.size() >= kCachedStarts) cached.clear();
+        it = cached.emplace(tokens, Start{st, last}).first;
       }
-      std::get<0>(state).narrow(1, stream, 1).copy_(std::get<0>(cached_state));
-      std::get<1>(state).narrow(1, stream, 1).copy_(std::get<1>(cached_state));
-      next[stream].copy_(cached_next[0]);
+      const Start& start = it->second;
+      std::get<0>(state).narrow(1, stream, 1).copy_(std::get<0>(start.state));
+      std::get<1>(state).narrow(1, stream, 1).copy_(std::get<1>(start.state));
+      next[stream].copy_(start.next[0]);
       fed[size_t(stream)] = true;
     } catch (const std::exception& e) {
       return internal_error(std::string("feeding stream: ") + e.what());
@@ -115,6 +124,7 @@ LanguageModel::LanguageModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)
 LanguageModel::~LanguageModel() = default;
 const std::string& LanguageModel::id() const { return impl_->id; }
 const Vocabulary& LanguageModel::vocabulary() const { return *impl_->vocabulary; }
+const HeaderCounts& LanguageModel::feature_headers() const { return impl_->feature_headers; }
 std::string LanguageModel::device() const { return impl_->device.str(); }
 
 Expected<std::unique_ptr<LanguageModel>> LanguageModel::load(const std::string& workspace_root,
@@ -146,6 +156,17 @@ Expected<std::unique_ptr<LanguageModel>> LanguageModel::load(const std::string& 
 
   auto impl = std::make_unique<Impl>();
   impl->id = id;
+  if (meta.value("feature_prefix", false)) {
+    // Without its headers a conditioned model could only be sampled out of
+    // the distribution it learned: refuse it rather than sample badly.
+    const std::string headers = (dir / meta.value("feature_headers", kFeatureHeadersFile)).string();
+    auto text = read_file(headers);
+    if (!text.ok())
+      return not_found(fmt::format("model {} was trained with training.feature_prefix, but its feature headers "
+                                   "cannot be read: {}",
+                                   id, text.status().message()));
+    ASSIGN_OR_RETURN(impl->feature_headers, parse_header_counts_tsv(*text, headers));
+  }
   ASSIGN_OR_RETURN(impl->vocabulary,
                    load_vocabulary((fs::path(workspace_root) / meta.value("vocabulary", "")).string()));
   ASSIGN_OR_RETURN(impl->device, rank_device(device, local_rank));
@@ -198,7 +219,7 @@ Status SamplingBatch::feed_tokens(int stream, const std::vector<Token>& tokens) 
 }
 
 void SamplingBatch::set_start_after_separator(bool yes) {
-  if (impl_->after_separator != yes) impl_->cached_tokens.clear();
+  if (impl_->after_separator != yes) impl_->cached.clear();
   impl_->after_separator = yes;
 }
 

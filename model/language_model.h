@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/feature_prefix.h"
 #include "model/vocabulary.h"
 #include "support/status.h"
 
@@ -36,6 +37,12 @@ class LanguageModel {
 
   const std::string& id() const;
   const Vocabulary& vocabulary() const;
+  // A model trained with training.feature_prefix: the feature headers of its
+  // training texts with their counts, most frequent first; every text it
+  // read began with one, so a sampling stream should too. Empty otherwise.
+  // load() fails when model.json says feature_prefix and the headers file
+  // is missing or unreadable.
+  const HeaderCounts& feature_headers() const;
   std::string device() const;  // e.g. "cpu", "cuda:0"
 
   // `streams` independent sampling streams, each starting empty. `seed` makes
@@ -59,8 +66,8 @@ class SamplingBatch {
   int vocab_size() const;
 
   // Resets stream `stream` and feeds it `text` (non-empty) as the start of a
-  // corpus file, i.e. after the vocabulary's separator. Feeding the same text
-  // again (the sampler's refill) reuses the state it led to.
+  // corpus file, i.e. after the vocabulary's separator. Feeding a text fed
+  // before (the sampler's refill) reuses the state it led to.
   Status feed(int stream, std::string_view text);
   Status feed_tokens(int stream, const std::vector<Token>& tokens);
   // feed() for every stream (the text runs once; its state is copied).

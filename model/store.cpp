@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "corpus/preprocess/catalog.h"
+#include "model/feature_prefix.h"
 #include "support/files.h"
 #include "support/sha256.h"
 #include "support/text.h"
@@ -108,7 +109,8 @@ CREATE TABLE IF NOT EXISTS checkpoints(
   // Workspaces from before the process columns.
   RETURN_IF_ERROR(db.add_column_if_missing("training_runs", "host", "TEXT"));
   RETURN_IF_ERROR(db.add_column_if_missing("training_runs", "pid", "INTEGER"));
-  return db.add_column_if_missing("training_runs", "pid_start", "INTEGER");
+  RETURN_IF_ERROR(db.add_column_if_missing("training_runs", "pid_start", "INTEGER"));
+  return ensure_feature_cache_schema(db);
 }
 
 Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t max_chars, bool opencl20) {
@@ -150,6 +152,14 @@ std::vector<std::string> TrainingTexts::training_only() const {
   return {texts.begin(), texts.end() - std::ptrdiff_t(held_out)};
 }
 
+std::vector<std::string> TrainingTexts::model_texts() const {
+  if (headers.empty()) return texts;
+  std::vector<std::string> out;
+  out.reserve(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) out.push_back(headers[i] + texts[i]);
+  return out;
+}
+
 TrainingTexts select_training_texts(const std::vector<CorpusKernel>& kernels, const TrainingConfig& t) {
   TrainingTexts out;
   // Kernels arrive sorted by sha256, so the first ones of a repository are its lowest hashes.
@@ -184,10 +194,14 @@ TrainingTexts select_training_texts(const std::vector<CorpusKernel>& kernels, co
   }
   // Training texts in hash order, then the held-out ones in hash order.
   for (size_t i = 0; i < kernels.size(); ++i)
-    if (kept[i] && !held.count(kernels[i].repository)) out.texts.push_back(kernels[i].text);
+    if (kept[i] && !held.count(kernels[i].repository)) {
+      out.texts.push_back(kernels[i].text);
+      out.sha256.push_back(kernels[i].sha256);
+    }
   for (size_t i = 0; i < kernels.size(); ++i) {
     if (!kept[i] || !held.count(kernels[i].repository)) continue;
     out.texts.push_back(kernels[i].text);
+    out.sha256.push_back(kernels[i].sha256);
     ++out.held_out;
   }
   out.held_out_repositories.assign(held.begin(), held.end());
@@ -199,6 +213,14 @@ Expected<TrainingTexts> read_training_set(Database& db, const TrainingConfig& t)
   TrainingTexts out = select_training_texts(kernels, t);
   if (out.texts.size() == out.held_out)
     return invalid_argument("every kernel of the corpus is held out for validation");
+  if (t.feature_prefix) {
+    auto features = cached_kernel_features(db, out.sha256, out.texts);
+    if (!features.ok()) return features.status().with_context("training.feature_prefix: the kernels' features");
+    for (const auto& f : *features) {
+      out.headers.push_back(f ? feature_header(*f) : "");
+      out.headerless += !f;
+    }
+  }
   return out;
 }
 

@@ -50,8 +50,17 @@ struct TrainingTexts {
   size_t held_out = 0;
   std::vector<std::string> held_out_repositories;
   std::map<std::string, int64_t> capped;  // repository -> kernels left out by the per-repository cap
+  std::vector<std::string> sha256;        // of each text, in the order of `texts`
+  // training.feature_prefix: each text's feature header (model/feature_prefix.h),
+  // "" for a kernel whose features could not be extracted (it is trained on
+  // without one); empty without the option.
+  std::vector<std::string> headers;
+  std::size_t headerless = 0;  // texts whose features could not be extracted
   // The texts the model learns from (all but the held-out ones).
   std::vector<std::string> training_only() const;
+  // What the model reads: each text after its header (the texts themselves
+  // without training.feature_prefix). The model id hashes these.
+  std::vector<std::string> model_texts() const;
 };
 
 // Applies the config's corpus selection to `kernels` (sorted by sha256 as
@@ -64,7 +73,10 @@ struct TrainingTexts {
 //    repository is kept for training.
 TrainingTexts select_training_texts(const std::vector<CorpusKernel>& kernels, const TrainingConfig& t);
 
-// read_corpus_kernels(db, t.max_file_chars) followed by select_training_texts.
+// read_corpus_kernels(db, t.max_file_chars) followed by select_training_texts;
+// with t.feature_prefix, also each text's header, from the features cached
+// in the database (cached_kernel_features, which computes and stores those
+// it lacks).
 Expected<TrainingTexts> read_training_set(Database& db, const TrainingConfig& t);
 
 struct EpochRecord {

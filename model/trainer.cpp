@@ -18,6 +18,7 @@
 #include "model/collectives.h"
 #include "model/data_parallel.h"
 #include "model/encoded_corpus.h"
+#include "model/feature_prefix.h"
 #include "model/network.h"
 #include "model/vocabulary.h"
 #include "support/files.h"
@@ -230,9 +231,19 @@ Expected<TrainingData> training_data(const Workspace& ws, const ModelConfig& con
   return d;
 }
 
-// Where the sampler finds the model: the vocabulary and network shape.
+// Where the sampler finds the model: the vocabulary and network shape, and
+// for a feature-conditioned model the headers its undirected streams draw
+// from (those of the training texts, with their counts).
 Status write_model_json(const std::string& model_dir, const std::string& model_id,
-                        const ModelConfig& config, const TrainingData& d) {
+                        const ModelConfig& config, const TrainingData& d,
+                        const std::vector<std::string>& training_texts) {
+  if (config.training.feature_prefix) {
+    HeaderCounts headers = count_feature_headers(training_texts);
+    if (headers.empty())
+      return invalid_argument("training.feature_prefix: no training kernel has a feature header (none compiled "
+                              "as OpenCL C 1.2 for its features)");
+    RETURN_IF_ERROR(write_file_atomic((fs::path(model_dir) / kFeatureHeadersFile).string(), header_counts_tsv(headers)));
+  }
   nlohmann::json meta = {
       {"model_id", model_id},
       {"vocabulary", "vocabularies/" + vocabulary_key(config.vocabulary, d.corpus_sha)},
@@ -245,6 +256,10 @@ Status write_model_json(const std::string& model_dir, const std::string& model_i
       {"corpus_sha256", d.corpus_sha},
       {"encoded", "encoded/" + d.corpus.key},
       {"checkpoint", "checkpoint.pt"}};
+  if (config.training.feature_prefix) {
+    meta["feature_prefix"] = true;
+    meta["feature_headers"] = kFeatureHeadersFile;
+  }
   return write_file_atomic((fs::path(model_dir) / "model.json").string(), meta.dump(1) + "\n");
 }
 
@@ -324,7 +339,8 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
   TrainingData data;
   if (leader) {
     ASSIGN_OR_RETURN(data, training_data(ws, config, texts, options.held_out));
-    RETURN_IF_ERROR(write_model_json(result.model_dir, result.model_id, config, data));
+    RETURN_IF_ERROR(write_model_json(result.model_dir, result.model_id, config, data,
+                                     {texts.begin(), texts.end() - std::ptrdiff_t(std::min(options.held_out, texts.size()))}));
   }
   if (group) {
     if (Status st = barrier(*group, device); !st.ok()) return lost(st);

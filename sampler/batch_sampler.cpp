@@ -75,6 +75,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     size_t forced_at = 0;
     int64_t tag = -1;
     bool start_refused = false;
+    std::string context;  // StreamStart::context: the model reads it before the seed
     // Repairs: where each generated token's text ends in `text` (from
     // `generated_from`, the end of the start text), the kept text to replay
     // at the next refill, and how often the sample has backed up.
@@ -146,6 +147,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     StreamStart start = opts_.start();
     s.tag = start.tag;
     s.start_refused = false;
+    s.context = std::move(start.context);
     // Checked and spelled in the stream's next step, on the step's threads:
     // the constraint's check costs ~0.4 us a character.
     if (start.text != opts_.seed_text) s.start_text = std::move(start.text);
@@ -168,7 +170,16 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     return invalid_argument("the seed text already closes the kernel: " + opts_.seed_text);
 
   auto t0 = Clock::now();
+  // The model reads a stream's context, then the seed; the state after a
+  // text fed before is reused (a feature-conditioned model's header: one per
+  // target, so its refills cost no more than the seed's).
+  auto feed_stream = [&](int i) {
+    const Stream& s = streams[size_t(i)];
+    return model_.feed(i, s.context.empty() ? opts_.seed_text : s.context + opts_.seed_text);
+  };
   RETURN_IF_ERROR_CTX(model_.feed_all(opts_.seed_text), "feeding the seed text");
+  for (int i = 0; i < n; ++i)
+    if (!streams[size_t(i)].context.empty()) RETURN_IF_ERROR_CTX(feed_stream(i), "feeding a stream's context and seed");
   stats_.model_seconds += since(t0);
   uint64_t next_index = 0;
   std::vector<int32_t> chosen(n);
@@ -323,7 +334,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       } else {
         restart(s);
       }
-      RETURN_IF_ERROR_CTX(model_.feed(i, opts_.seed_text), "refilling a stream with the seed");
+      RETURN_IF_ERROR_CTX(feed_stream(i), "refilling a stream with the seed");
     }
     stats_.model_seconds += since(t0);
   }

@@ -37,9 +37,14 @@ struct RawSample {
 
 // Where a stream (re)starts: the seed text, or a longer text that begins
 // with it (a prefix of a kernel to continue); `tag` comes back on the sample.
+// `context` is fed to the model before the seed (a feature-conditioned
+// model's header line, StreamModel::feature_header) and is no part of the
+// stream: the constraint, the stop rule and the sample's text begin at the
+// seed.
 struct StreamStart {
   std::string text;
   int64_t tag = -1;
+  std::string context = "";
 };
 
 // How every stream is drawn. The sampling loop (BatchSamplerOptions) and

@@ -75,12 +75,23 @@ bool Director::baseline_slice() const {
   return int64_t(t / opts_.baseline_slice_seconds) % 2 == 1;
 }
 
+StreamStart Director::seed_start() {
+  const size_t n = targets_.size();
+  for (size_t k = 0; opts_.conditioned && k < n; ++k) {
+    const size_t t = (seed_cursor_ + k) % n;
+    if (directed_.matched(t)) continue;
+    seed_cursor_ = (t + 1) % n;
+    return {seed_text_, int64_t(t)};
+  }
+  return {seed_text_, kPlain};
+}
+
 StreamStart Director::next() {
   std::lock_guard<std::mutex> lock(mu_);
   if (baseline_slice()) return {seed_text_, kBaseline};
   const size_t n = targets_.size();
   if (directed_.kernels() == 0 || n == 0 || std::uniform_real_distribution<double>(0, 1)(rng_) < opts_.plain_share)
-    return {seed_text_, kPlain};
+    return seed_start();
   // Round-robin over the targets no kernel matches yet.
   for (size_t k = 0; k < n; ++k) {
     const size_t t = (cursor_ + k) % n;
@@ -88,13 +99,15 @@ StreamStart Director::next() {
     cursor_ = (t + 1) % n;
     const auto& beam = directed_.nearest(t);
     const FeaturedKernel& from = *beam[std::uniform_int_distribution<size_t>(0, beam.size() - 1)(rng_)].kernel;
-    if (from.text.compare(0, seed_text_.size(), seed_text_) != 0) return {seed_text_, kPlain};
+    // A kernel that cannot be continued: its target's start from the seed.
+    const int64_t plain = opts_.conditioned ? int64_t(t) : kPlain;
+    if (from.text.compare(0, seed_text_.size(), seed_text_) != 0) return {seed_text_, plain};
     std::vector<size_t> cuts = statement_boundaries(from.text, seed_text_.size());
-    if (cuts.empty()) return {seed_text_, kPlain};
+    if (cuts.empty()) return {seed_text_, plain};
     ++offered_;
     return {from.text.substr(0, cuts[std::uniform_int_distribution<size_t>(0, cuts.size() - 1)(rng_)]), int64_t(t)};
   }
-  return {seed_text_, kPlain};  // every target is matched
+  return {seed_text_, kPlain};  // every target is matched: undirected
 }
 
 void Director::observe(int64_t tag, std::string text, const GreweVector& features) {

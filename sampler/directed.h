@@ -4,7 +4,9 @@
 // kept; a restarting stream continues a prefix of one of them, cut at a
 // random statement boundary inside its body, for the next unmatched target
 // in round-robin order. The model, the constraint and the filter are the
-// undirected sampler's; only where streams start changes.
+// undirected sampler's; only where streams start changes (and, for a
+// feature-conditioned model, the header each stream starts after:
+// start_headers.h).
 #pragma once
 
 #include <chrono>
@@ -76,6 +78,11 @@ struct DirectorOptions {
   // seed, their kernels kept apart) for slices of this many seconds.
   double baseline_slice_seconds = 0;
   uint64_t seed = 0;  // the prefix choices' generator
+  // A feature-conditioned model (StreamModel::feature_header): restarts from
+  // the seed are steered too, each to the next unmatched target in its own
+  // round-robin, and its header then asks the model for that target's
+  // features (without it they are undirected, tagged kPlain).
+  bool conditioned = false;
   // Seconds since the run started (tests replace the steady clock).
   std::function<double()> clock;
 };
@@ -92,7 +99,7 @@ struct SteeringReport {
 class Director {
  public:
   // Stream tags (StreamStart::tag) other than a target's index.
-  static constexpr int64_t kPlain = -1;     // directed run, plain seed
+  static constexpr int64_t kPlain = -1;     // directed run, plain seed, no target
   static constexpr int64_t kBaseline = -2;  // a baseline slice's stream
 
   Director(std::vector<Target> targets, std::string seed_text, DirectorOptions options);
@@ -114,6 +121,8 @@ class Director {
 
  private:
   bool baseline_slice() const;
+  // A start from the seed: for the next unmatched target when conditioned.
+  StreamStart seed_start();
 
   std::vector<Target> targets_;
   std::string seed_text_;
@@ -122,6 +131,7 @@ class Director {
   std::chrono::steady_clock::time_point start_;
   std::mt19937_64 rng_;
   size_t cursor_ = 0;  // the round-robin's next target
+  size_t seed_cursor_ = 0;  // ... of conditioned restarts from the seed
   uint64_t offered_ = 0;
   mutable std::mutex mu_;
 };

@@ -37,6 +37,12 @@ class ModelStreams : public StreamModel {
     return token >= 0 && static_cast<size_t>(token) < texts_.size() ? texts_[token] : kEmpty;
   }
   int32_t end_token() const override { return lm_->vocabulary().separator(); }
+  std::string feature_header(const GreweVector& features) const override {
+    return lm_->feature_headers().empty() ? "" : model::feature_header(features);
+  }
+  std::vector<std::pair<std::string, uint64_t>> training_headers() const override {
+    return lm_->feature_headers();
+  }
 
  private:
   ModelStreams() = default;
@@ -88,7 +94,7 @@ Expected<std::string> model_id_for_config(const std::string& workspace_root,
   ASSIGN_OR_RETURN(auto ws, Workspace::open(workspace_root));
   ASSIGN_OR_RETURN(auto db, ws.open_database());
   ASSIGN_OR_RETURN(auto set, model::read_training_set(db, config.training));
-  return model::model_id(config, model::corpus_hash(set.texts));
+  return model::model_id(config, model::corpus_hash(set.model_texts()));
 }
 
 }  // namespace clgen::sampler

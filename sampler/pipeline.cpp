@@ -17,6 +17,7 @@
 
 #include "sampler/arg_spec.h"
 #include "sampler/batch_sampler.h"
+#include "sampler/start_headers.h"
 #include "sampler/store.h"
 #include "support/bounded_queue.h"
 #include "support/files.h"
@@ -170,10 +171,21 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   static_cast<StreamOptions&>(bopts) = opts;
   bopts.seed_text = seed;
   bopts.constraint = tables.get();
+  // A feature-conditioned model's streams start after a header: their
+  // target's, or one drawn from the training kernels' (start_headers.h).
+  StartHeaders headers(model, opts.targets, opts.seed);
   std::shared_ptr<Director> director;
   if (!opts.targets.empty()) {
-    director = std::make_shared<Director>(opts.targets, seed, opts.director);
-    bopts.start = [&director] { return director->next(); };
+    DirectorOptions dopts = opts.director;
+    dopts.conditioned = headers.conditioned();
+    director = std::make_shared<Director>(opts.targets, seed, dopts);
+    bopts.start = [&director, &headers] {
+      StreamStart start = director->next();
+      start.context = headers.header(start.tag);
+      return start;
+    };
+  } else if (headers.conditioned()) {
+    bopts.start = [&headers, &seed] { return StreamStart{seed, -1, headers.header(-1)}; };
   }
   BatchSampler sampler(model, bopts);
   Status sampler_status;

@@ -8,8 +8,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "sampler/targets.h"
 #include "support/status.h"
 
 namespace clgen::sampler {
@@ -38,6 +40,15 @@ class StreamModel {
   virtual const std::string& token_text(int32_t token) const = 0;
   // The end-of-kernel token (the training separator), or -1 when none.
   virtual int32_t end_token() const = 0;
+
+  // A feature-conditioned model (training.feature_prefix, docs/MODEL.md)
+  // read every training kernel after a line stating its Grewe features: the
+  // line that asks for `features`, to feed before the seed (StreamStart::
+  // context); "" for a model trained without it.
+  virtual std::string feature_header(const GreweVector& features) const { return ""; }
+  // The headers of its training kernels with their counts (undirected
+  // streams draw one in proportion); empty for an unconditioned model.
+  virtual std::vector<std::pair<std::string, uint64_t>> training_headers() const { return {}; }
 };
 
 // The real model from the workspace (`model_id` empty = the latest trained),

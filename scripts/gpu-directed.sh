@@ -19,33 +19,51 @@
 #   directed5   5 minutes of directed sampling alone
 #   undirected5 5 minutes of undirected sampling alone (--plain-share 1), same
 #               model, its own call
+# The feature-conditioned model (configs/github-cond.toml: github.toml with
+# training.feature_prefix; docs/SAMPLER.md, "Feature-conditioned model"):
+#   train_cond  train it for at most $TRAIN_SECONDS (skipped when trained);
+#               `build train train_cond` fits one call (~2 + 2 x 2.3 minutes)
+#   cond1, cond2, cond4   bench/directed.sh N with it (sliced, N minutes a side)
+#   compare1, compare2    sliced N minutes a side with each model in turn
+#               (4N minutes), then both tables; compare2 fits one call
+# PLAIN_SHARE (default: the sampler's) sets --plain-share of directed runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${OUT:-gpu-results}
 DIR=$RESULTS/directed
 CLGEN=${BUILD_DIR:-build-gpu}/cli/clgen
 WS=gpu-work/github
-TRAIN_SECONDS=${TRAIN_SECONDS:-300}
+TRAIN_SECONDS=${TRAIN_SECONDS:-210}
+PLAIN_SHARE=${PLAIN_SHARE:-}
 mkdir -p "$DIR"
 log() { echo "== $(date -u +%T) $*"; }
-bench() {  # MODE MINUTES
-  MODE=$1 CLGEN=$CLGEN WORKSPACE=$WS RESULTS=$DIR ./bench/directed.sh "$2" | tee "$DIR/table-$1-$2min.txt"
+bench() {  # MODE MINUTES [CONFIG]: results of another config than github.toml under $DIR/<its name>
+  local config=${3:-configs/github.toml} dir=$DIR flags=${SAMPLE_FLAGS:-}
+  [ "$config" = configs/github.toml ] || dir=$DIR/$(basename "$config" .toml)
+  [ -z "$PLAIN_SHARE" ] || flags="$flags --plain-share $PLAIN_SHARE"
+  mkdir -p "$dir"
+  MODE=$1 CLGEN=$CLGEN WORKSPACE=$WS RESULTS=$dir CONFIG=$config SAMPLE_FLAGS=$flags ./bench/directed.sh "$2" |
+    tee "$dir/table-$1-$2min.txt"
 }
 
 phase_build() { OUT=$RESULTS ./scripts/gpu-check.sh build; }
 
-phase_train() {
+train_config() {  # CONFIG LOG
   [ -f "$WS/clgen.db" ] || { mkdir -p "$WS" && xz -dc .wsmin/github.db.xz > "$WS/clgen.db"; }
-  if "$CLGEN" --workspace "$WS" -q sample --config configs/github.toml --device cuda --max-samples 1 -n 0 \
+  if "$CLGEN" --workspace "$WS" -q sample --config "$1" --device cuda --max-samples 1 -n 0 \
       --batch-size 1 --max-length 8 --out "$DIR/probe" > /dev/null 2>&1; then
-    log "configs/github.toml's model is trained already"
+    log "$1's model is trained already"
     return 0
   fi
-  log "train configs/github.toml for at most $TRAIN_SECONDS s"
-  timeout --signal=INT "$TRAIN_SECONDS" "$CLGEN" --workspace "$WS" train --config configs/github.toml --device cuda \
-    2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$DIR/train.log" | grep -E "validation|epoch [0-9]+:" | tail -4
+  log "train $1 for at most $TRAIN_SECONDS s"
+  /usr/bin/time -f "wall %e s" timeout --signal=INT "$TRAIN_SECONDS" "$CLGEN" --workspace "$WS" train --config "$1" \
+    --device cuda 2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$DIR/$2" |
+    grep -E "validation|epoch [0-9]+:|feature_prefix|wall" | tail -5
   return 0
 }
+
+phase_train() { train_config configs/github.toml train.log; }
+phase_train_cond() { train_config configs/github-cond.toml train-cond.log; }
 
 phase_targets() {
   "$CLGEN" --workspace "$WS" -q sample --config configs/github.toml --device cuda --held-out-targets -n 0 \
@@ -60,5 +78,18 @@ phase_sliced2() { bench sliced 2; }
 phase_sliced4() { bench sliced 4; }
 phase_directed5() { bench directed 5; }
 phase_undirected5() { bench undirected 5; }
+phase_cond1() { bench sliced 1 configs/github-cond.toml; }
+phase_cond2() { bench sliced 2 configs/github-cond.toml; }
+phase_cond4() { bench sliced 4 configs/github-cond.toml; }
+compare() {  # MINUTES: sliced runs of both models, then the two tables together
+  bench sliced "$1" > /dev/null || return 1
+  bench sliced "$1" configs/github-cond.toml > /dev/null || return 1
+  echo "== github.toml (unconditioned), $1 min a side"
+  grep -E '^\| [0-9]|^matched|^[0-9]+ samples' "$DIR/table-sliced-$1min.txt"
+  echo "== github-cond.toml (feature_prefix), $1 min a side"
+  grep -E '^\| [0-9]|^matched|^[0-9]+ samples' "$DIR/github-cond/table-sliced-$1min.txt"
+}
+phase_compare1() { compare 1; }
+phase_compare2() { compare 2; }
 
 for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; exit 1; }; done
