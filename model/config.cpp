@@ -150,17 +150,16 @@ std::string canonical_config(const ModelConfig& m) {
   const auto& t = m.training;
   std::string vocab = v.type == "char" ? "char" : fmt::format("{}/{}/{}", v.type, v.algorithm, v.size);
   return fmt::format(
-      "vocab={};emb={};hidden={};layers={};dropout={};batch={};seq={};opt={};lr={};"
-      "momentum={};schedule={};halve_every={};decay={};clip={};seed={};valid={};max_tokens={}",
-      vocab, n.embedding_size, n.hidden_size, n.layers, n.dropout, t.batch_size,
-      t.sequence_length, t.optimizer, t.learning_rate, t.optimizer == "sgd" ? t.momentum : 0.0,
-      t.lr_schedule, t.halve_every, t.decay_percent, t.gradient_clip, t.seed,
-      t.validation_fraction, t.max_tokens) +
+             "vocab={};emb={};hidden={};layers={};dropout={};batch={};seq={};opt={};lr={};"
+             "momentum={};schedule={};halve_every={};decay={};clip={};seed={};valid={};max_tokens={}",
+             vocab, n.embedding_size, n.hidden_size, n.layers, n.dropout, t.batch_size, t.sequence_length, t.optimizer,
+             t.learning_rate, t.optimizer == "sgd" ? t.momentum : 0.0, t.lr_schedule, t.halve_every, t.decay_percent,
+             t.gradient_clip, t.seed, t.validation_fraction, t.max_tokens) +
          // Appended only when set, so ids of models without it stay the same.
          (t.max_file_chars > 0 ? fmt::format(";max_file_chars={}", t.max_file_chars) : "") +
          (t.max_kernels_per_repository > 0 ? fmt::format(";max_per_repo={}", t.max_kernels_per_repository) : "") +
-         (t.validation_split != "kernel" ? ";split=" + t.validation_split : "") +
-         (t.opencl20 ? "" : ";opencl12_only") + (t.feature_prefix ? ";feature_prefix" : "");
+         (t.validation_split != "kernel" ? ";split=" + t.validation_split : "") + (t.opencl20 ? "" : ";opencl12_only") +
+         (t.feature_prefix ? ";feature_prefix" : "");
 }
 
 std::string corpus_hash(const std::vector<std::string>& texts) {

@@ -41,8 +41,8 @@ CREATE TABLE IF NOT EXISTS kernel_features(
 }
 
 Expected<std::vector<std::optional<FeatureVector>>> cached_kernel_features(Database& db,
-                                                                          const std::vector<std::string>& sha256,
-                                                                          const std::vector<std::string>& texts) {
+                                                                           const std::vector<std::string>& sha256,
+                                                                           const std::vector<std::string>& texts) {
   if (sha256.size() != texts.size())
     return invalid_argument(fmt::format("kernel features: {} hashes for {} texts", sha256.size(), texts.size()));
   RETURN_IF_ERROR(ensure_feature_cache_schema(db));

@@ -25,7 +25,8 @@ std::string feature_count_label(long count) {
 
 std::string feature_header(const FeatureVector& features) {
   std::string out = "//";
-  for (size_t i = 0; i < features.size(); ++i) out += fmt::format(" {} {}", kNames[i], feature_count_label(features[i]));
+  for (size_t i = 0; i < features.size(); ++i)
+    out += fmt::format(" {} {}", kNames[i], feature_count_label(features[i]));
   return out + "\n";
 }
 
@@ -74,8 +75,8 @@ Expected<HeaderCounts> parse_header_counts_tsv(std::string_view text, const std:
     std::optional<uint64_t> n = tab == std::string_view::npos ? std::nullopt : parse_uint64(row.substr(0, tab));
     std::string header = tab == std::string_view::npos ? "" : std::string(row.substr(tab + 1)) + "\n";
     if (!n || *n == 0 || leading_feature_header(header).size() != header.size())
-      return parse_error(fmt::format("{}: line {}: expected COUNT<tab>// comp ... (a positive count and a feature header)",
-                                     origin, line));
+      return parse_error(fmt::format(
+          "{}: line {}: expected COUNT<tab>// comp ... (a positive count and a feature header)", origin, line));
     out.emplace_back(std::move(header), *n);
   }
   if (out.empty()) return parse_error(origin + ": no feature header");

@@ -54,8 +54,8 @@ Expected<HeaderCounts> parse_header_counts_tsv(std::string_view text, const std:
 // corpus computes nothing. Fails on database errors, and with kUnavailable
 // when clgen is built without Clang.
 Expected<std::vector<std::optional<FeatureVector>>> cached_kernel_features(Database& db,
-                                                                          const std::vector<std::string>& sha256,
-                                                                          const std::vector<std::string>& texts);
+                                                                           const std::vector<std::string>& sha256,
+                                                                           const std::vector<std::string>& texts);
 
 // Creates the cache table if missing (ensure_model_schema calls it too).
 Status ensure_feature_cache_schema(Database& db);

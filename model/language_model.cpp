@@ -162,9 +162,10 @@ Expected<std::unique_ptr<LanguageModel>> LanguageModel::load(const std::string& 
     const std::string headers = (dir / meta.value("feature_headers", kFeatureHeadersFile)).string();
     auto text = read_file(headers);
     if (!text.ok())
-      return not_found(fmt::format("model {} was trained with training.feature_prefix, but its feature headers "
-                                   "cannot be read: {}",
-                                   id, text.status().message()));
+      return not_found(
+          fmt::format("model {} was trained with training.feature_prefix, but its feature headers "
+                      "cannot be read: {}",
+                      id, text.status().message()));
     ASSIGN_OR_RETURN(impl->feature_headers, parse_header_counts_tsv(*text, headers));
   }
   ASSIGN_OR_RETURN(impl->vocabulary,

@@ -234,15 +234,16 @@ Expected<TrainingData> training_data(const Workspace& ws, const ModelConfig& con
 // Where the sampler finds the model: the vocabulary and network shape, and
 // for a feature-conditioned model the headers its undirected streams draw
 // from (those of the training texts, with their counts).
-Status write_model_json(const std::string& model_dir, const std::string& model_id,
-                        const ModelConfig& config, const TrainingData& d,
-                        const std::vector<std::string>& training_texts) {
+Status write_model_json(const std::string& model_dir, const std::string& model_id, const ModelConfig& config,
+                        const TrainingData& d, const std::vector<std::string>& training_texts) {
   if (config.training.feature_prefix) {
     HeaderCounts headers = count_feature_headers(training_texts);
     if (headers.empty())
-      return invalid_argument("training.feature_prefix: no training kernel has a feature header (none compiled "
-                              "as OpenCL C 1.2 for its features)");
-    RETURN_IF_ERROR(write_file_atomic((fs::path(model_dir) / kFeatureHeadersFile).string(), header_counts_tsv(headers)));
+      return invalid_argument(
+          "training.feature_prefix: no training kernel has a feature header (none compiled "
+          "as OpenCL C 1.2 for its features)");
+    RETURN_IF_ERROR(
+        write_file_atomic((fs::path(model_dir) / kFeatureHeadersFile).string(), header_counts_tsv(headers)));
   }
   nlohmann::json meta = {
       {"model_id", model_id},
@@ -339,8 +340,9 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
   TrainingData data;
   if (leader) {
     ASSIGN_OR_RETURN(data, training_data(ws, config, texts, options.held_out));
-    RETURN_IF_ERROR(write_model_json(result.model_dir, result.model_id, config, data,
-                                     {texts.begin(), texts.end() - std::ptrdiff_t(std::min(options.held_out, texts.size()))}));
+    RETURN_IF_ERROR(
+        write_model_json(result.model_dir, result.model_id, config, data,
+                         {texts.begin(), texts.end() - std::ptrdiff_t(std::min(options.held_out, texts.size()))}));
   }
   if (group) {
     if (Status st = barrier(*group, device); !st.ok()) return lost(st);

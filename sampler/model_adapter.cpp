@@ -40,9 +40,7 @@ class ModelStreams : public StreamModel {
   std::string feature_header(const GreweVector& features) const override {
     return lm_->feature_headers().empty() ? "" : model::feature_header(features);
   }
-  std::vector<std::pair<std::string, uint64_t>> training_headers() const override {
-    return lm_->feature_headers();
-  }
+  std::vector<std::pair<std::string, uint64_t>> training_headers() const override { return lm_->feature_headers(); }
 
  private:
   ModelStreams() = default;

@@ -37,10 +37,12 @@ double since(Clock::time_point t) {
 
 // The filter's verdict on one sample, before deduplication; the Clang part
 // in `clang` (this thread's worker). Errors: the worker's set-up errors.
+// A stream whose prefix was refused started from the seed: undirected,
+// unless `conditioned` (it still read its target's header).
 Expected<SampleRow> filter_sample(const RawSample& raw, int max_length, preprocess::ClangWorkers& clang,
-                                  const ClangFilterOptions& options) {
+                                  const ClangFilterOptions& options, bool conditioned) {
   SampleRow row;
-  row.start_tag = raw.start_refused ? Director::kPlain : raw.tag;
+  row.start_tag = raw.start_refused && !conditioned ? Director::kPlain : raw.tag;
   row.text = raw.text;
   row.sample_index = raw.index;
   row.tokens = raw.tokens;
@@ -229,7 +231,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
           continue;
         }
         auto t = Clock::now();
-        Expected<SampleRow> row = filter_sample(*raw, opts.max_length, clang, filter_options);
+        Expected<SampleRow> row = filter_sample(*raw, opts.max_length, clang, filter_options, headers.conditioned());
         if (!row.ok()) {
           std::lock_guard<std::mutex> lock(filter_mu);
           if (filter_status.ok()) filter_status = row.status();

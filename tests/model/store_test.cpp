@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "model/feature_prefix.h"
+
 namespace clgen::model {
 namespace {
 
@@ -252,6 +254,75 @@ TEST(TrainingRuns, NextRunMarksRowsOfEndedProcessesInterruptedAtTheirLastCheckpo
   auto again = close_stale_training_runs(*db);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, 0);
+}
+
+// A workspace database with two accepted kernels: one that compiles and one
+// that does not.
+Database corpus_with_two_kernels() {
+  auto db = Database::open(":memory:");
+  EXPECT_TRUE(db.ok());
+  EXPECT_TRUE(create_preprocessed(*db).ok());
+  // ha: `a[1] * 2.0f` is 1 operator; a is referenced twice (mem 2), both
+  // times subscripted by an integer literal (coalesced 2).
+  EXPECT_TRUE(db->exec("INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,"
+                       "'__kernel void A(__global float* a) {\n  a[0] = a[1] * 2.0f;\n}\n','ha',5);"
+                       "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'__kernel void B( {','hb',5);")
+                  .ok());
+  return std::move(*db);
+}
+
+TEST(FeaturePrefixTrainingSet, EveryTextGetsItsKernelsHeaderAndOneWithoutFeaturesGetsNone) {
+  Database db = corpus_with_two_kernels();
+  TrainingConfig t;
+  t.feature_prefix = true;
+  t.validation_fraction = 0;
+  auto set = read_training_set(db, t);
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  ASSERT_EQ(2u, set->texts.size());
+  const std::string header = "// comp 1 rational 0 mem 2 localmem 0 coalesced 2 atomic 0\n";
+  EXPECT_EQ((std::vector<std::string>{header, ""}), set->headers);
+  EXPECT_EQ(1u, set->headerless);
+  EXPECT_EQ(header + set->texts[0], set->model_texts()[0]);
+  EXPECT_EQ(set->texts[1], set->model_texts()[1]);
+  // The texts themselves (the constraint's corpus, the held-out targets) stay bare.
+  EXPECT_EQ(0u, set->texts[0].rfind("__kernel", 0));
+}
+
+TEST(FeaturePrefixTrainingSet, WithoutTheOptionTheModelReadsTheBareTexts) {
+  Database db = corpus_with_two_kernels();
+  TrainingConfig t;
+  t.validation_fraction = 0;
+  auto set = read_training_set(db, t);
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_TRUE(set->headers.empty());
+  EXPECT_EQ(set->texts, set->model_texts());
+  auto has = db.has_table("kernel_features");
+  ASSERT_TRUE(has.ok());
+  EXPECT_FALSE(*has);  // nothing computed
+}
+
+TEST(FeaturePrefixTrainingSet, ASecondReadTakesTheFeaturesFromTheCache) {
+  Database db = corpus_with_two_kernels();
+  TrainingConfig t;
+  t.feature_prefix = true;
+  t.validation_fraction = 0;
+  ASSERT_TRUE(read_training_set(db, t).ok());
+  // Both kernels are cached, the failure too (NULL features).
+  auto rows = db.prepare("SELECT sha256, comp FROM kernel_features ORDER BY sha256");
+  ASSERT_TRUE(rows.ok());
+  ASSERT_TRUE(*rows->step());
+  EXPECT_EQ("ha", rows->column_text(0));
+  EXPECT_EQ(1, rows->column_int(1));
+  ASSERT_TRUE(*rows->step());
+  EXPECT_EQ("hb", rows->column_text(0));
+  EXPECT_TRUE(rows->column_is_null(1));
+  EXPECT_FALSE(*rows->step());
+  // A cached value the extractor would not give shows the cache is read.
+  ASSERT_TRUE(db.exec("UPDATE kernel_features SET comp = 40 WHERE sha256 = 'ha'").ok());
+  auto again = read_training_set(db, t);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ("// comp 32+ rational 0 mem 2 localmem 0 coalesced 2 atomic 0\n", again->headers[0]);
+  EXPECT_EQ("", again->headers[1]);
 }
 
 }  // namespace

@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "support/files.h"
-#include "support/sha256.h"
 #include "support/sqlite.h"
 #include "tests/cli/run_command.h"
+#include "tests/sampler/corpus_workspace.h"
 
 namespace clgen {
 namespace {
@@ -22,12 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::run_clgen;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const fs::path& p) { return testing::slurp_file(p); }
 
 class ConditionedEndToEnd : public ::testing::Test {
  protected:
@@ -35,31 +30,15 @@ class ConditionedEndToEnd : public ::testing::Test {
     root_ = fs::temp_directory_path() / ("clgen_conditioned_e2e_" + std::to_string(::getpid()));
     (void)remove_tree(root_.string());
     fs::create_directories(root_ / "ws");
-    auto db = Database::open((root_ / "ws" / "clgen.db").string());
-    ASSERT_TRUE(db.ok()) << db.status().message();
-    ASSERT_TRUE(db->exec("CREATE TABLE IF NOT EXISTS preprocessed(content_sha256 TEXT NOT NULL, "
-                         "preprocessor_version TEXT NOT NULL, status TEXT NOT NULL, category TEXT, reason TEXT, "
-                         "normalized_text TEXT, normalized_sha256 TEXT, instruction_count INTEGER, "
-                         "PRIMARY KEY(content_sha256, preprocessor_version))")
-                    .ok());
-    auto ins = db->prepare("INSERT INTO preprocessed VALUES(?1, 'test', 'ok', NULL, NULL, ?2, ?1, 10)");
-    ASSERT_TRUE(ins.ok());
-    for (const auto& e : fs::directory_iterator(std::string(CLGEN_TEST_DATA) + "/sampler/corpus")) {
-      std::string text = slurp(e.path());
-      std::string sha = sha256_hex(text);
-      ins->reset();
-      ASSERT_TRUE(ins->bind(1, std::string_view(sha)).ok());
-      ASSERT_TRUE(ins->bind(2, std::string_view(text)).ok());
-      ASSERT_TRUE(ins->run().ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(testing::write_sampler_corpus((root_ / "ws" / "clgen.db").string()));
     // The sampler's small config, conditioned.
     std::string small = slurp(std::string(CLGEN_TEST_DATA) + "/sampler/small.toml");
     const size_t training = small.find("[training]\n");
     ASSERT_NE(std::string::npos, training);
     small.insert(training + 11, "feature_prefix = true\n");
     std::ofstream(config()) << small;
-    train_ = new testing::CommandResult(
-        run_clgen({"--workspace", ws(), "train", "--config", config(), "--device", "cpu"}));
+    train_ =
+        new testing::CommandResult(run_clgen({"--workspace", ws(), "train", "--config", config(), "--device", "cpu"}));
     ASSERT_EQ(0, train_->exit_code) << train_->out << train_->err;
   }
   static void TearDownTestSuite() {
@@ -75,9 +54,10 @@ class ConditionedEndToEnd : public ::testing::Test {
     return root_ / "ws" / "models" / id;
   }
   static testing::CommandResult sample(const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"--workspace", ws(), "-q", "sample", "--config", config(), "--args",
-                                     "float*,float*,float*,int", "-n", "0", "--device", "cpu", "--max-length",
-                                     "400", "--max-refusals", "32", "--json"};
+    std::vector<std::string> args = {"--workspace", ws(), "-q", "sample", "--config", config(), "-n", "0", "--json"};
+    for (const char* flag :
+         {"--args=float*,float*,float*,int", "--device=cpu", "--max-length=400", "--max-refusals=32"})
+      args.push_back(flag);
     args.insert(args.end(), extra.begin(), extra.end());
     return run_clgen(args);
   }

@@ -113,32 +113,19 @@ TEST(ConditionedDirector, UnconditionedRestartsFromTheSeedStayUndirected) {
 
 // A fake conditioned model that obeys its header: fed "h N\n" + seed it
 // writes N statements " x;" and closes the kernel; without a header, 1.
-class ObedientModel : public ConditionedScript {
+class ObedientModel : public testing::PlannedModel {
  public:
-  explicit ObedientModel(int streams) : ConditionedScript(streams, {""}, {{"h 1\n", 1}}), plans_(streams), at_(streams) {}
-  Status feed(int stream, std::string_view text) override {
+  explicit ObedientModel(int streams) : PlannedModel(streams) {}
+  std::string model_id() const override { return "obedient"; }
+  std::string feature_header(const GreweVector& f) const override { return "h " + std::to_string(f[0]) + "\n"; }
+  std::vector<std::pair<std::string, uint64_t>> training_headers() const override { return {{"h 1\n", 1}}; }
+  std::string plan(std::string_view fed) override {
     int n = 1;
-    if (text.rfind("h ", 0) == 0) n = std::stoi(std::string(text.substr(2, text.find('\n') - 2)));
-    plans_[stream].clear();
-    for (int k = 0; k < n; ++k) plans_[stream] += " x;";
-    plans_[stream] += " }";
-    at_[stream] = 0;
-    return ok_status();
+    if (fed.rfind("h ", 0) == 0) n = std::stoi(std::string(fed.substr(2, fed.find('\n') - 2)));
+    std::string p;
+    for (int k = 0; k < n; ++k) p += " x;";
+    return p + " }";
   }
-  Expected<std::vector<float>> logits() override {
-    std::vector<float> out(plans_.size() * 257, 0.0f);
-    for (size_t i = 0; i < plans_.size(); ++i)
-      out[i * 257 + (at_[i] < plans_[i].size() ? (unsigned char)plans_[i][at_[i]] : kEnd)] = 60.0f;
-    return out;
-  }
-  Status advance(const std::vector<int32_t>&) override {
-    for (auto& a : at_) ++a;
-    return ok_status();
-  }
-
- private:
-  std::vector<std::string> plans_;
-  std::vector<size_t> at_;
 };
 
 // The pipeline's wiring of StartHeaders into the Director's starts, on the

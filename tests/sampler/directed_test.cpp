@@ -133,43 +133,18 @@ TEST(BatchSamplerStart, AStartTextTheConstraintRefusesFallsBackToTheSeed) {
 // sampler's longest-match spelling uses to replay a prefix, so the model
 // tells replayed statements from its own and continues a replayed prefix
 // with 0, 1 or 2 more.
-class GrowingModel : public StreamModel {
+class GrowingModel : public testing::PlannedModel {
  public:
-  static constexpr int32_t kEnd = 256, kStatement = 257;
-  explicit GrowingModel(int streams) : plans_(streams), at_(streams), rng_(5) {
-    for (int t = 0; t < 256; ++t) texts_.emplace_back(1, char(t));
-    texts_.emplace_back();
-    texts_.emplace_back(" x;");
-  }
+  explicit GrowingModel(int streams) : PlannedModel(streams, {" x;"}), rng_(5) {}
   std::string model_id() const override { return "growing"; }
-  int streams() const override { return int(plans_.size()); }
-  int vocab_size() const override { return 258; }
-  Status feed(int stream, std::string_view) override {
-    plans_[stream].clear();
-    for (int k = std::uniform_int_distribution<int>(0, 2)(rng_); k > 0; --k) plans_[stream] += " x;";
-    plans_[stream] += " }";
-    at_[stream] = 0;
-    return ok_status();
+  std::string plan(std::string_view) override {
+    std::string p;
+    for (int k = std::uniform_int_distribution<int>(0, 2)(rng_); k > 0; --k) p += " x;";
+    return p + " }";
   }
-  Expected<std::vector<float>> logits() override {
-    std::vector<float> out(plans_.size() * 258, 0.0f);
-    for (size_t i = 0; i < plans_.size(); ++i)
-      out[i * 258 + (at_[i] < plans_[i].size() ? (unsigned char)plans_[i][at_[i]] : kEnd)] = 60.0f;
-    return out;
-  }
-  Status advance(const std::vector<int32_t>& tokens) override {
-    for (size_t i = 0; i < plans_.size(); ++i)
-      if (tokens[i] != kStatement) ++at_[i];
-    return ok_status();
-  }
-  const std::string& token_text(int32_t t) const override { return texts_.at(t); }
-  int32_t end_token() const override { return kEnd; }
 
  private:
-  std::vector<std::string> plans_;
-  std::vector<size_t> at_;
   std::mt19937 rng_;
-  std::vector<std::string> texts_;
 };
 
 // The fake feature function: `comp` counts statements, `atomic` counts '@'

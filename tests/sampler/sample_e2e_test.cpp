@@ -21,6 +21,7 @@
 #include "support/sha256.h"
 #include "support/sqlite.h"
 #include "tests/cli/run_command.h"
+#include "tests/sampler/corpus_workspace.h"
 
 namespace clgen {
 namespace {
@@ -55,23 +56,7 @@ class SampleEndToEnd : public ::testing::Test {
     root_ = fs::temp_directory_path() / ("clgen_sample_e2e_" + std::to_string(::getpid()));
     (void)remove_tree(root_.string());
     fs::create_directories(root_ / "ws");
-    auto db = Database::open((root_ / "ws" / "clgen.db").string());
-    ASSERT_TRUE(db.ok()) << db.status().message();
-    ASSERT_TRUE(db->exec(
-        "CREATE TABLE IF NOT EXISTS preprocessed(content_sha256 TEXT NOT NULL, "
-        "preprocessor_version TEXT NOT NULL, status TEXT NOT NULL, category TEXT, reason TEXT, "
-        "normalized_text TEXT, normalized_sha256 TEXT, instruction_count INTEGER, "
-        "PRIMARY KEY(content_sha256, preprocessor_version))").ok());
-    auto ins = db->prepare("INSERT INTO preprocessed VALUES(?1, 'test', 'ok', NULL, NULL, ?2, ?1, 10)");
-    ASSERT_TRUE(ins.ok());
-    for (const auto& e : fs::directory_iterator(std::string(CLGEN_TEST_DATA) + "/sampler/corpus")) {
-      std::string text = slurp(e.path());
-      std::string sha = sha256_hex(text);
-      ins->reset();
-      ASSERT_TRUE(ins->bind(1, std::string_view(sha)).ok());
-      ASSERT_TRUE(ins->bind(2, std::string_view(text)).ok());
-      ASSERT_TRUE(ins->run().ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(testing::write_sampler_corpus((root_ / "ws" / "clgen.db").string()));
     auto r = run_clgen({"--workspace", ws(), "-q", "train", "--config", config(), "--device", "cpu"});
     ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   }

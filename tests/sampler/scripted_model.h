@@ -70,6 +70,52 @@ class ScriptedModel : public StreamModel {
   std::vector<std::string> texts_;
 };
 
+// A fake model whose every stream follows a plan, one character per token,
+// then the end token: plan() chooses it from the text the stream was fed.
+// Its vocabulary is the 256 bytes, the end token, then `extra` longer
+// tokens, which the batch sampler's spelling uses to replay a start text
+// and which do not move a plan on (so a model can tell replays from its
+// own writing).
+class PlannedModel : public StreamModel {
+ public:
+  static constexpr int32_t kEnd = 256;
+
+  PlannedModel(int streams, std::vector<std::string> extra = {}) : plans_(streams), at_(streams) {
+    for (int t = 0; t < 256; ++t) texts_.emplace_back(1, char(t));
+    texts_.emplace_back();
+    for (auto& e : extra) texts_.push_back(std::move(e));
+  }
+  // The text stream's plan after being fed `fed`.
+  virtual std::string plan(std::string_view fed) = 0;
+
+  int streams() const override { return int(plans_.size()); }
+  int vocab_size() const override { return int(texts_.size()); }
+  Status feed(int stream, std::string_view text) override {
+    plans_[size_t(stream)] = plan(text);
+    at_[size_t(stream)] = 0;
+    return ok_status();
+  }
+  Expected<std::vector<float>> logits() override {
+    const size_t v = texts_.size();
+    std::vector<float> out(plans_.size() * v, 0.0f);
+    for (size_t i = 0; i < plans_.size(); ++i)
+      out[i * v + (at_[i] < plans_[i].size() ? (unsigned char)plans_[i][at_[i]] : kEnd)] = 60.0f;
+    return out;
+  }
+  Status advance(const std::vector<int32_t>& tokens) override {
+    for (size_t i = 0; i < plans_.size(); ++i)
+      if (tokens[i] <= kEnd) ++at_[i];
+    return ok_status();
+  }
+  const std::string& token_text(int32_t t) const override { return texts_.at(size_t(t)); }
+  int32_t end_token() const override { return kEnd; }
+
+ private:
+  std::vector<std::string> plans_;
+  std::vector<size_t> at_;
+  std::vector<std::string> texts_;
+};
+
 // The first `n` samples of a BatchSampler over `model` (its stats in
 // `*stats` when given); a failing run fails the calling test.
 inline std::vector<RawSample> first_samples(StreamModel& model, const BatchSamplerOptions& options, size_t n,
