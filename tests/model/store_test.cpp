@@ -256,19 +256,24 @@ TEST(TrainingRuns, NextRunMarksRowsOfEndedProcessesInterruptedAtTheirLastCheckpo
   EXPECT_EQ(*again, 0);
 }
 
-// A workspace database with two accepted kernels: one that compiles and one
-// that does not.
-Database corpus_with_two_kernels() {
+// A workspace database whose corpus is `texts`, accepted as they are, with
+// the normalized hashes "h0", "h1", ...
+Database corpus_of(const std::vector<std::string>& texts) {
   auto db = Database::open(":memory:");
-  EXPECT_TRUE(db.ok());
-  EXPECT_TRUE(create_preprocessed(*db).ok());
-  // ha: `a[1] * 2.0f` is 1 operator; a is referenced twice (mem 2), both
-  // times subscripted by an integer literal (coalesced 2).
-  EXPECT_TRUE(db->exec("INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,"
-                       "'__kernel void A(__global float* a) {\n  a[0] = a[1] * 2.0f;\n}\n','ha',5);"
-                       "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'__kernel void B( {','hb',5);")
-                  .ok());
+  EXPECT_TRUE(db.ok() && create_preprocessed(*db).ok());
+  auto ins = db->prepare("INSERT INTO preprocessed VALUES(?1, '1', 'ok', NULL, NULL, ?2, ?1, 5)");
+  EXPECT_TRUE(ins.ok());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    ins->reset();
+    EXPECT_TRUE(ins->bind(1, "h" + std::to_string(i)).ok() && ins->bind(2, texts[i]).ok() && ins->run().ok());
+  }
   return std::move(*db);
+}
+
+// h0: `a[1] * 2.0f` is 1 operator; a is referenced twice (mem 2), both
+// times subscripted by an integer literal (coalesced 2). h1 does not compile.
+Database corpus_with_two_kernels() {
+  return corpus_of({"__kernel void A(__global float* a) {\n  a[0] = a[1] * 2.0f;\n}\n", "__kernel void B( {"});
 }
 
 TEST(FeaturePrefixTrainingSet, EveryTextGetsItsKernelsHeaderAndOneWithoutFeaturesGetsNone) {
@@ -311,14 +316,14 @@ TEST(FeaturePrefixTrainingSet, ASecondReadTakesTheFeaturesFromTheCache) {
   auto rows = db.prepare("SELECT sha256, comp FROM kernel_features ORDER BY sha256");
   ASSERT_TRUE(rows.ok());
   ASSERT_TRUE(*rows->step());
-  EXPECT_EQ("ha", rows->column_text(0));
+  EXPECT_EQ("h0", rows->column_text(0));
   EXPECT_EQ(1, rows->column_int(1));
   ASSERT_TRUE(*rows->step());
-  EXPECT_EQ("hb", rows->column_text(0));
+  EXPECT_EQ("h1", rows->column_text(0));
   EXPECT_TRUE(rows->column_is_null(1));
   EXPECT_FALSE(*rows->step());
   // A cached value the extractor would not give shows the cache is read.
-  ASSERT_TRUE(db.exec("UPDATE kernel_features SET comp = 40 WHERE sha256 = 'ha'").ok());
+  ASSERT_TRUE(db.exec("UPDATE kernel_features SET comp = 40 WHERE sha256 = 'h0'").ok());
   auto again = read_training_set(db, t);
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ("// comp 32+ rational 0 mem 2 localmem 0 coalesced 2 atomic 0\n", again->headers[0]);

@@ -27,10 +27,7 @@ std::string slurp(const fs::path& p) { return testing::slurp_file(p); }
 class ConditionedEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = fs::temp_directory_path() / ("clgen_conditioned_e2e_" + std::to_string(::getpid()));
-    (void)remove_tree(root_.string());
-    fs::create_directories(root_ / "ws");
-    ASSERT_NO_FATAL_FAILURE(testing::write_sampler_corpus((root_ / "ws" / "clgen.db").string()));
+    ASSERT_NO_FATAL_FAILURE(testing::fresh_corpus_workspace("clgen_conditioned_e2e", &root_));
     // The sampler's small config, conditioned.
     std::string small = slurp(std::string(CLGEN_TEST_DATA) + "/sampler/small.toml");
     const size_t training = small.find("[training]\n");

@@ -3,6 +3,8 @@
 // texts, which `clgen train` then learns.
 #pragma once
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/files.h"
 #include "support/sha256.h"
 #include "support/sqlite.h"
 
@@ -41,6 +44,15 @@ inline void write_sampler_corpus(const std::string& db_path) {
     ASSERT_TRUE(ins->bind(2, std::string_view(text)).ok());
     ASSERT_TRUE(ins->run().ok());
   }
+}
+
+// A fresh directory <tmp>/<name>_<pid> holding ws/clgen.db with the corpus
+// (call under ASSERT_NO_FATAL_FAILURE).
+inline void fresh_corpus_workspace(const std::string& name, std::filesystem::path* root) {
+  *root = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
+  (void)remove_tree(root->string());
+  std::filesystem::create_directories(*root / "ws");
+  ASSERT_NO_FATAL_FAILURE(write_sampler_corpus((*root / "ws" / "clgen.db").string()));
 }
 
 }  // namespace clgen::testing

@@ -53,10 +53,7 @@ CommandResult sample_four(const std::string& ws, const std::string& id, const st
 class SampleEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = fs::temp_directory_path() / ("clgen_sample_e2e_" + std::to_string(::getpid()));
-    (void)remove_tree(root_.string());
-    fs::create_directories(root_ / "ws");
-    ASSERT_NO_FATAL_FAILURE(testing::write_sampler_corpus((root_ / "ws" / "clgen.db").string()));
+    ASSERT_NO_FATAL_FAILURE(testing::fresh_corpus_workspace("clgen_sample_e2e", &root_));
     auto r = run_clgen({"--workspace", ws(), "-q", "train", "--config", config(), "--device", "cpu"});
     ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   }
