@@ -5,8 +5,8 @@
 # sample --held-out-targets`), or TARGETS=FILE.csv. Each run alternates
 # directed and undirected slices of $SLICE seconds for MINUTES per side
 # (2 x MINUTES of wall time; MODE=sliced), or samples MINUTES of one side
-# only (MODE=directed, or MODE=undirected: --plain-share 1, every restart
-# from the seed, distances still reported), then prints the table: targets matched
+# only (MODE=directed, or MODE=undirected: --baseline-only, every stream
+# undirected, distances still reported), then prints the table: targets matched
 # exactly, mean normalized distance, kernels matching a target, and with
 # CHECK set, the share of the exactly matching nearest kernels that the
 # dynamic checker found benchmark-grade; then three matched kernels with
@@ -43,7 +43,7 @@ for minutes in "$@"; do
   case $MODE in
     sliced) seconds=$(python3 -c "print(round(2 * 60 * $minutes))"); side=(--baseline --baseline-slice "$SLICE") ;;
     directed) seconds=$(python3 -c "print(round(60 * $minutes))"); side=() ;;
-    undirected) seconds=$(python3 -c "print(round(60 * $minutes))"); side=(--plain-share 1) ;;
+    undirected) seconds=$(python3 -c "print(round(60 * $minutes))"); side=(--baseline-only) ;;
     *) echo "directed.sh: MODE is sliced, directed or undirected" >&2; exit 2 ;;
   esac
   flags=(--config "$CONFIG" --device "$DEVICE" --batch-size "$BATCH" --seed "$SEED" --temperature "$TEMPERATURE"
@@ -66,9 +66,9 @@ db = sqlite3.connect(sys.argv[3])
 minutes, mode = sys.argv[4], sys.argv[5]
 s = j["steering"]
 # Without --baseline the one side is "directed" in the JSON and the report;
-# MODE=undirected makes it undirected (every restart from the seed).
+# MODE=undirected (--baseline-only) has only the baseline side.
 sides = [("directed", "directed"), ("baseline", "undirected")] if mode == "sliced" else \
-        [("directed", "directed" if mode == "directed" else "undirected")]
+        [("directed", "directed")] if mode == "directed" else [("baseline", "undirected")]
 has_runs = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone() is not None
 def graded(side):
     """Of the targets this side matched exactly, how many nearest kernels have a passing run."""

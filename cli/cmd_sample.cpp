@@ -99,6 +99,14 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
     return usage_error(
         "--baseline compares with directed sampling: give --target-features, --held-out-targets "
         "or --explore");
+  if (opts.directed.baseline_only) {
+    if (!opts.directed.any())
+      return usage_error(
+          "--baseline-only samples the undirected side of directed sampling: give --target-features, "
+          "--held-out-targets or --explore");
+    opts.directed.baseline = true;
+    opts.sample.director.baseline_only = true;
+  }
   if (opts.directed.baseline) opts.sample.director.baseline_slice_seconds = opts.directed.slice_seconds;
   opts.sample.director.plain_share = opts.directed.plain_share;
   opts.sample.director.seed = opts.sample.seed;
@@ -355,6 +363,9 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_flag("--baseline", d.baseline,
                 "With directed sampling: alternate directed and undirected slices in the same run and report "
                 "both");
+  cmd->add_flag("--baseline-only", d.baseline_only,
+                "With directed sampling: every stream is undirected (the --baseline side alone, for a run of its "
+                "own); its distance to the targets is reported as the baseline");
   cmd->add_option("--baseline-slice", d.slice_seconds, "Seconds of each --baseline slice")
       ->capture_default_str()
       ->check(finite_range(0.001, 1e6));

@@ -69,6 +69,7 @@ Director::Director(std::vector<Target> targets, std::string seed_text, DirectorO
       rng_(opts_.seed) {}
 
 bool Director::baseline_slice() const {
+  if (opts_.baseline_only) return true;
   if (opts_.baseline_slice_seconds <= 0) return false;
   double t =
       opts_.clock ? opts_.clock() : std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

@@ -77,6 +77,10 @@ struct DirectorOptions {
   // > 0: --baseline; streams alternately start undirected (from the plain
   // seed, their kernels kept apart) for slices of this many seconds.
   double baseline_slice_seconds = 0;
+  // --baseline-only: every stream is a baseline stream (the undirected
+  // side in a run of its own; a conditioned model's plain restarts would
+  // otherwise still be steered).
+  bool baseline_only = false;
   uint64_t seed = 0;  // the prefix choices' generator
   // A feature-conditioned model (StreamModel::feature_header): restarts from
   // the seed are steered too, each to the next unmatched target in its own

@@ -17,13 +17,14 @@
 #   sliced2     the same, 2 minutes a side (fits a call with build and train)
 #   sliced4     the same, 4 minutes a side (8 minutes: the most one call holds)
 #   directed5   5 minutes of directed sampling alone
-#   undirected5 5 minutes of undirected sampling alone (--plain-share 1), same
+#   undirected5 5 minutes of undirected sampling alone (--baseline-only), same
 #               model, its own call
 # The feature-conditioned model (configs/github-cond.toml: github.toml with
 # training.feature_prefix; docs/SAMPLER.md, "Feature-conditioned model"):
 #   train_cond  train it for at most $TRAIN_SECONDS (skipped when trained);
 #               `build train train_cond` fits one call (~2 + 2 x 2.3 minutes)
 #   cond1, cond2, cond4   bench/directed.sh N with it (sliced, N minutes a side)
+#   cond_directed5, cond_undirected5   5 minutes of one side, a call each
 #   compare1, compare2    sliced N minutes a side with each model in turn
 #               (4N minutes), then both tables; compare2 fits one call
 # PLAIN_SHARE (default: the sampler's) sets --plain-share of directed runs.
@@ -81,6 +82,8 @@ phase_undirected5() { bench undirected 5; }
 phase_cond1() { bench sliced 1 configs/github-cond.toml; }
 phase_cond2() { bench sliced 2 configs/github-cond.toml; }
 phase_cond4() { bench sliced 4 configs/github-cond.toml; }
+phase_cond_directed5() { bench directed 5 configs/github-cond.toml; }
+phase_cond_undirected5() { bench undirected 5 configs/github-cond.toml; }
 compare() {  # MINUTES: sliced runs of both models, then the two tables together
   bench sliced "$1" > /dev/null || return 1
   bench sliced "$1" configs/github-cond.toml > /dev/null || return 1

@@ -221,5 +221,21 @@ TEST(SteeringLoop, BaselineSlicesAlternateWithDirectedOnes) {
   EXPECT_NE(Director::kBaseline, director.next().tag);
 }
 
+TEST(SteeringLoop, BaselineOnlyMakesEveryStreamABaselineStreamInEverySlice) {
+  // A conditioned model's plain restarts are steered to targets, so the
+  // undirected side of its own run needs every stream to be a baseline one.
+  double now = 0;
+  DirectorOptions opts;
+  opts.baseline_slice_seconds = 10;
+  opts.baseline_only = true;
+  opts.conditioned = true;
+  opts.clock = [&] { return now; };
+  Director director({{"t", {1, 0, 0, 0, 0, 0}}}, "k() {", opts);
+  for (double t : {0.0, 5.0, 10.5, 20.5}) {
+    now = t;
+    EXPECT_EQ(Director::kBaseline, director.next().tag) << "at " << t << " s";
+  }
+}
+
 }  // namespace
 }  // namespace clgen::sampler
