@@ -179,7 +179,7 @@ std::vector<HostMacro> switched_off(const std::vector<Line>& lines, const std::s
     if (!defines(l, i + 1 < lines.size() ? &lines[i + 1] : nullptr, missing)) continue;
     std::vector<HostMacro> guards;
     for (const Frame& f : stack) {
-      if (f.first && !f.guard.empty()) guards.push_back({f.guard, "1"});
+      if (f.first && !f.guard.empty()) guards.push_back({f.guard, "1", ""});
     }
     if (!guards.empty() && (best.empty() || guards.size() < best.size())) best = std::move(guards);
   }
@@ -212,7 +212,7 @@ std::vector<HostMacro> pasted_macro(const std::vector<Line>& lines, std::string_
         if (!smallest || v < *smallest) smallest = v;
       }
     }
-    if (smallest) return {{std::string(m), std::to_string(*smallest)}};
+    if (smallest) return {{std::string(m), std::to_string(*smallest), ""}};
   }
   return {};
 }

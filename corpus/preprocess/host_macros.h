@@ -20,8 +20,9 @@ namespace clgen::preprocess {
 
 struct HostMacro {
   std::string name;
-  std::string value;  // the `#define`'s replacement text
-  bool operator==(const HostMacro& o) const { return name == o.name && value == o.value; }
+  std::string value;   // the `#define`'s replacement text
+  std::string params;  // "(a, b)" for a function-like macro, "" otherwise
+  bool operator==(const HostMacro& o) const { return name == o.name && value == o.value && params == o.params; }
 };
 
 // The host macros that would bring `missing` (a name Clang reports as an

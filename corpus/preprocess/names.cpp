@@ -7,6 +7,7 @@
 #include <set>
 
 #include "corpus/preprocess/host_macros.h"
+#include "corpus/preprocess/image_macros.h"
 #include "support/opencl_types.h"
 
 namespace clgen::preprocess {
@@ -238,18 +239,25 @@ Expected<InferredNames> infer_missing_names(std::string_view text, const Compile
     // Host macros first (host_macros.h): a definition the text has but a
     // macro switches off. A round that adds one defines nothing else, since
     // what it switches on may define the other missing names too.
+    // Image macro families (image_macros.h) are host macros too.
     bool host = false;
     std::optional<HostMacros> host_macros;  // the text's directives, read once per round
+    std::optional<ImageMacros> image_macros;
     for (const CompileError& e : r.errors) {
       if ((e.category != category::kUnknownTypeName && e.category != category::kUndeclaredIdentifier) ||
           e.name.empty() || defined.count(e.name)) {
         continue;
       }
       if (!host_macros) host_macros.emplace(full);
-      for (const HostMacro& m : (*host_macros)(e.name)) {
+      std::vector<HostMacro> found = (*host_macros)(e.name);
+      if (found.empty()) {
+        if (!image_macros) image_macros.emplace(full);
+        found = (*image_macros)(e.name);
+      }
+      for (const HostMacro& m : found) {
         if (!defined.insert(m.name).second) continue;
         out.names.push_back(m.name);
-        out.prelude += "#define " + m.name + " " + m.value + "\n";
+        out.prelude += "#define " + m.name + m.params + " " + m.value + "\n";
         host = true;
       }
     }
