@@ -85,6 +85,44 @@ TEST(HostMacros, DirectivesInsideBlockCommentsAreIgnored) {
   EXPECT_TRUE(host_macros_for(text, "u32").empty());
 }
 
+// mace's shape: vector types and image builtins are pasted from element-type
+// macros the host passes (`-D DATA_TYPE=half -D CMD_DATA_TYPE=h`).
+constexpr const char* kPastedElementTypes =
+    "#define VEC_DATA_TYPE_STR(t, n) t##n\n"
+    "#define VEC_DATA_TYPE(t, n) VEC_DATA_TYPE_STR(t, n)\n"
+    "#define CMD_TYPE_STR(cmd, type) cmd##type\n"
+    "#define CMD_TYPE(cmd, type) CMD_TYPE_STR(cmd, type)\n"
+    "#define DATA_TYPE4 VEC_DATA_TYPE(DATA_TYPE, 4)\n"
+    "#define READ_IMAGET(image, sampler, coord) CMD_TYPE(read_image, CMD_DATA_TYPE)(image, sampler, coord)\n"
+    "__kernel void copy(__read_only image2d_t in, __global float4* out) {\n"
+    "  DATA_TYPE4 v = READ_IMAGET(in, CLK_NORMALIZED_COORDS_FALSE, (int2)(0, 0));\n"
+    "  out[0] = v;\n"
+    "}\n";
+
+TEST(HostMacros, AVectorTypePastedFromAnUndefinedElementTypeDefinesTheElementType) {
+  EXPECT_EQ(host_macros_for(kPastedElementTypes, "DATA_TYPE4"), (std::vector<HostMacro>{{"DATA_TYPE", "float"}}));
+  // Only a vector width: DATA_TYPE5 is no vector type.
+  std::string five = kPastedElementTypes;
+  five.replace(five.find("DATA_TYPE4 VEC"), 10, "DATA_TYPE5");
+  EXPECT_TRUE(host_macros_for(five, "DATA_TYPE5").empty());
+  // Not when the text defines no such vector type.
+  EXPECT_TRUE(host_macros_for("__kernel void k(__global DATA_TYPE4* a) {}\n", "DATA_TYPE4").empty());
+}
+
+TEST(HostMacros, AnImageBuiltinPastedWithAnUndefinedMacroTakesTheFloatVariant) {
+  EXPECT_EQ(host_macros_for(kPastedElementTypes, "read_imageCMD_DATA_TYPE"),
+            (std::vector<HostMacro>{{"CMD_DATA_TYPE", "f"}}));
+  EXPECT_TRUE(host_macros_for(kPastedElementTypes, "read_imagecount").empty());
+}
+
+TEST(InferMissingNames, DefinesPastedElementTypesSoTheVectorTypesCompile) {
+  ASSERT_FALSE(compile(kPastedElementTypes).ok);
+  auto names = infer_missing_names(kPastedElementTypes, CompileOptions{});
+  ASSERT_TRUE(names.ok()) << names.status().message();
+  EXPECT_NE(names->prelude.find("#define DATA_TYPE float\n"), std::string::npos) << names->prelude;
+  EXPECT_NE(names->prelude.find("#define CMD_DATA_TYPE f\n"), std::string::npos) << names->prelude;
+}
+
 TEST(InferMissingNames, SwitchesOnHostMacrosBeforeDefiningNamesItself) {
   ASSERT_FALSE(compile(kGuardedIncludes).ok);
   auto names = infer_missing_names(kGuardedIncludes, CompileOptions{});
