@@ -8,6 +8,7 @@
 
 #include "corpus/preprocess/host_macros.h"
 #include "corpus/preprocess/image_macros.h"
+#include "corpus/preprocess/member_types.h"
 #include "support/opencl_types.h"
 
 namespace clgen::preprocess {
@@ -276,7 +277,10 @@ Expected<InferredNames> infer_missing_names(std::string_view text, const Compile
       }
       defined.insert(e.name);
       out.names.push_back(e.name);
-      out.prelude += propose_definition(e.name, use, arity) + "\n";
+      // A type the text uses with members is a struct or a vector (member_types.h).
+      std::string definition = use == NameUse::kType ? member_type_definition(full, e.name) : "";
+      if (definition.empty()) definition = propose_definition(e.name, use, arity);
+      out.prelude += definition + "\n";
     }
     if (out.names.size() == before) {
       if (!undefinable.empty()) return parse_error("inferring missing names: " + undefinable + "; " + first_error);

@@ -30,7 +30,7 @@ constexpr const char* kGuardedIncludes =
     "}\n";
 
 TEST(HostMacros, AMacroGuardingTheMissingTypesDefinitionIsDefined) {
-  EXPECT_EQ(host_macros_for(kGuardedIncludes, "u32"), (std::vector<HostMacro>{{"KERNEL_STATIC", "1"}}));
+  EXPECT_EQ(host_macros_for(kGuardedIncludes, "u32"), (std::vector<HostMacro>{{"KERNEL_STATIC", "1", ""}}));
 }
 
 TEST(HostMacros, NothingWhenTheTextHasNoSwitchedOffDefinition) {
@@ -52,12 +52,12 @@ TEST(HostMacros, AnElseBranchDefinitionNeedsFewerMacrosThanTheFirstBranch) {
       "#define KERNEL_FA\n"
       "#endif\n"
       "#endif\n";
-  EXPECT_EQ(host_macros_for(text, "KERNEL_FA"), (std::vector<HostMacro>{{"STATIC", "1"}}));
+  EXPECT_EQ(host_macros_for(text, "KERNEL_FA"), (std::vector<HostMacro>{{"STATIC", "1", ""}}));
 }
 
 TEST(HostMacros, NestedSwitchesAreAllDefined) {
   const char* text = "#if defined(A_ON)\n#ifdef B_ON\n#define LIMIT 8\n#endif\n#endif\n";
-  EXPECT_EQ(host_macros_for(text, "LIMIT"), (std::vector<HostMacro>{{"A_ON", "1"}, {"B_ON", "1"}}));
+  EXPECT_EQ(host_macros_for(text, "LIMIT"), (std::vector<HostMacro>{{"A_ON", "1", ""}, {"B_ON", "1", ""}}));
 }
 
 TEST(HostMacros, EnumeratorsAndTypedefStructsAreDefinitions) {
@@ -67,15 +67,15 @@ TEST(HostMacros, EnumeratorsAndTypedefStructsAreDefinitions) {
       "typedef struct {\n  int x;\n} pair_t;\n"
       "enum\n{\n  SHA_K0=1,\n  SHA_K1\n};\n"
       "#endif\n";
-  EXPECT_EQ(host_macros_for(text, "pair_t"), (std::vector<HostMacro>{{"ON", "1"}}));
-  EXPECT_EQ(host_macros_for(text, "SHA_K0"), (std::vector<HostMacro>{{"ON", "1"}}));
-  EXPECT_EQ(host_macros_for(text, "SHA_K1"), (std::vector<HostMacro>{{"ON", "1"}}));
+  EXPECT_EQ(host_macros_for(text, "pair_t"), (std::vector<HostMacro>{{"ON", "1", ""}}));
+  EXPECT_EQ(host_macros_for(text, "SHA_K0"), (std::vector<HostMacro>{{"ON", "1", ""}}));
+  EXPECT_EQ(host_macros_for(text, "SHA_K1"), (std::vector<HostMacro>{{"ON", "1", ""}}));
 }
 
 TEST(HostMacros, APastedMacroTakesTheSmallestValueItIsComparedWith) {
   // VTYPE(uchar, VECT_SIZE) with VECT_SIZE undefined pastes `ucharVECT_SIZE`.
   const char* text = "#if VECT_SIZE == 4\n#elif VECT_SIZE == 2\n#elif VECT_SIZE >= 1\n#endif\n";
-  EXPECT_EQ(host_macros_for(text, "ucharVECT_SIZE"), (std::vector<HostMacro>{{"VECT_SIZE", "2"}}));
+  EXPECT_EQ(host_macros_for(text, "ucharVECT_SIZE"), (std::vector<HostMacro>{{"VECT_SIZE", "2", ""}}));
   // No comparison in the text: nothing to go on.
   EXPECT_TRUE(host_macros_for("#if VECT_SIZE >= 1\n#endif\n", "ucharVECT_SIZE").empty());
 }
@@ -100,7 +100,7 @@ constexpr const char* kPastedElementTypes =
     "}\n";
 
 TEST(HostMacros, AVectorTypePastedFromAnUndefinedElementTypeDefinesTheElementType) {
-  EXPECT_EQ(host_macros_for(kPastedElementTypes, "DATA_TYPE4"), (std::vector<HostMacro>{{"DATA_TYPE", "float"}}));
+  EXPECT_EQ(host_macros_for(kPastedElementTypes, "DATA_TYPE4"), (std::vector<HostMacro>{{"DATA_TYPE", "float", ""}}));
   // Only a vector width: DATA_TYPE5 is no vector type.
   std::string five = kPastedElementTypes;
   five.replace(five.find("DATA_TYPE4 VEC"), 10, "DATA_TYPE5");
@@ -111,7 +111,7 @@ TEST(HostMacros, AVectorTypePastedFromAnUndefinedElementTypeDefinesTheElementTyp
 
 TEST(HostMacros, AnImageBuiltinPastedWithAnUndefinedMacroTakesTheFloatVariant) {
   EXPECT_EQ(host_macros_for(kPastedElementTypes, "read_imageCMD_DATA_TYPE"),
-            (std::vector<HostMacro>{{"CMD_DATA_TYPE", "f"}}));
+            (std::vector<HostMacro>{{"CMD_DATA_TYPE", "f", ""}}));
   EXPECT_TRUE(host_macros_for(kPastedElementTypes, "read_imagecount").empty());
 }
 

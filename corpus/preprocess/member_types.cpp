@@ -1,0 +1,116 @@
+// Member types (see member_types.h): the variables of a missing type and the
+// members the text uses on them, found by a word scan.
+#include "corpus/preprocess/member_types.h"
+
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace clgen::preprocess {
+namespace {
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+size_t skip_space(std::string_view t, size_t i) {
+  while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+  return i;
+}
+
+// The identifier at `i` (empty when none starts there).
+std::string_view word_at(std::string_view t, size_t i) {
+  size_t j = i;
+  while (j < t.size() && ident_char(t[j])) ++j;
+  return t.substr(i, j - i);
+}
+
+// Words that may stand between a type and the variable it declares.
+bool declarator_word(std::string_view w) {
+  static const std::set<std::string_view> words = {"const", "volatile", "restrict", "__restrict",
+                                                   "global", "__global", "local", "__local",
+                                                   "constant", "__constant", "private", "__private"};
+  return words.count(w) > 0;
+}
+
+// The variables declared with type `name`: after `name`, past `*`, `&` and
+// qualifiers, the next word, then after each top-level ',' of a local
+// declaration (`T R, G, B;`).
+std::set<std::string> variables_of(std::string_view t, std::string_view name) {
+  std::set<std::string> out;
+  for (size_t p = t.find(name); p != std::string_view::npos; p = t.find(name, p + 1)) {
+    if ((p > 0 && ident_char(t[p - 1])) || (p + name.size() < t.size() && ident_char(t[p + name.size()]))) continue;
+    size_t i = p + name.size();
+    while (true) {
+      i = skip_space(t, i);
+      if (i < t.size() && (t[i] == '*' || t[i] == '&')) {
+        ++i;
+        continue;
+      }
+      std::string_view w = word_at(t, i);
+      if (w.empty()) break;
+      i += w.size();
+      if (declarator_word(w)) continue;
+      out.insert(std::string(w));
+      // `T a, b;`: the names after commas up to ';' (not in a parameter list,
+      // where the next type follows the comma).
+      size_t next = skip_space(t, i);
+      while (next < t.size() && t[next] == ',') {
+        size_t j = skip_space(t, next + 1);
+        std::string_view v = word_at(t, j);
+        size_t after = skip_space(t, j + v.size());
+        if (v.empty() || after >= t.size() || (t[after] != ',' && t[after] != ';')) break;
+        out.insert(std::string(v));
+        next = after;
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string member_type_definition(std::string_view t, std::string_view name) {
+  const std::set<std::string> vars = variables_of(t, name);
+  if (vars.empty()) return "";
+  std::map<std::string, bool> members;  // name -> subscripted
+  for (const std::string& v : vars) {
+    for (size_t p = t.find(v); p != std::string_view::npos; p = t.find(v, p + 1)) {
+      if ((p > 0 && (ident_char(t[p - 1]) || t[p - 1] == '.')) ||
+          (p + v.size() < t.size() && ident_char(t[p + v.size()]))) {
+        continue;
+      }
+      size_t i = skip_space(t, p + v.size());
+      // `v[i].m`: an element of a pointer to the type.
+      if (i < t.size() && t[i] == '[') {
+        int depth = 0;
+        for (; i < t.size(); ++i) {
+          if (t[i] == '[') ++depth;
+          else if (t[i] == ']' && --depth == 0) break;
+        }
+        i = skip_space(t, i + 1);
+      }
+      size_t m = std::string_view::npos;
+      if (i < t.size() && t[i] == '.') m = i + 1;
+      else if (i + 1 < t.size() && t[i] == '-' && t[i + 1] == '>') m = i + 2;
+      if (m == std::string_view::npos) continue;
+      m = skip_space(t, m);
+      std::string_view member = word_at(t, m);
+      if (member.empty() || std::isdigit(static_cast<unsigned char>(member[0]))) continue;
+      size_t after = skip_space(t, m + member.size());
+      members[std::string(member)] |= after < t.size() && t[after] == '[';
+    }
+  }
+  if (members.empty()) return "";
+  bool lanes = true, wide = false;
+  for (const auto& [m, subscripted] : members) {
+    lanes &= !subscripted && m.size() == 1 && std::string_view("xyzw").find(m[0]) != std::string_view::npos;
+    wide |= m == "z" || m == "w";
+  }
+  const std::string n(name);
+  if (lanes) return "#define " + n + (wide ? " float4" : " float2");
+  std::string body;
+  for (const auto& [m, subscripted] : members) body += " int " + m + (subscripted ? "[4];" : ";");
+  return "typedef struct {" + body + " } " + n + ";";
+}
+
+}  // namespace clgen::preprocess
