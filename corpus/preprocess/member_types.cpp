@@ -2,6 +2,7 @@
 // members the text uses on them, found by a word scan.
 #include "corpus/preprocess/member_types.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -67,6 +68,25 @@ std::set<std::string> variables_of(std::string_view t, std::string_view name) {
   return out;
 }
 
+// The vector width a member name needs when it names lanes (`x`, `zw`,
+// `s7`, `sA`, `lo`, `even`, ...); 0 when it is no lane name.
+int lane_width(const std::string& m) {
+  if (m == "lo" || m == "hi" || m == "even" || m == "odd") return 4;
+  if (m.find_first_not_of("xyzw") == std::string::npos) {
+    if (m.size() > 4) return 0;
+    return m.find_first_of("zw") != std::string::npos ? 4 : 2;
+  }
+  if (m.size() < 2 || (m[0] != 's' && m[0] != 'S')) return 0;
+  int highest = 0;
+  for (size_t i = 1; i < m.size(); ++i) {
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(m[i])));
+    if (std::isdigit(static_cast<unsigned char>(c))) highest = std::max(highest, c - '0');
+    else if (c >= 'a' && c <= 'f') highest = std::max(highest, c - 'a' + 10);
+    else return 0;
+  }
+  return highest < 2 ? 2 : highest < 4 ? 4 : highest < 8 ? 8 : 16;
+}
+
 }  // namespace
 
 std::string member_type_definition(std::string_view t, std::string_view name) {
@@ -101,13 +121,15 @@ std::string member_type_definition(std::string_view t, std::string_view name) {
     }
   }
   if (members.empty()) return "";
-  bool lanes = true, wide = false;
+  bool lanes = true;
+  int width = 2;
   for (const auto& [m, subscripted] : members) {
-    lanes &= !subscripted && m.size() == 1 && std::string_view("xyzw").find(m[0]) != std::string_view::npos;
-    wide |= m == "z" || m == "w";
+    int w = lane_width(m);
+    lanes &= !subscripted && w > 0;
+    width = std::max(width, w);
   }
   const std::string n(name);
-  if (lanes) return "#define " + n + (wide ? " float4" : " float2");
+  if (lanes) return "#define " + n + " float" + std::to_string(width);
   std::string body;
   for (const auto& [m, subscripted] : members) body += " int " + m + (subscripted ? "[4];" : ";");
   return "typedef struct {" + body + " } " + n + ";";

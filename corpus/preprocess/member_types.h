@@ -13,7 +13,8 @@ namespace clgen::preprocess {
 // The definition of missing type `name` from the members the text uses on
 // variables declared with it (`name v`, `name* v`, `const name v`, ...),
 // or "" when it uses none:
-//  - only lanes x, y, z, w: `#define name float2` (x, y only) or `float4`;
+//  - only lanes (`x`, `zw`, `s7`, `lo`, ...): `#define name floatN`, N the
+//    smallest vector width holding them (2 for x and y, 4 with z or w);
 //  - otherwise `typedef struct { ... } name;` with one `int` member per name
 //    used, an array `int m[4]` for a member the text subscripts (sizes and
 //    strides: host structs of kernel geometry hold counts, and an int can

@@ -172,6 +172,16 @@ std::string propose_definition(std::string_view name, NameUse use, int arity) {
         const char* w = has(u, "64") ? "long" : has(u, "32") ? "int" : has(u, "16") ? "short" : "char";
         return "#define " + n + " " + (uns ? "u" : "") + w;
       }
+      // A vector of its prefix's type: T4, DATA_T4, real2 (bolt's T4 beside T).
+      size_t digits = n.size();
+      while (digits > 0 && std::isdigit(static_cast<unsigned char>(n[digits - 1]))) --digits;
+      const std::string width = n.substr(digits);
+      if (digits > 0 && digits < n.size() && n.size() - digits <= 2 &&
+          !std::isdigit(static_cast<unsigned char>(n[digits - 1])) && cltypes::is_vector_width(std::stoi(width))) {
+        std::string element = propose_definition(n.substr(0, digits), use, arity);
+        element = element.substr(element.rfind(' ') + 1);
+        if (cltypes::vector_element_type(element) != nullptr) return "#define " + n + " " + element + width;
+      }
       const char* t = "float";
       if (has(u, "DOUBLE")) t = "double";
       else if (has(u, "UINT") || has(u, "UNSIGNED")) t = "uint";
@@ -277,9 +287,13 @@ Expected<InferredNames> infer_missing_names(std::string_view text, const Compile
       }
       defined.insert(e.name);
       out.names.push_back(e.name);
-      // A type the text uses with members is a struct or a vector (member_types.h).
-      std::string definition = use == NameUse::kType ? member_type_definition(full, e.name) : "";
-      if (definition.empty()) definition = propose_definition(e.name, use, arity);
+      // A type the text uses with members is a struct or a vector
+      // (member_types.h), unless its name already makes it a vector (T4).
+      std::string definition = propose_definition(e.name, use, arity);
+      if (use == NameUse::kType && !std::isdigit(static_cast<unsigned char>(definition.back()))) {
+        std::string members = member_type_definition(full, e.name);
+        if (!members.empty()) definition = members;
+      }
       out.prelude += definition + "\n";
     }
     if (out.names.size() == before) {

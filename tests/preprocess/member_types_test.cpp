@@ -28,6 +28,7 @@ TEST(MemberTypes, ATypeUsedOnlyWithLanesIsAVector) {
   EXPECT_EQ(member_type_definition(complex_mul, "T"), "#define T float2");
   const char* four = "__kernel void k(__global T* p) { p[0].w = p[1].x; }\n";
   EXPECT_EQ(member_type_definition(four, "T"), "#define T float4");
+  EXPECT_EQ(member_type_definition("void f(T a) { a.s5 = a.lo.x; }\n", "T"), "#define T float8");
   // Every variable of `T a, b;` counts.
   EXPECT_EQ(member_type_definition("void f() { T a, b; b.z = 1; }\n", "T"), "#define T float4");
 }

@@ -98,6 +98,15 @@ TEST(Rewrite, AFileThatCompilesInfersNothing) {
   EXPECT_TRUE(r.inferred.empty());
 }
 
+TEST(ProposeDefinition, ATypeNamedWithAVectorWidthIsAVectorOfItsPrefixsType) {
+  EXPECT_EQ(propose_definition("T4", NameUse::kType, 0), "#define T4 float4");
+  EXPECT_EQ(propose_definition("INDEX_T2", NameUse::kType, 0), "#define INDEX_T2 int2");
+  // Integer aliases keep their width; other numbers are no vector widths.
+  EXPECT_EQ(propose_definition("u16", NameUse::kType, 0), "#define u16 ushort");
+  EXPECT_EQ(propose_definition("T5", NameUse::kType, 0), "#define T5 float");
+  EXPECT_EQ(propose_definition("T32", NameUse::kType, 0), "#define T32 float");
+}
+
 TEST(PreprocessorVersion, NamesWhetherMissingNamesAreInferred) {
   CompileOptions with, without;
   without.infer_names = false;
