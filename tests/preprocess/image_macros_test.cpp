@@ -70,13 +70,15 @@ TEST(ImageMacros, AKernelNamedFor2DImagesHasThemWhenNoPositionTells) {
 }
 
 TEST(ImageMacros, AVectorLiteralAssignedToAPositionVariableTellsItsDimension) {
-  const char* text =
-      "__kernel void k(IMAGE_src_TYPE src, __global float* out) {\n"
-      "  POS_src_TYPE pos = POS_src_INSTANCE(0, 0, 0, 0);\n"
-      "  pos = (int2){1, 2};\n"
-      "  out[0] = READ_src_IMAGE(src, 0, pos).x;\n"
-      "}\n";
+  // k2D with its position declared through the family, then assigned an
+  // int2, and a name that does not say 2D.
+  std::string text = k2D;
+  text.replace(text.find("invert_2d"), 9, "invert");
+  text.replace(text.find("int2 pos"), 8, "POS_src_TYPE pos = POS_src_INSTANCE(x, y, 0, 0);\n  pos");
   EXPECT_EQ(find(ImageMacros(text)("IMAGE_src_TYPE"), "POS_src_TYPE")->value, "int2");
+  // Declared alone, it tells nothing: the default is 3D.
+  text.replace(text.find("  pos = (int2)"), 22, "");
+  EXPECT_EQ(find(ImageMacros(text)("IMAGE_src_TYPE"), "POS_src_TYPE")->value, "int4");
 }
 
 TEST(ImageMacros, FloatingPointPositionsAreTruncatedOnlyForTheirImage) {

@@ -99,12 +99,12 @@ TEST(Rewrite, AFileThatCompilesInfersNothing) {
 }
 
 TEST(ProposeDefinition, ATypeNamedWithAVectorWidthIsAVectorOfItsPrefixsType) {
-  EXPECT_EQ(propose_definition("T4", NameUse::kType, 0), "#define T4 float4");
-  EXPECT_EQ(propose_definition("INDEX_T2", NameUse::kType, 0), "#define INDEX_T2 int2");
-  // Integer aliases keep their width; other numbers are no vector widths.
-  EXPECT_EQ(propose_definition("u16", NameUse::kType, 0), "#define u16 ushort");
-  EXPECT_EQ(propose_definition("T5", NameUse::kType, 0), "#define T5 float");
-  EXPECT_EQ(propose_definition("T32", NameUse::kType, 0), "#define T32 float");
+  // Integer aliases keep their width (u16); other numbers are no vector widths.
+  const std::pair<const char*, const char*> cases[] = {
+      {"T4", "float4"}, {"INDEX_T2", "int2"}, {"u16", "ushort"}, {"T5", "float"}, {"T32", "float"}};
+  for (const auto& [name, type] : cases) {
+    EXPECT_EQ(propose_definition(name, NameUse::kType, 0), std::string("#define ") + name + " " + type);
+  }
 }
 
 TEST(PreprocessorVersion, NamesWhetherMissingNamesAreInferred) {
