@@ -5,28 +5,13 @@
 #include <cctype>
 #include <map>
 
+#include "corpus/preprocess/text_scan.h"
+
 namespace clgen::preprocess {
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// `text` with its comments blanked (same length, so offsets still match).
-std::string without_comments(std::string_view text) {
-  std::string out(text);
-  for (size_t i = 0; i + 1 < out.size(); ++i) {
-    if (out[i] == '/' && out[i + 1] == '/') {
-      while (i < out.size() && out[i] != '\n') out[i++] = ' ';
-    } else if (out[i] == '/' && out[i + 1] == '*') {
-      size_t end = out.find("*/", i + 2);
-      end = end == std::string::npos ? out.size() : end + 2;
-      for (; i < end; ++i) {
-        if (out[i] != '\n') out[i] = ' ';
-      }
-      --i;
-    }
-  }
-  return out;
-}
+using scan::ident_char;
+using scan::skip_space;
 
 struct Word {
   std::string_view text;
@@ -51,11 +36,6 @@ std::vector<Word> words_of(std::string_view t) {
     i = j;
   }
   return out;
-}
-
-size_t skip_space(std::string_view t, size_t i) {
-  while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
-  return i;
 }
 
 // The top-level arguments of the parenthesis opened at `open`, trimmed;
@@ -232,7 +212,7 @@ std::vector<HostMacro> family(const std::string& image, int dims, bool floating)
 }  // namespace
 
 ImageMacros::ImageMacros(std::string_view original) {
-  const std::string text = without_comments(original);
+  const std::string text = scan::without_comments(original);
   const std::vector<Word> words = words_of(text);
   std::set<std::string_view> used, defined;
   for (size_t k = 0; k < words.size(); ++k) {

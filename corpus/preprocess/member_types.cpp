@@ -7,22 +7,14 @@
 #include <map>
 #include <set>
 
+#include "corpus/preprocess/text_scan.h"
+
 namespace clgen::preprocess {
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-size_t skip_space(std::string_view t, size_t i) {
-  while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
-  return i;
-}
-
-// The identifier at `i` (empty when none starts there).
-std::string_view word_at(std::string_view t, size_t i) {
-  size_t j = i;
-  while (j < t.size() && ident_char(t[j])) ++j;
-  return t.substr(i, j - i);
-}
+using scan::ident_char;
+using scan::skip_space;
+using scan::word_at;
 
 // Words that may stand between a type and the variable it declares.
 bool declarator_word(std::string_view w) {
@@ -89,7 +81,9 @@ int lane_width(const std::string& m) {
 
 }  // namespace
 
-std::string member_type_definition(std::string_view t, std::string_view name) {
+std::string member_type_definition(std::string_view text, std::string_view name) {
+  const std::string code = scan::without_comments(text);
+  const std::string_view t = code;
   const std::set<std::string> vars = variables_of(t, name);
   if (vars.empty()) return "";
   std::map<std::string, bool> members;  // name -> subscripted
@@ -99,21 +93,22 @@ std::string member_type_definition(std::string_view t, std::string_view name) {
           (p + v.size() < t.size() && ident_char(t[p + v.size()]))) {
         continue;
       }
-      size_t i = skip_space(t, p + v.size());
-      // `v[i].m`: an element of a pointer to the type.
+      // `v.m`, `v->m`, `v[i].m` (an element of a pointer to the type), with
+      // nothing between the parts: macro arguments joined by spaces are rare,
+      // and it keeps out a sentence ending in a variable's name.
+      size_t i = p + v.size();
       if (i < t.size() && t[i] == '[') {
         int depth = 0;
         for (; i < t.size(); ++i) {
           if (t[i] == '[') ++depth;
           else if (t[i] == ']' && --depth == 0) break;
         }
-        i = skip_space(t, i + 1);
+        ++i;
       }
       size_t m = std::string_view::npos;
       if (i < t.size() && t[i] == '.') m = i + 1;
       else if (i + 1 < t.size() && t[i] == '-' && t[i + 1] == '>') m = i + 2;
       if (m == std::string_view::npos) continue;
-      m = skip_space(t, m);
       std::string_view member = word_at(t, m);
       if (member.empty() || std::isdigit(static_cast<unsigned char>(member[0]))) continue;
       size_t after = skip_space(t, m + member.size());

@@ -35,6 +35,9 @@ TEST(MemberTypes, ATypeUsedOnlyWithLanesIsAVector) {
 
 TEST(MemberTypes, NothingForATypeUsedWithoutMembers) {
   EXPECT_EQ(member_type_definition("__kernel void k(__global T* a) { a[0] = a[1] * 2; }\n", "T"), "");
+  // Nor for comments and prose: "... in data. This ..." names no member.
+  EXPECT_EQ(member_type_definition("// sorts the data. This is fast.\n__kernel void k(__global T* data) {}\n", "T"),
+            "");
   // Members of other variables do not count.
   EXPECT_EQ(member_type_definition("__kernel void k(__global T* a, float4 v) { a[0] = v.x; }\n", "T"), "");
 }
