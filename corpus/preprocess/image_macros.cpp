@@ -118,10 +118,9 @@ struct Member {
   const char* suffix;
 };
 constexpr Member kMembers[] = {
-    {"IMAGE_", "_TYPE"},          {"IMAGE_", "_PIXEL_TYPE"}, {"POS_", "_TYPE"},
-    {"POS_", "_INSTANCE"},        {"IMAGE_SIZE_", "_WIDTH"}, {"IMAGE_SIZE_", "_HEIGHT"},
-    {"IMAGE_SIZE_", "_DEPTH"},    {"READ_", "_IMAGE"},       {"WRITE_", "_IMAGE"},
-    {"CONVERT_", "_PIXEL_TYPE"},
+    {"IMAGE_", "_TYPE"},       {"IMAGE_", "_PIXEL_TYPE"},   {"POS_", "_TYPE"},         {"POS_", "_INSTANCE"},
+    {"IMAGE_SIZE_", "_WIDTH"}, {"IMAGE_SIZE_", "_HEIGHT"},  {"IMAGE_SIZE_", "_DEPTH"}, {"READ_", "_IMAGE"},
+    {"WRITE_", "_IMAGE"},      {"CONVERT_", "_PIXEL_TYPE"},
 };
 
 // The generic forms: the image is their first argument.
@@ -156,8 +155,7 @@ void note_type(std::string_view w, Positions& p) {
 // Notes what a position argument shows: the vector types written in it, and
 // those of the variables it names (the type word before a declaration, or
 // the cast of a vector literal assigned to it).
-void note_position(std::string_view position, std::string_view text, const std::vector<Word>& words,
-                   Positions& p) {
+void note_position(std::string_view position, std::string_view text, const std::vector<Word>& words, Positions& p) {
   std::vector<Word> inner = words_of(position);
   for (const Word& w : inner) note_type(w.text, p);
   for (const Word& v : inner) {

@@ -18,9 +18,9 @@ using scan::word_at;
 
 // Words that may stand between a type and the variable it declares.
 bool declarator_word(std::string_view w) {
-  static const std::set<std::string_view> words = {"const", "volatile", "restrict", "__restrict",
-                                                   "global", "__global", "local", "__local",
-                                                   "constant", "__constant", "private", "__private"};
+  static const std::set<std::string_view> words = {"const",    "volatile",   "restrict", "__restrict",
+                                                   "global",   "__global",   "local",    "__local",
+                                                   "constant", "__constant", "private",  "__private"};
   return words.count(w) > 0;
 }
 

@@ -163,8 +163,7 @@ TEST(InferImageMacros, UnrelatedFunctionLikeMissingNamesAreStillNotDefined) {
   text.replace(text.find("1.0f - value"), 12, "BLEND(value, 0.5f)");
   auto names = infer_missing_names(text, CompileOptions{});
   ASSERT_FALSE(names.ok()) << names->prelude;
-  EXPECT_NE(names.status().message().find("'BLEND' (used as function-like macro) cannot be defined"),
-            std::string::npos)
+  EXPECT_NE(names.status().message().find("'BLEND' (used as function-like macro) cannot be defined"), std::string::npos)
       << names.status().message();
 }
 
