@@ -179,7 +179,7 @@ std::vector<HostMacro> switched_off(const std::vector<Line>& lines, const std::s
     if (!defines(l, i + 1 < lines.size() ? &lines[i + 1] : nullptr, missing)) continue;
     std::vector<HostMacro> guards;
     for (const Frame& f : stack) {
-      if (f.first && !f.guard.empty()) guards.push_back({f.guard, "1"});
+      if (f.first && !f.guard.empty()) guards.push_back({f.guard, "1", ""});
     }
     if (!guards.empty() && (best.empty() || guards.size() < best.size())) best = std::move(guards);
   }
@@ -212,7 +212,40 @@ std::vector<HostMacro> pasted_macro(const std::vector<Line>& lines, std::string_
         if (!smallest || v < *smallest) smallest = v;
       }
     }
-    if (smallest) return {{std::string(m), std::to_string(*smallest)}};
+    if (smallest) return {{std::string(m), std::to_string(*smallest), ""}};
+  }
+  return {};
+}
+
+// Case 3: `missing` is a vector type the text defines by pasting an element
+// type the host passes: `#define DATA_TYPE4 VEC_DATA_TYPE(DATA_TYPE, 4)`
+// leaves `DATA_TYPE4` while DATA_TYPE is undefined. The element type gets
+// the definition propose_definition gives a type of its name.
+std::vector<HostMacro> vector_element_type(const std::vector<Line>& lines, const std::set<std::string>& defined,
+                                           std::string_view missing) {
+  size_t digits = missing.size();
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(missing[digits - 1]))) --digits;
+  std::string_view width = missing.substr(digits), element = missing.substr(0, digits);
+  if (width != "2" && width != "3" && width != "4" && width != "8" && width != "16") return {};
+  if (!is_macro_style(element) || defined.count(std::string(element))) return {};
+  for (const Line& l : lines) {
+    if (!l.directive || l.keyword != "define" || leading_word(l.operand) != missing) continue;
+    std::string_view body = std::string_view(l.operand).substr(missing.size());
+    if (word_positions(body, element).empty()) continue;
+    std::string d = propose_definition(element, NameUse::kType, 0);  // "#define NAME TYPE"
+    return {{std::string(element), d.substr(d.rfind(' ') + 1), ""}};
+  }
+  return {};
+}
+
+// Case 4: `missing` is an image builtin pasted with a macro naming its
+// element type (mace: `CMD_TYPE(read_image, CMD_DATA_TYPE)` reads
+// `read_imageCMD_DATA_TYPE`): the macro gets `f`, the float variant.
+std::vector<HostMacro> image_builtin_suffix(const std::set<std::string>& defined, std::string_view missing) {
+  for (std::string_view builtin : {"read_image", "write_image"}) {
+    if (missing.size() <= builtin.size() || missing.substr(0, builtin.size()) != builtin) continue;
+    std::string_view m = missing.substr(builtin.size());
+    if (is_macro_style(m) && !defined.count(std::string(m))) return {{std::string(m), "f", ""}};
   }
   return {};
 }
@@ -231,6 +264,8 @@ std::vector<HostMacro> HostMacros::operator()(std::string_view missing) const {
   if (missing.empty()) return {};
   std::vector<HostMacro> out = switched_off(lines_, defined_, missing);
   if (out.empty()) out = pasted_macro(lines_, missing);
+  if (out.empty()) out = vector_element_type(lines_, defined_, missing);
+  if (out.empty()) out = image_builtin_suffix(defined_, missing);
   return out;
 }
 

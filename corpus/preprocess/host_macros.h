@@ -1,5 +1,5 @@
 // Host macros: what a project's host program passes with `-D` and the text
-// itself reveals. Two cases, found without Clang from the text alone, for a
+// itself reveals. Four cases, found without Clang from the text alone, for a
 // name Clang reports missing:
 //  - the name's definition is in the text but switched off: it sits in the
 //    first branch of `#ifdef M` / `#if defined(M)` where nothing defines M
@@ -8,7 +8,12 @@
 //  - the name is a word pasted with a macro the text only compares in
 //    `#if M == N` lines (hashcat's `VTYPE(uchar, VECT_SIZE)` reads
 //    `ucharVECT_SIZE` while the host's `-D VECT_SIZE=N` is absent): M gets
-//    the smallest N, the first branch of such a chain.
+//    the smallest N, the first branch of such a chain;
+//  - the name is a vector type the text defines by pasting an element-type
+//    macro nothing defines (mace's `#define DATA_TYPE4 VEC_DATA_TYPE(DATA_TYPE,
+//    4)`): the element type gets the type propose_definition gives its name;
+//  - the name is `read_image` or `write_image` pasted with a macro nothing
+//    defines (mace's `read_imageCMD_DATA_TYPE`): the macro gets `f`.
 #pragma once
 
 #include <set>
@@ -20,8 +25,9 @@ namespace clgen::preprocess {
 
 struct HostMacro {
   std::string name;
-  std::string value;  // the `#define`'s replacement text
-  bool operator==(const HostMacro& o) const { return name == o.name && value == o.value; }
+  std::string value;   // the `#define`'s replacement text
+  std::string params;  // "(a, b)" for a function-like macro, "" otherwise
+  bool operator==(const HostMacro& o) const { return name == o.name && value == o.value && params == o.params; }
 };
 
 // The host macros that would bring `missing` (a name Clang reports as an

@@ -7,6 +7,8 @@
 #include <set>
 
 #include "corpus/preprocess/host_macros.h"
+#include "corpus/preprocess/image_macros.h"
+#include "corpus/preprocess/member_types.h"
 #include "support/opencl_types.h"
 
 namespace clgen::preprocess {
@@ -170,6 +172,16 @@ std::string propose_definition(std::string_view name, NameUse use, int arity) {
         const char* w = has(u, "64") ? "long" : has(u, "32") ? "int" : has(u, "16") ? "short" : "char";
         return "#define " + n + " " + (uns ? "u" : "") + w;
       }
+      // A vector of its prefix's type: T4, DATA_T4, real2 (bolt's T4 beside T).
+      size_t digits = n.size();
+      while (digits > 0 && std::isdigit(static_cast<unsigned char>(n[digits - 1]))) --digits;
+      const std::string width = n.substr(digits);
+      if (digits > 0 && digits < n.size() && n.size() - digits <= 2 &&
+          !std::isdigit(static_cast<unsigned char>(n[digits - 1])) && cltypes::is_vector_width(std::stoi(width))) {
+        std::string element = propose_definition(n.substr(0, digits), use, arity);
+        element = element.substr(element.rfind(' ') + 1);
+        if (cltypes::vector_element_type(element) != nullptr) return "#define " + n + " " + element + width;
+      }
       const char* t = "float";
       if (has(u, "DOUBLE")) t = "double";
       else if (has(u, "UINT") || has(u, "UNSIGNED")) t = "uint";
@@ -238,18 +250,25 @@ Expected<InferredNames> infer_missing_names(std::string_view text, const Compile
     // Host macros first (host_macros.h): a definition the text has but a
     // macro switches off. A round that adds one defines nothing else, since
     // what it switches on may define the other missing names too.
+    // Image macro families (image_macros.h) are host macros too.
     bool host = false;
     std::optional<HostMacros> host_macros;  // the text's directives, read once per round
+    std::optional<ImageMacros> image_macros;
     for (const CompileError& e : r.errors) {
       if ((e.category != category::kUnknownTypeName && e.category != category::kUndeclaredIdentifier) ||
           e.name.empty() || defined.count(e.name)) {
         continue;
       }
       if (!host_macros) host_macros.emplace(full);
-      for (const HostMacro& m : (*host_macros)(e.name)) {
+      std::vector<HostMacro> found = (*host_macros)(e.name);
+      if (found.empty()) {
+        if (!image_macros) image_macros.emplace(full);
+        found = (*image_macros)(e.name);
+      }
+      for (const HostMacro& m : found) {
         if (!defined.insert(m.name).second) continue;
         out.names.push_back(m.name);
-        out.prelude += "#define " + m.name + " " + m.value + "\n";
+        out.prelude += "#define " + m.name + m.params + " " + m.value + "\n";
         host = true;
       }
     }
@@ -268,7 +287,14 @@ Expected<InferredNames> infer_missing_names(std::string_view text, const Compile
       }
       defined.insert(e.name);
       out.names.push_back(e.name);
-      out.prelude += propose_definition(e.name, use, arity) + "\n";
+      // A type the text uses with members is a struct or a vector
+      // (member_types.h), unless its name already makes it a vector (T4).
+      std::string definition = propose_definition(e.name, use, arity);
+      if (use == NameUse::kType && !std::isdigit(static_cast<unsigned char>(definition.back()))) {
+        std::string members = member_type_definition(full, e.name);
+        if (!members.empty()) definition = members;
+      }
+      out.prelude += definition + "\n";
     }
     if (out.names.size() == before) {
       if (!undefinable.empty()) return parse_error("inferring missing names: " + undefinable + "; " + first_error);

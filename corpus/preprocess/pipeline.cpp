@@ -32,7 +32,7 @@ std::string preprocessor_version(const CompileOptions& options) {
   v += options.shim ? "-shim-" + sha256_hex(shim_text()).substr(0, 8) : "-noshim";
   if (options.to_ptx) v += "-ptx";
   if (options.min_instructions != 3) v += "-min" + std::to_string(options.min_instructions);
-  if (options.infer_names) v += "-infer2";  // 2: host macros (host_macros.h)
+  if (options.infer_names) v += "-infer3";  // 2: host macros (host_macros.h); 3: image macro families
   if (options.opencl20) v += "-cl20";
   else if (options.opencl20_fallback) v += "-cl20fallback";
   return v;

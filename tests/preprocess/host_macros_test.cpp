@@ -30,7 +30,7 @@ constexpr const char* kGuardedIncludes =
     "}\n";
 
 TEST(HostMacros, AMacroGuardingTheMissingTypesDefinitionIsDefined) {
-  EXPECT_EQ(host_macros_for(kGuardedIncludes, "u32"), (std::vector<HostMacro>{{"KERNEL_STATIC", "1"}}));
+  EXPECT_EQ(host_macros_for(kGuardedIncludes, "u32"), (std::vector<HostMacro>{{"KERNEL_STATIC", "1", ""}}));
 }
 
 TEST(HostMacros, NothingWhenTheTextHasNoSwitchedOffDefinition) {
@@ -52,12 +52,12 @@ TEST(HostMacros, AnElseBranchDefinitionNeedsFewerMacrosThanTheFirstBranch) {
       "#define KERNEL_FA\n"
       "#endif\n"
       "#endif\n";
-  EXPECT_EQ(host_macros_for(text, "KERNEL_FA"), (std::vector<HostMacro>{{"STATIC", "1"}}));
+  EXPECT_EQ(host_macros_for(text, "KERNEL_FA"), (std::vector<HostMacro>{{"STATIC", "1", ""}}));
 }
 
 TEST(HostMacros, NestedSwitchesAreAllDefined) {
   const char* text = "#if defined(A_ON)\n#ifdef B_ON\n#define LIMIT 8\n#endif\n#endif\n";
-  EXPECT_EQ(host_macros_for(text, "LIMIT"), (std::vector<HostMacro>{{"A_ON", "1"}, {"B_ON", "1"}}));
+  EXPECT_EQ(host_macros_for(text, "LIMIT"), (std::vector<HostMacro>{{"A_ON", "1", ""}, {"B_ON", "1", ""}}));
 }
 
 TEST(HostMacros, EnumeratorsAndTypedefStructsAreDefinitions) {
@@ -67,15 +67,15 @@ TEST(HostMacros, EnumeratorsAndTypedefStructsAreDefinitions) {
       "typedef struct {\n  int x;\n} pair_t;\n"
       "enum\n{\n  SHA_K0=1,\n  SHA_K1\n};\n"
       "#endif\n";
-  EXPECT_EQ(host_macros_for(text, "pair_t"), (std::vector<HostMacro>{{"ON", "1"}}));
-  EXPECT_EQ(host_macros_for(text, "SHA_K0"), (std::vector<HostMacro>{{"ON", "1"}}));
-  EXPECT_EQ(host_macros_for(text, "SHA_K1"), (std::vector<HostMacro>{{"ON", "1"}}));
+  EXPECT_EQ(host_macros_for(text, "pair_t"), (std::vector<HostMacro>{{"ON", "1", ""}}));
+  EXPECT_EQ(host_macros_for(text, "SHA_K0"), (std::vector<HostMacro>{{"ON", "1", ""}}));
+  EXPECT_EQ(host_macros_for(text, "SHA_K1"), (std::vector<HostMacro>{{"ON", "1", ""}}));
 }
 
 TEST(HostMacros, APastedMacroTakesTheSmallestValueItIsComparedWith) {
   // VTYPE(uchar, VECT_SIZE) with VECT_SIZE undefined pastes `ucharVECT_SIZE`.
   const char* text = "#if VECT_SIZE == 4\n#elif VECT_SIZE == 2\n#elif VECT_SIZE >= 1\n#endif\n";
-  EXPECT_EQ(host_macros_for(text, "ucharVECT_SIZE"), (std::vector<HostMacro>{{"VECT_SIZE", "2"}}));
+  EXPECT_EQ(host_macros_for(text, "ucharVECT_SIZE"), (std::vector<HostMacro>{{"VECT_SIZE", "2", ""}}));
   // No comparison in the text: nothing to go on.
   EXPECT_TRUE(host_macros_for("#if VECT_SIZE >= 1\n#endif\n", "ucharVECT_SIZE").empty());
 }
@@ -83,6 +83,44 @@ TEST(HostMacros, APastedMacroTakesTheSmallestValueItIsComparedWith) {
 TEST(HostMacros, DirectivesInsideBlockCommentsAreIgnored) {
   const char* text = "/*\n#ifdef OLD\n*/\ntypedef uint u32;\n";
   EXPECT_TRUE(host_macros_for(text, "u32").empty());
+}
+
+// mace's shape: vector types and image builtins are pasted from element-type
+// macros the host passes (`-D DATA_TYPE=half -D CMD_DATA_TYPE=h`).
+constexpr const char* kPastedElementTypes =
+    "#define VEC_DATA_TYPE_STR(t, n) t##n\n"
+    "#define VEC_DATA_TYPE(t, n) VEC_DATA_TYPE_STR(t, n)\n"
+    "#define CMD_TYPE_STR(cmd, type) cmd##type\n"
+    "#define CMD_TYPE(cmd, type) CMD_TYPE_STR(cmd, type)\n"
+    "#define DATA_TYPE4 VEC_DATA_TYPE(DATA_TYPE, 4)\n"
+    "#define READ_IMAGET(image, sampler, coord) CMD_TYPE(read_image, CMD_DATA_TYPE)(image, sampler, coord)\n"
+    "__kernel void copy(__read_only image2d_t in, __global float4* out) {\n"
+    "  DATA_TYPE4 v = READ_IMAGET(in, CLK_NORMALIZED_COORDS_FALSE, (int2)(0, 0));\n"
+    "  out[0] = v;\n"
+    "}\n";
+
+TEST(HostMacros, AVectorTypePastedFromAnUndefinedElementTypeDefinesTheElementType) {
+  EXPECT_EQ(host_macros_for(kPastedElementTypes, "DATA_TYPE4"), (std::vector<HostMacro>{{"DATA_TYPE", "float", ""}}));
+  // Only a vector width: DATA_TYPE5 is no vector type.
+  std::string five = kPastedElementTypes;
+  five.replace(five.find("DATA_TYPE4 VEC"), 10, "DATA_TYPE5");
+  EXPECT_TRUE(host_macros_for(five, "DATA_TYPE5").empty());
+  // Not when the text defines no such vector type.
+  EXPECT_TRUE(host_macros_for("__kernel void k(__global DATA_TYPE4* a) {}\n", "DATA_TYPE4").empty());
+}
+
+TEST(HostMacros, AnImageBuiltinPastedWithAnUndefinedMacroTakesTheFloatVariant) {
+  EXPECT_EQ(host_macros_for(kPastedElementTypes, "read_imageCMD_DATA_TYPE"),
+            (std::vector<HostMacro>{{"CMD_DATA_TYPE", "f", ""}}));
+  EXPECT_TRUE(host_macros_for(kPastedElementTypes, "read_imagecount").empty());
+}
+
+TEST(InferMissingNames, DefinesPastedElementTypesSoTheVectorTypesCompile) {
+  ASSERT_FALSE(compile(kPastedElementTypes).ok);
+  auto names = infer_missing_names(kPastedElementTypes, CompileOptions{});
+  ASSERT_TRUE(names.ok()) << names.status().message();
+  EXPECT_NE(names->prelude.find("#define DATA_TYPE float\n"), std::string::npos) << names->prelude;
+  EXPECT_NE(names->prelude.find("#define CMD_DATA_TYPE f\n"), std::string::npos) << names->prelude;
 }
 
 TEST(InferMissingNames, SwitchesOnHostMacrosBeforeDefiningNamesItself) {

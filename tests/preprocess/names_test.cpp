@@ -98,6 +98,15 @@ TEST(Rewrite, AFileThatCompilesInfersNothing) {
   EXPECT_TRUE(r.inferred.empty());
 }
 
+TEST(ProposeDefinition, ATypeNamedWithAVectorWidthIsAVectorOfItsPrefixsType) {
+  // Integer aliases keep their width (u16); other numbers are no vector widths.
+  const std::pair<const char*, const char*> cases[] = {
+      {"T4", "float4"}, {"INDEX_T2", "int2"}, {"u16", "ushort"}, {"T5", "float"}, {"T32", "float"}};
+  for (const auto& [name, type] : cases) {
+    EXPECT_EQ(propose_definition(name, NameUse::kType, 0), std::string("#define ") + name + " " + type);
+  }
+}
+
 TEST(PreprocessorVersion, NamesWhetherMissingNamesAreInferred) {
   CompileOptions with, without;
   without.infer_names = false;
