@@ -1,0 +1,338 @@
+// The repository prelude (repo_prelude.h): a text-only index of what each file
+// of a repository defines, and the rounds that prepend definers to a file.
+#include "corpus/preprocess/repo_prelude.h"
+
+#include <algorithm>
+#include <cctype>
+#include <tuple>
+
+#include "corpus/preprocess/tokens.h"
+#include "support/text.h"
+
+namespace clgen::preprocess {
+
+namespace {
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident(const std::string& t) { return !t.empty() && ident_start(t[0]); }
+
+// `t` with comments blanked and string and character literals emptied
+// (newlines kept, so directives stay on their lines).
+std::string without_comments(std::string_view t) {
+  std::string out;
+  out.reserve(t.size());
+  for (size_t i = 0; i < t.size();) {
+    if (t.compare(i, 2, "//") == 0) {
+      while (i < t.size() && t[i] != '\n') {
+        // A backslash-newline continues a line comment.
+        if (t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '\n') { out += '\n'; i += 2; continue; }
+        ++i;
+      }
+    } else if (t.compare(i, 2, "/*") == 0) {
+      size_t end = t.find("*/", i + 2);
+      end = end == std::string_view::npos ? t.size() : end + 2;
+      for (; i < end; ++i) out += t[i] == '\n' ? '\n' : ' ';
+      out += ' ';
+    } else if (t[i] == '"' || t[i] == '\'') {
+      char q = t[i++];
+      out += q;
+      while (i < t.size() && t[i] != q && t[i] != '\n') i += t[i] == '\\' ? 2 : 1;
+      if (i < t.size() && t[i] == q) ++i;
+      out += q;
+    } else {
+      out += t[i++];
+    }
+  }
+  return out;
+}
+
+// Cuts the directive lines out of comment-free text (they are blanked), and
+// collects the names the #define lines define.
+std::string without_directives(std::string t, std::vector<std::string>& macros) {
+  size_t line = 0;
+  while (line < t.size()) {
+    size_t end = line;
+    while (end < t.size() && t[end] != '\n') end += (t[end] == '\\' && end + 1 < t.size()) ? 2 : 1;
+    size_t i = line;
+    while (i < end && (t[i] == ' ' || t[i] == '\t')) ++i;
+    if (i < end && t[i] == '#') {
+      ++i;
+      while (i < end && (t[i] == ' ' || t[i] == '\t')) ++i;
+      if (t.compare(i, 6, "define") == 0 && i + 6 < end && !ident_char(t[i + 6])) {
+        i += 6;
+        while (i < end && (t[i] == ' ' || t[i] == '\t' || t[i] == '\\' || t[i] == '\n')) ++i;
+        size_t s = i;
+        while (i < end && ident_char(t[i])) ++i;
+        if (i > s && ident_start(t[s])) macros.emplace_back(t.substr(s, i - s));
+      }
+      for (size_t k = line; k < end; ++k) if (t[k] != '\n') t[k] = ' ';
+    }
+    line = end + 1;
+  }
+  return t;
+}
+
+// The index one past the token that closes the bracket opened at `i`
+// (`open`/`close`), or toks.size().
+size_t matching(const std::vector<std::string>& toks, size_t i, const char* open, const char* close) {
+  int depth = 0;
+  for (; i < toks.size(); ++i) {
+    if (toks[i] == open) ++depth;
+    else if (toks[i] == close && --depth == 0) return i + 1;
+  }
+  return toks.size();
+}
+
+bool is_control(const std::string& t) {
+  return t == "if" || t == "for" || t == "while" || t == "switch" || t == "return" || t == "sizeof" ||
+         t == "__attribute__" || t == "defined";
+}
+
+// The names one file-scope statement toks[b, e) defines (e: its `;` or the
+// end of a function body).
+void statement_names(const std::vector<std::string>& toks, size_t b, size_t e, std::vector<std::string>& out) {
+  bool is_typedef = false;
+  for (size_t i = b; i < e; ++i) {
+    const std::string& t = toks[i];
+    if (t == "typedef") is_typedef = true;
+    if ((t == "struct" || t == "union" || t == "enum") && i + 2 < e && is_ident(toks[i + 1]) &&
+        toks[i + 2] == "{") {
+      out.push_back(toks[i + 1]);
+    }
+    if (t == "enum") {
+      size_t open = i + 1;
+      if (open < e && is_ident(toks[open])) ++open;
+      if (open < e && toks[open] == "{") {
+        size_t close = matching(toks, open, "{", "}");
+        for (size_t k = open; k + 1 < close; ++k) {
+          if ((toks[k] == "{" || toks[k] == ",") && is_ident(toks[k + 1])) out.push_back(toks[k + 1]);
+        }
+      }
+    }
+  }
+  // Declarators at the statement's own level (outside braces and parentheses).
+  int braces = 0, parens = 0;
+  size_t last_ident = e;
+  bool function_pointer = false;
+  for (size_t i = b; i < e; ++i) {
+    const std::string& t = toks[i];
+    if (t == "{") ++braces;
+    else if (t == "}") --braces;
+    else if (t == "(") {
+      // A function pointer's name: typedef void (*NAME)(...).
+      if (is_typedef && braces == 0 && i + 2 < e && toks[i + 1] == "*" && is_ident(toks[i + 2])) {
+        out.push_back(toks[i + 2]);
+        function_pointer = true;
+      }
+      ++parens;
+    } else if (t == ")") --parens;
+    if (braces != 0 || parens != 0) continue;
+    if (is_ident(t)) {
+      last_ident = i;
+      if (!is_typedef && i + 1 < e && (toks[i + 1] == "=" || toks[i + 1] == "[")) out.push_back(t);
+      if (i + 1 < e && toks[i + 1] == "(" && !is_control(t)) {
+        size_t after = matching(toks, i + 1, "(", ")");
+        if (after < toks.size() && toks[after] == "{") out.push_back(t);  // a function definition
+      }
+    } else if ((t == "," || t == "[") && is_typedef && last_ident < e) {
+      out.push_back(toks[last_ident]);
+      last_ident = e;
+    }
+  }
+  if (is_typedef && !function_pointer && last_ident < e) out.push_back(toks[last_ident]);
+}
+
+void sort_unique(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+std::vector<std::string> code_tokens(std::string_view text, std::vector<std::string>& macros) {
+  return c_tokens(without_directives(without_comments(text), macros));
+}
+
+bool has_kernel(const std::vector<std::string>& toks) {
+  return std::any_of(toks.begin(), toks.end(), [](const std::string& t) { return t == "__kernel" || t == "kernel"; });
+}
+
+std::vector<std::string> names_of(const std::vector<std::string>& toks, std::vector<std::string> names) {
+  size_t begin = 0;
+  for (size_t i = 0; i < toks.size();) {
+    const std::string& t = toks[i];
+    if (t == "{") {
+      size_t close = matching(toks, i, "{", "}");
+      // A body ends its statement unless a declarator or `;` follows
+      // (struct S {...} s; / typedef struct {...} T;).
+      bool function_body = i > begin && toks[i - 1] == ")";
+      i = close;
+      if (function_body) {
+        statement_names(toks, begin, i, names);
+        begin = i;
+      }
+    } else if (t == ";") {
+      statement_names(toks, begin, i, names);
+      begin = ++i;
+    } else if (t == "}") {
+      begin = ++i;  // unbalanced: resynchronize
+    } else {
+      ++i;
+    }
+  }
+  sort_unique(names);
+  return names;
+}
+
+// The line of a reason "input.cl:LINE:COL: ...", 0 when it names none.
+size_t reason_line(const std::string& reason) {
+  size_t colon = reason.find(':');
+  if (colon == std::string::npos) return 0;
+  size_t end = reason.find(':', colon + 1);
+  if (end == std::string::npos) return 0;
+  std::optional<uint64_t> line = parse_uint64(std::string_view(reason).substr(colon + 1, end - colon - 1));
+  return line ? static_cast<size_t>(*line) : 0;
+}
+
+size_t line_count(const std::string& text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+bool contains(const std::vector<std::string>& sorted, const std::string& name) {
+  return std::binary_search(sorted.begin(), sorted.end(), name);
+}
+
+}  // namespace
+
+std::vector<std::string> defined_names(std::string_view text) {
+  std::vector<std::string> macros;
+  std::vector<std::string> toks = code_tokens(text, macros);
+  return names_of(toks, std::move(macros));
+}
+
+std::vector<std::string> identifiers(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string& t : c_tokens(without_comments(text)))
+    if (is_ident(t)) out.push_back(std::move(t));
+  sort_unique(out);
+  return out;
+}
+
+RepositoryIndex::RepositoryIndex(std::vector<RepositoryFile> files) : files_(std::move(files)) {
+  std::sort(files_.begin(), files_.end(),
+            [](const RepositoryFile& a, const RepositoryFile& b) { return a.path < b.path; });
+  for (size_t i = 0; i < files_.size(); ++i) {
+    std::vector<std::string> macros;
+    std::vector<std::string> toks = code_tokens(files_[i].text, macros);
+    files_[i].has_kernel = has_kernel(toks);
+    for (const std::string& name : names_of(toks, std::move(macros))) definers_[name].push_back(i);
+  }
+}
+
+const RepositoryFile* RepositoryIndex::definer(const std::string& name, const std::string& for_path) const {
+  auto it = definers_.find(name);
+  if (it == definers_.end()) return nullptr;
+  auto common_dir = [&](const std::string& p) {
+    size_t n = 0, last = 0;
+    while (n < p.size() && n < for_path.size() && p[n] == for_path[n]) {
+      if (p[n] == '/') last = n + 1;
+      ++n;
+    }
+    return last;
+  };
+  const RepositoryFile* best = nullptr;
+  std::tuple<bool, size_t, size_t> best_key;
+  for (size_t i : it->second) {
+    const RepositoryFile& f = files_[i];
+    if (f.path == for_path) continue;
+    // Paths are sorted, so among equal keys the first path wins.
+    std::tuple<bool, size_t, size_t> key{f.has_kernel, static_cast<size_t>(-1) - common_dir(f.path), f.text.size()};
+    if (!best || key < best_key) {
+      best = &f;
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+std::string missing_name(const std::string& category, const std::string& reason) {
+  if (category != category::kUnknownTypeName && category != category::kUndeclaredIdentifier &&
+      category != category::kImplicitFunction) {
+    return "";
+  }
+  size_t open = reason.find('\'');
+  if (open == std::string::npos) return "";
+  size_t close = reason.find('\'', open + 1);
+  if (close == std::string::npos) return "";
+  std::string name = reason.substr(open + 1, close - open - 1);
+  if (name.empty() || !ident_start(name[0]) || !std::all_of(name.begin(), name.end(), ident_char)) return "";
+  return name;
+}
+
+using MaybePrelude = std::optional<PreludeResult>;
+
+Expected<MaybePrelude> try_repository_prelude(std::string_view text, const std::string& path,
+                                                              const FileRewriteResult& first,
+                                                              const RepositoryIndex& index,
+                                                              const FileRewriter& rewrite,
+                                                              const PreludeOptions& options) {
+  const std::vector<std::string> own_names = defined_names(text);
+  std::vector<const RepositoryFile*> order;  // the prelude, in text order
+  std::vector<std::vector<std::string>> order_names;
+  FileRewriteResult last = first;
+  for (int round = 0; round < options.max_rounds; ++round) {
+    if (last.status != RewriteStatus::kRejected) return MaybePrelude();
+    std::string name = missing_name(last.category, last.reason);
+    if (name.empty() || contains(own_names, name)) return MaybePrelude();
+    const RepositoryFile* def = index.definer(name, path);
+    if (!def) return MaybePrelude();
+    // The part of the combined text the error is in: a prelude file, or the
+    // file itself (order.size()).
+    size_t line = reason_line(last.reason), part = order.size(), start = 1;
+    for (size_t k = 0; k < order.size() && line > 0; ++k) {
+      size_t lines = line_count(order[k]->text) + 1;
+      if (line < start + lines) { part = k; break; }
+      start += lines;
+    }
+    auto at = std::find(order.begin(), order.end(), def);
+    if (at != order.end()) {
+      size_t k = static_cast<size_t>(at - order.begin());
+      if (k < part) return MaybePrelude();  // defined before the error already: not the missing piece
+      std::vector<std::string> names = std::move(order_names[k]);
+      order.erase(at);
+      order_names.erase(order_names.begin() + static_cast<std::ptrdiff_t>(k));
+      order.insert(order.begin() + static_cast<std::ptrdiff_t>(part), def);
+      order_names.insert(order_names.begin() + static_cast<std::ptrdiff_t>(part), std::move(names));
+    } else {
+      // A name another prelude file defines before the error is not missing
+      // for want of a file: stop rather than loop.
+      for (size_t k = 0; k < part; ++k)
+        if (contains(order_names[k], name)) return MaybePrelude();
+      order.insert(order.begin() + static_cast<std::ptrdiff_t>(part), def);
+      order_names.insert(order_names.begin() + static_cast<std::ptrdiff_t>(part), defined_names(def->text));
+    }
+    std::string combined;
+    for (const RepositoryFile* f : order) {
+      combined += f->text;
+      combined += '\n';  // every part starts on a line of its own (line_count + 1 above)
+    }
+    combined += text;
+    if (combined.size() > options.max_bytes) return MaybePrelude();
+    ASSIGN_OR_RETURN(last, rewrite(combined));
+    if (last.status != RewriteStatus::kOk) continue;
+    // The prelude's own kernels are the other files' results, not this one's.
+    const std::vector<std::string> own = identifiers(text);
+    std::string prelude_text;
+    for (const RepositoryFile* f : order) prelude_text += f->text + "\n";
+    const std::vector<std::string> theirs = identifiers(prelude_text);
+    std::vector<RewriteResult> kept;
+    for (RewriteResult& k : last.kernels)
+      if (contains(own, k.kernel_name) || !contains(theirs, k.kernel_name)) kept.push_back(std::move(k));
+    if (kept.empty()) return MaybePrelude();
+    PreludeResult r;
+    r.result = std::move(last);
+    r.result.kernels = std::move(kept);
+    for (const RepositoryFile* f : order) r.paths.push_back(f->path);
+    return MaybePrelude(std::move(r));
+  }
+  return MaybePrelude();
+}
+
+}  // namespace clgen::preprocess
