@@ -6,6 +6,7 @@
 #include <cctype>
 #include <tuple>
 
+#include "corpus/inliner.h"
 #include "corpus/preprocess/tokens.h"
 #include "support/text.h"
 
@@ -183,18 +184,6 @@ std::vector<std::string> names_of(const std::vector<std::string>& toks, std::vec
   return names;
 }
 
-// The line of a reason "input.cl:LINE:COL: ...", 0 when it names none.
-size_t reason_line(const std::string& reason) {
-  size_t colon = reason.find(':');
-  if (colon == std::string::npos) return 0;
-  size_t end = reason.find(':', colon + 1);
-  if (end == std::string::npos) return 0;
-  std::optional<uint64_t> line = parse_uint64(std::string_view(reason).substr(colon + 1, end - colon - 1));
-  return line ? static_cast<size_t>(*line) : 0;
-}
-
-size_t line_count(const std::string& text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')); }
-
 bool contains(const std::vector<std::string>& sorted, const std::string& name) {
   return std::binary_search(sorted.begin(), sorted.end(), name);
 }
@@ -219,6 +208,8 @@ RepositoryIndex::RepositoryIndex(std::vector<RepositoryFile> files) : files_(std
   std::sort(files_.begin(), files_.end(),
             [](const RepositoryFile& a, const RepositoryFile& b) { return a.path < b.path; });
   for (size_t i = 0; i < files_.size(); ++i) {
+    // A byte-order mark is allowed only at the start of the compiler's input.
+    if (files_[i].text.compare(0, 3, "\xEF\xBB\xBF") == 0) files_[i].text.erase(0, 3);
     std::vector<std::string> macros;
     std::vector<std::string> toks = code_tokens(files_[i].text, macros);
     files_[i].has_kernel = has_kernel(toks);
@@ -226,9 +217,11 @@ RepositoryIndex::RepositoryIndex(std::vector<RepositoryFile> files) : files_(std
   }
 }
 
-const RepositoryFile* RepositoryIndex::definer(const std::string& name, const std::string& for_path) const {
+std::vector<const RepositoryFile*> RepositoryIndex::definers(const std::string& name,
+                                                             const std::string& for_path) const {
+  std::vector<const RepositoryFile*> out;
   auto it = definers_.find(name);
-  if (it == definers_.end()) return nullptr;
+  if (it == definers_.end()) return out;
   auto common_dir = [&](const std::string& p) {
     size_t n = 0, last = 0;
     while (n < p.size() && n < for_path.size() && p[n] == for_path[n]) {
@@ -237,19 +230,67 @@ const RepositoryFile* RepositoryIndex::definer(const std::string& name, const st
     }
     return last;
   };
-  const RepositoryFile* best = nullptr;
-  std::tuple<bool, size_t, size_t> best_key;
+  using Key = std::tuple<bool, size_t, size_t, size_t>;  // the last: the index, so paths break ties
+  std::vector<std::pair<Key, const RepositoryFile*>> ranked;
   for (size_t i : it->second) {
     const RepositoryFile& f = files_[i];
     if (f.path == for_path) continue;
-    // Paths are sorted, so among equal keys the first path wins.
-    std::tuple<bool, size_t, size_t> key{f.has_kernel, static_cast<size_t>(-1) - common_dir(f.path), f.text.size()};
-    if (!best || key < best_key) {
-      best = &f;
-      best_key = key;
-    }
+    ranked.push_back({Key{f.has_kernel, static_cast<size_t>(-1) - common_dir(f.path), f.text.size(), i}, &f});
   }
-  return best;
+  std::sort(ranked.begin(), ranked.end());
+  for (const auto& r : ranked) out.push_back(r.second);
+  return out;
+}
+
+const RepositoryFile* RepositoryIndex::file(const std::string& path) const {
+  auto it = std::lower_bound(files_.begin(), files_.end(), path,
+                             [](const RepositoryFile& f, const std::string& p) { return f.path < p; });
+  return it != files_.end() && it->path == path ? &*it : nullptr;
+}
+
+namespace {
+
+// The index's files as a read-only source tree, so includes resolve in
+// memory (from any thread) as they did in the store.
+class IndexTree : public corpus::SourceTree {
+ public:
+  explicit IndexTree(const RepositoryIndex& index) : index_(index) {}
+  Expected<std::vector<corpus::TreeEntry>> list() override { return std::vector<corpus::TreeEntry>(); }
+  Expected<std::string> read(const std::string& path, uint64_t max_bytes) override {
+    const RepositoryFile* f = index_.file(path);
+    if (!f) return not_found(path + " is not in the repository index");
+    if (f->text.size() > max_bytes) return invalid_argument(path + " is larger than " + std::to_string(max_bytes));
+    return f->text;
+  }
+  bool is_file(const std::string& path) override { return index_.file(path) != nullptr; }
+  std::string describe() const override { return "repository index"; }
+
+ private:
+  const RepositoryIndex& index_;
+};
+
+}  // namespace
+
+Expected<std::string> RepositoryIndex::compose(const std::vector<const RepositoryFile*>& prelude,
+                                               const std::string& path, std::string_view text,
+                                               size_t max_bytes) const {
+  const RepositoryFile* self = file(path);
+  std::string combined;
+  if (!self) {
+    // Not indexed (a store without the file's origin): the texts as they are.
+    for (const RepositoryFile* f : prelude) combined += f->text + "\n";
+    return combined + std::string(text);
+  }
+  // Includes of the prelude files and of the file itself resolve as in the
+  // store, and a header they share is inlined once.
+  for (const RepositoryFile* f : prelude) combined += "#include \"" + f->path + "\"\n";
+  combined += self->text;
+  IndexTree tree(*this);
+  corpus::InlineOptions options;
+  options.max_output_bytes = max_bytes;
+  ASSIGN_OR_RETURN(corpus::InlineResult inlined, corpus::inline_includes(tree, path, combined, options));
+  if (inlined.too_large) return invalid_argument("the prelude of " + path + " is over " + std::to_string(max_bytes) + " bytes");
+  return std::move(inlined.text);
 }
 
 std::string missing_name(const std::string& category, const std::string& reason) {
@@ -269,70 +310,67 @@ std::string missing_name(const std::string& category, const std::string& reason)
 using MaybePrelude = std::optional<PreludeResult>;
 
 Expected<MaybePrelude> try_repository_prelude(std::string_view text, const std::string& path,
-                                                              const FileRewriteResult& first,
-                                                              const RepositoryIndex& index,
-                                                              const FileRewriter& rewrite,
-                                                              const PreludeOptions& options) {
+                                              const FileRewriteResult& first, const RepositoryIndex& index,
+                                              const FileRewriter& rewrite, const PreludeOptions& options) {
   const std::vector<std::string> own_names = defined_names(text);
+  const std::vector<std::string> own_idents = identifiers(text);
   std::vector<const RepositoryFile*> order;  // the prelude, in text order
-  std::vector<std::vector<std::string>> order_names;
+  std::vector<std::vector<std::string>> used;  // identifiers of each prelude file
+  // The last file put in and the other candidates for its name, tried in turn
+  // when it brings an error of its own.
+  std::vector<const RepositoryFile*> alternatives;
+  const RepositoryFile* last_added = nullptr;
+  std::string last_name, previous;
   FileRewriteResult last = first;
   for (int round = 0; round < options.max_rounds; ++round) {
-    if (last.status != RewriteStatus::kRejected) return MaybePrelude();
+    if (last.status == RewriteStatus::kOk) break;
     std::string name = missing_name(last.category, last.reason);
-    if (name.empty() || contains(own_names, name)) return MaybePrelude();
-    const RepositoryFile* def = index.definer(name, path);
-    if (!def) return MaybePrelude();
-    // The part of the combined text the error is in: a prelude file, or the
-    // file itself (order.size()).
-    size_t line = reason_line(last.reason), part = order.size(), start = 1;
-    for (size_t k = 0; k < order.size() && line > 0; ++k) {
-      size_t lines = line_count(order[k]->text) + 1;
-      if (line < start + lines) { part = k; break; }
-      start += lines;
+    std::vector<const RepositoryFile*> candidates;
+    if (!name.empty() && name != last_name && !contains(own_names, name)) {
+      for (const RepositoryFile* f : index.definers(name, path))
+        if (std::find(order.begin(), order.end(), f) == order.end()) candidates.push_back(f);
     }
-    auto at = std::find(order.begin(), order.end(), def);
-    if (at != order.end()) {
+    if (candidates.empty()) {
+      // Nothing supplies this error: another file for the last name, if the
+      // error may be that file's, or give up.
+      if (!last_added || alternatives.empty()) return MaybePrelude();
+      auto at = std::find(order.begin(), order.end(), last_added);
       size_t k = static_cast<size_t>(at - order.begin());
-      if (k < part) return MaybePrelude();  // defined before the error already: not the missing piece
-      std::vector<std::string> names = std::move(order_names[k]);
-      order.erase(at);
-      order_names.erase(order_names.begin() + static_cast<std::ptrdiff_t>(k));
-      order.insert(order.begin() + static_cast<std::ptrdiff_t>(part), def);
-      order_names.insert(order_names.begin() + static_cast<std::ptrdiff_t>(part), std::move(names));
+      last_added = alternatives.front();
+      alternatives.erase(alternatives.begin());
+      *at = last_added;
+      used[k] = identifiers(last_added->text);
     } else {
-      // A name another prelude file defines before the error is not missing
-      // for want of a file: stop rather than loop.
-      for (size_t k = 0; k < part; ++k)
-        if (contains(order_names[k], name)) return MaybePrelude();
-      order.insert(order.begin() + static_cast<std::ptrdiff_t>(part), def);
-      order_names.insert(order_names.begin() + static_cast<std::ptrdiff_t>(part), defined_names(def->text));
+      // Before the first part that uses the name: a prelude file, or the file itself.
+      size_t part = order.size();
+      for (size_t k = 0; k < order.size(); ++k)
+        if (contains(used[k], name)) { part = k; break; }
+      if (candidates.size() > 3) candidates.resize(3);
+      last_added = candidates.front();
+      alternatives.assign(candidates.begin() + 1, candidates.end());
+      last_name = name;
+      order.insert(order.begin() + static_cast<std::ptrdiff_t>(part), last_added);
+      used.insert(used.begin() + static_cast<std::ptrdiff_t>(part), identifiers(last_added->text));
     }
-    std::string combined;
-    for (const RepositoryFile* f : order) {
-      combined += f->text;
-      combined += '\n';  // every part starts on a line of its own (line_count + 1 above)
-    }
-    combined += text;
-    if (combined.size() > options.max_bytes) return MaybePrelude();
-    ASSIGN_OR_RETURN(last, rewrite(combined));
-    if (last.status != RewriteStatus::kOk) continue;
-    // The prelude's own kernels are the other files' results, not this one's.
-    const std::vector<std::string> own = identifiers(text);
-    std::string prelude_text;
-    for (const RepositoryFile* f : order) prelude_text += f->text + "\n";
-    const std::vector<std::string> theirs = identifiers(prelude_text);
-    std::vector<RewriteResult> kept;
-    for (RewriteResult& k : last.kernels)
-      if (contains(own, k.kernel_name) || !contains(theirs, k.kernel_name)) kept.push_back(std::move(k));
-    if (kept.empty()) return MaybePrelude();
-    PreludeResult r;
-    r.result = std::move(last);
-    r.result.kernels = std::move(kept);
-    for (const RepositoryFile* f : order) r.paths.push_back(f->path);
-    return MaybePrelude(std::move(r));
+    Expected<std::string> combined = index.compose(order, path, text, options.max_bytes);
+    if (!combined || *combined == previous) return MaybePrelude();
+    previous = std::move(*combined);
+    ASSIGN_OR_RETURN(last, rewrite(previous));
   }
-  return MaybePrelude();
+  if (last.status != RewriteStatus::kOk) return MaybePrelude();
+  // The prelude's own kernels are the other files' results, not this one's.
+  std::vector<std::string> theirs;
+  for (const std::vector<std::string>& u : used) theirs.insert(theirs.end(), u.begin(), u.end());
+  sort_unique(theirs);
+  std::vector<RewriteResult> kept;
+  for (RewriteResult& k : last.kernels)
+    if (contains(own_idents, k.kernel_name) || !contains(theirs, k.kernel_name)) kept.push_back(std::move(k));
+  if (kept.empty()) return MaybePrelude();
+  PreludeResult r;
+  r.result = std::move(last);
+  r.result.kernels = std::move(kept);
+  for (const RepositoryFile* f : order) r.paths.push_back(f->path);
+  return MaybePrelude(std::move(r));
 }
 
 }  // namespace clgen::preprocess

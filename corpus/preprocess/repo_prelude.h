@@ -42,12 +42,21 @@ class RepositoryIndex {
  public:
   explicit RepositoryIndex(std::vector<RepositoryFile> files);
 
-  // The file that best supplies `name` to the file at `for_path`, never that
-  // file itself; nullptr when no other file defines it. Ranked: files with
-  // no kernel first (libraries, type headers), then the longest common
-  // directory with `for_path`, the smallest, the first path.
-  const RepositoryFile* definer(const std::string& name, const std::string& for_path) const;
+  // The files that define `name`, best first, for the file at `for_path`
+  // (never that file itself). Ranked: files with no kernel first (libraries,
+  // type headers), then the longest common directory with `for_path`, the
+  // smallest, the first path.
+  std::vector<const RepositoryFile*> definers(const std::string& name, const std::string& for_path) const;
+  const RepositoryFile* file(const std::string& path) const;  // nullptr when not indexed
   size_t size() const { return files_.size(); }
+
+  // The text a host would compile: the `prelude` files, then the file at
+  // `path`, with their includes inlined from this index (corpus/inliner.h: a
+  // header they share is inlined once). `text` (the file's assembled text)
+  // is used as it is when the file is not indexed. Fails when the result
+  // would exceed max_bytes.
+  Expected<std::string> compose(const std::vector<const RepositoryFile*>& prelude, const std::string& path,
+                                std::string_view text, size_t max_bytes) const;
 
  private:
   std::vector<RepositoryFile> files_;  // sorted by path
@@ -72,14 +81,16 @@ struct PreludeOptions {
 };
 
 // The repository prelude of the file `text` at `path`, rejected as `first`:
-// while the rejection is for a missing name that the text (prelude included)
-// does not define and another file of `index` does, that file is placed just
-// before the part of the text where the error is (so a prelude file's own
-// dependencies come before it) and the combined text is rewritten again.
-// Stops at the first accepted result (returned, with the kernels whose names
-// appear only in prelude files dropped), at a rejection of another kind, or
-// after max_rounds; nullopt when no prelude gets the file accepted. Errors:
-// only `rewrite`'s own.
+// while the rejection is for a missing name that the file does not define
+// itself and another file of `index` does, the best such file is placed just
+// before the first part (a prelude file, or the file) that uses the name, so
+// a prelude file's own dependencies come before it, and the composed text
+// (RepositoryIndex::compose) is rewritten again. When the file put in last
+// brings an error of its own (or leaves its name missing), the next of up to
+// three candidates for that name takes its place. Stops at the first
+// accepted result (returned, without the kernels whose names appear only in
+// prelude files), when nothing is left to try, or after max_rounds rewrites;
+// nullopt when no prelude gets the file accepted. Errors: only `rewrite`'s.
 Expected<std::optional<PreludeResult>> try_repository_prelude(std::string_view text, const std::string& path,
                                                               const FileRewriteResult& first,
                                                               const RepositoryIndex& index,

@@ -161,6 +161,26 @@ TEST(RepositoryPrelude, PutsADefinersOwnDependencyBeforeItAndKeepsOnlyTheFilesKe
   EXPECT_EQ(rows_of(db, pair), std::vector<std::string>{"pair_kernel|ok|inc/scalar.h\n"});
 }
 
+TEST(RepositoryPrelude, PrependedFilesBringTheirOwnIncludes) {
+  const std::string base = "typedef struct { float v; } base_t;\n";
+  const std::string pair = "#include \"inc/base.h\"\ntypedef struct { base_t a; base_t b; } pair_t;\n";
+  const std::string user = "__kernel void use(__global pair_t* p) { p[get_global_id(0)].b.v += p[0].a.v; }\n";
+  Database db = fixture_db({{"o/a", "inc/base.h", base}, {"o/a", "lib/pair.h", pair}, {"o/a", "k/use.cl", user}});
+  auto stats = preprocess_corpus(db, quiet());
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(rows_of(db, user), std::vector<std::string>{"use|ok|lib/pair.h\n"});
+}
+
+TEST(RepositoryPrelude, TriesTheNextDefinerWhenTheBestOneBringsAnErrorOfItsOwn) {
+  // Ranked first (same directory, smaller), but it does not compile.
+  const std::string broken = "typedef struct { float re; float im; } cplx_t;\nthis is not C\n";
+  Database db = fixture_db({{"o/a", "cl/broken.h", broken}, {"o/a", "other/types.h", kTypes},
+                            {"o/a", "cl/square.cl", kUser}});
+  auto stats = preprocess_corpus(db, quiet());
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(rows_of(db, kUser), std::vector<std::string>{"square|ok|other/types.h\n"});
+}
+
 TEST(RepositoryPrelude, UnwrapsRawStringFilesAndTheirDefiners) {
   const std::string common = "// common\nR\"(\n" + kTypes + ")\"\n";
   const std::string user = "// user\nR\"(\n" + kUser + ")\"\n// End of the C++11 raw string literal\n";
