@@ -271,26 +271,54 @@ class IndexTree : public corpus::SourceTree {
 
 }  // namespace
 
+namespace {
+
+// `text`, the file at `path`, with its includes inlined from the index.
+Expected<corpus::InlineResult> inline_in(const RepositoryIndex& index, const std::string& path,
+                                         const std::string& text, size_t max_bytes) {
+  IndexTree tree(index);
+  corpus::InlineOptions options;
+  options.max_output_bytes = max_bytes;
+  ASSIGN_OR_RETURN(corpus::InlineResult inlined, corpus::inline_includes(tree, path, text, options));
+  if (inlined.too_large) return invalid_argument(path + " with its prelude is over " + std::to_string(max_bytes) + " bytes");
+  return inlined;
+}
+
+std::string include_lines(const std::vector<const RepositoryFile*>& prelude) {
+  std::string out;
+  for (const RepositoryFile* f : prelude) out += "#include \"" + f->path + "\"\n";
+  return out;
+}
+
+}  // namespace
+
 Expected<std::string> RepositoryIndex::compose(const std::vector<const RepositoryFile*>& prelude,
                                                const std::string& path, std::string_view text,
                                                size_t max_bytes) const {
   const RepositoryFile* self = file(path);
-  std::string combined;
   if (!self) {
     // Not indexed (a store without the file's origin): the texts as they are.
+    std::string combined;
     for (const RepositoryFile* f : prelude) combined += f->text + "\n";
     return combined + std::string(text);
   }
   // Includes of the prelude files and of the file itself resolve as in the
   // store, and a header they share is inlined once.
-  for (const RepositoryFile* f : prelude) combined += "#include \"" + f->path + "\"\n";
-  combined += self->text;
-  IndexTree tree(*this);
-  corpus::InlineOptions options;
-  options.max_output_bytes = max_bytes;
-  ASSIGN_OR_RETURN(corpus::InlineResult inlined, corpus::inline_includes(tree, path, combined, options));
-  if (inlined.too_large) return invalid_argument("the prelude of " + path + " is over " + std::to_string(max_bytes) + " bytes");
+  ASSIGN_OR_RETURN(corpus::InlineResult inlined, inline_in(*this, path, include_lines(prelude) + self->text, max_bytes));
   return std::move(inlined.text);
+}
+
+Expected<std::string> RepositoryIndex::prelude_text(const std::vector<const RepositoryFile*>& prelude,
+                                                    const std::string& path, size_t max_bytes) const {
+  ASSIGN_OR_RETURN(corpus::InlineResult inlined, inline_in(*this, path, include_lines(prelude), max_bytes));
+  return std::move(inlined.text);
+}
+
+bool RepositoryIndex::includes(const RepositoryFile& f, const std::string& path) const {
+  Expected<corpus::InlineResult> inlined = inline_in(*this, f.path, f.text, kMaxInputBytes);
+  if (!inlined) return true;  // too large to tell: not a prelude either
+  const std::vector<std::string>& paths = inlined->included_paths;
+  return std::find(paths.begin(), paths.end(), path) != paths.end();
 }
 
 std::string missing_name(const std::string& category, const std::string& reason) {
@@ -327,8 +355,10 @@ Expected<MaybePrelude> try_repository_prelude(std::string_view text, const std::
     std::string name = missing_name(last.category, last.reason);
     std::vector<const RepositoryFile*> candidates;
     if (!name.empty() && name != last_name && !contains(own_names, name)) {
+      // A file that includes this one is its includer, not a dependency.
       for (const RepositoryFile* f : index.definers(name, path))
-        if (std::find(order.begin(), order.end(), f) == order.end()) candidates.push_back(f);
+        if (std::find(order.begin(), order.end(), f) == order.end() && !index.includes(*f, path))
+          candidates.push_back(f);
     }
     if (candidates.empty()) {
       // Nothing supplies this error: another file for the last name, if the
@@ -358,10 +388,11 @@ Expected<MaybePrelude> try_repository_prelude(std::string_view text, const std::
     ASSIGN_OR_RETURN(last, rewrite(previous));
   }
   if (last.status != RewriteStatus::kOk) return MaybePrelude();
-  // The prelude's own kernels are the other files' results, not this one's.
-  std::vector<std::string> theirs;
-  for (const std::vector<std::string>& u : used) theirs.insert(theirs.end(), u.begin(), u.end());
-  sort_unique(theirs);
+  // The prelude's own kernels (those of the files it includes too) are the
+  // other files' results, not this one's.
+  Expected<std::string> prelude = index.prelude_text(order, path, options.max_bytes);
+  if (!prelude) return MaybePrelude();
+  const std::vector<std::string> theirs = identifiers(*prelude);
   std::vector<RewriteResult> kept;
   for (RewriteResult& k : last.kernels)
     if (contains(own_idents, k.kernel_name) || !contains(theirs, k.kernel_name)) kept.push_back(std::move(k));

@@ -57,6 +57,11 @@ class RepositoryIndex {
   // would exceed max_bytes.
   Expected<std::string> compose(const std::vector<const RepositoryFile*>& prelude, const std::string& path,
                                 std::string_view text, size_t max_bytes) const;
+  // The prelude alone, inlined as compose() inlines it.
+  Expected<std::string> prelude_text(const std::vector<const RepositoryFile*>& prelude, const std::string& path,
+                                     size_t max_bytes) const;
+  // True when `f`, with its includes inlined, contains the file at `path`.
+  bool includes(const RepositoryFile& f, const std::string& path) const;
 
  private:
   std::vector<RepositoryFile> files_;  // sorted by path

@@ -171,6 +171,31 @@ TEST(RepositoryPrelude, PrependedFilesBringTheirOwnIncludes) {
   EXPECT_EQ(rows_of(db, user), std::vector<std::string>{"use|ok|lib/pair.h\n"});
 }
 
+TEST(RepositoryPrelude, StoresNoKernelOfTheFilesThePreludeIncludes) {
+  const std::string types = kTypes + "#include \"extra.cl\"\n";
+  const std::string extra = "__kernel void extra_k(__global cplx_t* z) { z[0].im = 0.0f; }\n";
+  Database db = fixture_db({{"o/a", "cl/types.h", types}, {"o/a", "cl/extra.cl", extra}, {"o/a", "cl/square.cl", kUser}});
+  auto stats = preprocess_corpus(db, quiet());
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(rows_of(db, kUser), std::vector<std::string>{"square|ok|cl/types.h\n"});
+}
+
+TEST(RepositoryPrelude, NeverUsesAFileThatIncludesTheRejectedFileAsItsPrelude) {
+  // all.cl defines the type and then includes square.cl: it is square.cl's
+  // includer (where its kernels are compiled), not a dependency.
+  // The guard would let the copy inlined through all.cl stand in for the
+  // file's own text.
+  const std::string square = "#ifndef SQUARE_CL\n#define SQUARE_CL\n" + kUser + "#endif\n";
+  const std::string all = kTypes + "#include \"square.cl\"\n";
+  Database db = fixture_db({{"o/a", "cl/all.cl", all}, {"o/a", "cl/square.cl", square}});
+  auto stats = preprocess_corpus(db, quiet());
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  std::vector<std::string> rows = rows_of(db, square);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].substr(0, 10), "|rejected|") << rows[0];
+  EXPECT_EQ(rows_of(db, all), std::vector<std::string>{"square|ok|"});
+}
+
 TEST(RepositoryPrelude, TriesTheNextDefinerWhenTheBestOneBringsAnErrorOfItsOwn) {
   // Ranked first (same directory, smaller), but it does not compile.
   const std::string broken = "typedef struct { float re; float im; } cplx_t;\nthis is not C\n";
