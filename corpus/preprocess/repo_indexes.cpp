@@ -22,9 +22,9 @@ Expected<std::optional<RepositoryIndexes::Origin>> RepositoryIndexes::origin_of(
   if (!index) {
     // Kernel and include origins alike; a path stored with several contents
     // (a re-walked directory) reads the newest.
-    ASSIGN_OR_RETURN(Statement files, db_.prepare(
-        "SELECT o.path, c.text FROM content_origins o JOIN content_files c USING (sha256) "
-        "WHERE o.repository_id = ?1 AND o.commit_sha = ?2 ORDER BY o.path, o.rowid DESC"));
+    ASSIGN_OR_RETURN(Statement files,
+                     db_.prepare("SELECT o.path, c.text FROM content_origins o JOIN content_files c USING (sha256) "
+                                 "WHERE o.repository_id = ?1 AND o.commit_sha = ?2 ORDER BY o.path, o.rowid DESC"));
     RETURN_IF_ERROR(files.bind(1, repository));
     RETURN_IF_ERROR(files.bind(2, std::string_view(commit)));
     std::vector<RepositoryFile> found;

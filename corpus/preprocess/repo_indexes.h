@@ -21,7 +21,7 @@ class RepositoryIndexes {
   explicit RepositoryIndexes(Database& db) : db_(db) {}  // `db` must outlive it
 
   struct Origin {
-    std::string path;  // of the kernel file in its repository
+    std::string path;                              // of the kernel file in its repository
     std::shared_ptr<const RepositoryIndex> index;  // every stored file of that repository and commit
   };
   // The origin of kernel content `sha256` (lowest repository id, then path,

@@ -27,7 +27,11 @@ std::string without_comments(std::string_view t) {
     if (t.compare(i, 2, "//") == 0) {
       while (i < t.size() && t[i] != '\n') {
         // A backslash-newline continues a line comment.
-        if (t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '\n') { out += '\n'; i += 2; continue; }
+        if (t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '\n') {
+          out += '\n';
+          i += 2;
+          continue;
+        }
         ++i;
       }
     } else if (t.compare(i, 2, "/*") == 0) {
@@ -67,7 +71,8 @@ std::string without_directives(std::string t, std::vector<std::string>& macros) 
         while (i < end && ident_char(t[i])) ++i;
         if (i > s && ident_start(t[s])) macros.emplace_back(t.substr(s, i - s));
       }
-      for (size_t k = line; k < end; ++k) if (t[k] != '\n') t[k] = ' ';
+      for (size_t k = line; k < end; ++k)
+        if (t[k] != '\n') t[k] = ' ';
     }
     line = end + 1;
   }
@@ -97,8 +102,7 @@ void statement_names(const std::vector<std::string>& toks, size_t b, size_t e, s
   for (size_t i = b; i < e; ++i) {
     const std::string& t = toks[i];
     if (t == "typedef") is_typedef = true;
-    if ((t == "struct" || t == "union" || t == "enum") && i + 2 < e && is_ident(toks[i + 1]) &&
-        toks[i + 2] == "{") {
+    if ((t == "struct" || t == "union" || t == "enum") && i + 2 < e && is_ident(toks[i + 1]) && toks[i + 2] == "{") {
       out.push_back(toks[i + 1]);
     }
     if (t == "enum") {
@@ -274,13 +278,14 @@ class IndexTree : public corpus::SourceTree {
 namespace {
 
 // `text`, the file at `path`, with its includes inlined from the index.
-Expected<corpus::InlineResult> inline_in(const RepositoryIndex& index, const std::string& path,
-                                         const std::string& text, size_t max_bytes) {
+Expected<corpus::InlineResult> inline_in(const RepositoryIndex& index, const std::string& path, const std::string& text,
+                                         size_t max_bytes) {
   IndexTree tree(index);
   corpus::InlineOptions options;
   options.max_output_bytes = max_bytes;
   ASSIGN_OR_RETURN(corpus::InlineResult inlined, corpus::inline_includes(tree, path, text, options));
-  if (inlined.too_large) return invalid_argument(path + " with its prelude is over " + std::to_string(max_bytes) + " bytes");
+  if (inlined.too_large)
+    return invalid_argument(path + " with its prelude is over " + std::to_string(max_bytes) + " bytes");
   return inlined;
 }
 
@@ -293,8 +298,7 @@ std::string include_lines(const std::vector<const RepositoryFile*>& prelude) {
 }  // namespace
 
 Expected<std::string> RepositoryIndex::compose(const std::vector<const RepositoryFile*>& prelude,
-                                               const std::string& path, std::string_view text,
-                                               size_t max_bytes) const {
+                                               const std::string& path, std::string_view text, size_t max_bytes) const {
   const RepositoryFile* self = file(path);
   if (!self) {
     // Not indexed (a store without the file's origin): the texts as they are.
@@ -304,7 +308,8 @@ Expected<std::string> RepositoryIndex::compose(const std::vector<const Repositor
   }
   // Includes of the prelude files and of the file itself resolve as in the
   // store, and a header they share is inlined once.
-  ASSIGN_OR_RETURN(corpus::InlineResult inlined, inline_in(*this, path, include_lines(prelude) + self->text, max_bytes));
+  ASSIGN_OR_RETURN(corpus::InlineResult inlined,
+                   inline_in(*this, path, include_lines(prelude) + self->text, max_bytes));
   return std::move(inlined.text);
 }
 
@@ -342,7 +347,7 @@ Expected<MaybePrelude> try_repository_prelude(std::string_view text, const std::
                                               const FileRewriter& rewrite, const PreludeOptions& options) {
   const std::vector<std::string> own_names = defined_names(text);
   const std::vector<std::string> own_idents = identifiers(text);
-  std::vector<const RepositoryFile*> order;  // the prelude, in text order
+  std::vector<const RepositoryFile*> order;    // the prelude, in text order
   std::vector<std::vector<std::string>> used;  // identifiers of each prelude file
   // The last file put in and the other candidates for its name, tried in turn
   // when it brings an error of its own.
@@ -374,7 +379,10 @@ Expected<MaybePrelude> try_repository_prelude(std::string_view text, const std::
       // Before the first part that uses the name: a prelude file, or the file itself.
       size_t part = order.size();
       for (size_t k = 0; k < order.size(); ++k)
-        if (contains(used[k], name)) { part = k; break; }
+        if (contains(used[k], name)) {
+          part = k;
+          break;
+        }
       if (candidates.size() > 3) candidates.resize(3);
       last_added = candidates.front();
       alternatives.assign(candidates.begin() + 1, candidates.end());

@@ -64,7 +64,7 @@ class RepositoryIndex {
   bool includes(const RepositoryFile& f, const std::string& path) const;
 
  private:
-  std::vector<RepositoryFile> files_;  // sorted by path
+  std::vector<RepositoryFile> files_;                    // sorted by path
   std::map<std::string, std::vector<size_t>> definers_;  // name -> files_ indices
 };
 
@@ -73,16 +73,16 @@ class RepositoryIndex {
 std::string missing_name(const std::string& category, const std::string& reason);
 
 struct PreludeResult {
-  FileRewriteResult result;         // of the combined text, without the prelude's own kernels
-  std::vector<std::string> paths;   // the prepended files, in text order
+  FileRewriteResult result;        // of the combined text, without the prelude's own kernels
+  std::vector<std::string> paths;  // the prepended files, in text order
 };
 
 // rewrite_kernels (or a worker's) over a text.
 using FileRewriter = std::function<Expected<FileRewriteResult>(std::string_view)>;
 
 struct PreludeOptions {
-  int max_rounds = 8;                    // rewrites tried after the first rejection
-  size_t max_bytes = kMaxInputBytes;     // of the prelude and the file together
+  int max_rounds = 8;                 // rewrites tried after the first rejection
+  size_t max_bytes = kMaxInputBytes;  // of the prelude and the file together
 };
 
 // The repository prelude of the file `text` at `path`, rejected as `first`:
@@ -98,8 +98,7 @@ struct PreludeOptions {
 // nullopt when no prelude gets the file accepted. Errors: only `rewrite`'s.
 Expected<std::optional<PreludeResult>> try_repository_prelude(std::string_view text, const std::string& path,
                                                               const FileRewriteResult& first,
-                                                              const RepositoryIndex& index,
-                                                              const FileRewriter& rewrite,
+                                                              const RepositoryIndex& index, const FileRewriter& rewrite,
                                                               const PreludeOptions& options = {});
 
 }  // namespace clgen::preprocess

@@ -169,10 +169,11 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
   ASSIGN_OR_RETURN(std::vector<std::string> pending, pending_files(db, files.sha256s, stats.version));
   stats.pending = pending.size();
 
-  ASSIGN_OR_RETURN(Statement insert, db.prepare(
-      "INSERT OR REPLACE INTO preprocessed (content_sha256, preprocessor_version, kernel, status, category, "
-      "reason, normalized_text, normalized_sha256, instruction_count, inferred, language, prelude) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
+  ASSIGN_OR_RETURN(
+      Statement insert,
+      db.prepare("INSERT OR REPLACE INTO preprocessed (content_sha256, preprocessor_version, kernel, status, category, "
+                 "reason, normalized_text, normalized_sha256, instruction_count, inferred, language, prelude) "
+                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
 
   corpus::Assembler assembler(db);
   RepositoryIndexes indexes(db);

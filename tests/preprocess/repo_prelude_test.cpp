@@ -30,14 +30,17 @@ Database fixture_db(const std::vector<FixtureFile>& files) {
   EXPECT_TRUE(corpus::ensure_corpus_schema(*db).ok());
   for (const FixtureFile& f : files) {
     std::string sha = sha256_hex(f.text);
-    auto repo = db->prepare("INSERT OR IGNORE INTO repositories (source, kind, commit_sha) VALUES (?1, 'snapshot', 'c')");
+    auto repo =
+        db->prepare("INSERT OR IGNORE INTO repositories (source, kind, commit_sha) VALUES (?1, 'snapshot', 'c')");
     EXPECT_TRUE(repo.ok() && repo->bind(1, "snapshot:" + f.repository).ok() && repo->run().ok());
-    auto content = db->prepare("INSERT OR IGNORE INTO content_files (sha256, text, size, language, first_seen) "
-                               "VALUES (?1, ?2, ?3, 'opencl', 'now')");
+    auto content = db->prepare(
+        "INSERT OR IGNORE INTO content_files (sha256, text, size, language, first_seen) "
+        "VALUES (?1, ?2, ?3, 'opencl', 'now')");
     EXPECT_TRUE(content.ok() && content->bind(1, sha).ok() && content->bind(2, f.text).ok() &&
                 content->bind(3, static_cast<int64_t>(f.text.size())).ok() && content->run().ok());
-    auto origin = db->prepare("INSERT INTO content_origins (sha256, repository_id, commit_sha, path, role) "
-                              "SELECT ?1, id, 'c', ?2, 'kernel' FROM repositories WHERE source = ?3");
+    auto origin = db->prepare(
+        "INSERT INTO content_origins (sha256, repository_id, commit_sha, path, role) "
+        "SELECT ?1, id, 'c', ?2, 'kernel' FROM repositories WHERE source = ?3");
     EXPECT_TRUE(origin.ok() && origin->bind(1, sha).ok() && origin->bind(2, f.path).ok() &&
                 origin->bind(3, "snapshot:" + f.repository).ok() && origin->run().ok());
   }
@@ -55,13 +58,37 @@ CorpusPreprocessOptions quiet(unsigned threads = 2, bool prelude = true) {
 
 // Stored rows of content `text`: "kernel|status|prelude" each.
 std::vector<std::string> rows_of(Database& db, const std::string& text) {
-  auto st = db.prepare("SELECT kernel, status, COALESCE(prelude, '') FROM preprocessed WHERE content_sha256 = ?1 "
-                       "ORDER BY kernel");
+  auto st = db.prepare(
+      "SELECT kernel, status, COALESCE(prelude, '') FROM preprocessed WHERE content_sha256 = ?1 "
+      "ORDER BY kernel");
   EXPECT_TRUE(st.ok());
   EXPECT_TRUE(st->bind(1, sha256_hex(text)).ok());
   std::vector<std::string> out;
   while (*st->step()) out.push_back(st->column_text(0) + "|" + st->column_text(1) + "|" + st->column_text(2));
   return out;
+}
+
+// The files as a fixture database after `corpus preprocess` with `options`;
+// *stats (when given) receives the run's statistics.
+Database preprocessed(const std::vector<FixtureFile>& files, const CorpusPreprocessOptions& options = quiet(),
+                      CorpusPreprocessStats* stats = nullptr) {
+  Database db = fixture_db(files);
+  auto run = preprocess_corpus(db, options);
+  EXPECT_TRUE(run.ok()) << run.status().message();
+  if (run.ok() && stats) *stats = *run;
+  return db;
+}
+
+// The rows stored for `text` (rows_of) after `corpus preprocess` of the files.
+std::vector<std::string> rows_after(const std::vector<FixtureFile>& files, const std::string& text) {
+  Database db = preprocessed(files);
+  return rows_of(db, text);
+}
+
+// True when the only row stored for `text` is the whole file's rejection.
+bool rejected_alone(Database& db, const std::string& text) {
+  std::vector<std::string> rows = rows_of(db, text);
+  return rows.size() == 1 && rows[0].rfind("|rejected|", 0) == 0;
 }
 
 // A complex type used through its members: defining the name as a scalar
@@ -86,8 +113,7 @@ TEST(DefinedNames, FindsTypesMacrosFunctionsEnumConstantsAndTablesButNotLocals) 
       "typedef float (*op_fn)(float);\n"
       "// typedef int commented_t;\n"
       "float helper(float v) { float local_v = v; return local_v; }\n");
-  std::vector<std::string> expected = {"FAST", "SLOW", "WIDTH", "helper", "mode", "op_fn",
-                                       "point", "point_t", "table"};
+  std::vector<std::string> expected = {"FAST", "SLOW", "WIDTH", "helper", "mode", "op_fn", "point", "point_t", "table"};
   EXPECT_EQ(names, expected);
 }
 
@@ -117,18 +143,13 @@ TEST(RawString, LeavesOrdinaryOpenClAlone) {
 
 TEST(RepositoryPrelude, AcceptsAKernelFileOnlyWithTheSiblingThatDefinesItsType) {
   std::vector<FixtureFile> files = {{"o/a", "cl/types.h", kTypes}, {"o/a", "cl/square.cl", kUser}};
-  Database without = fixture_db(files);
-  auto off = preprocess_corpus(without, quiet(2, false));
-  ASSERT_TRUE(off.ok()) << off.status().message();
-  ASSERT_EQ(rows_of(without, kUser).size(), 1u);
-  EXPECT_EQ(rows_of(without, kUser)[0].substr(0, 10), "|rejected|");
-
-  Database with = fixture_db(files);
-  auto on = preprocess_corpus(with, quiet());
-  ASSERT_TRUE(on.ok()) << on.status().message();
+  CorpusPreprocessStats off, on;
+  Database without = preprocessed(files, quiet(2, false), &off);
+  EXPECT_TRUE(rejected_alone(without, kUser));
+  Database with = preprocessed(files, quiet(), &on);
   EXPECT_EQ(rows_of(with, kUser), std::vector<std::string>{"square|ok|cl/types.h\n"});
-  EXPECT_EQ(on->files_prelude, 1u);
-  EXPECT_NE(on->version, off->version);
+  EXPECT_EQ(on.files_prelude, 1u);
+  EXPECT_NE(on.version, off.version);
   // The stored kernel carries the helper it calls, renamed, with the type.
   auto st = with.prepare("SELECT normalized_text FROM preprocessed WHERE kernel = 'square'");
   ASSERT_TRUE(st.ok());
@@ -137,13 +158,10 @@ TEST(RepositoryPrelude, AcceptsAKernelFileOnlyWithTheSiblingThatDefinesItsType) 
 }
 
 TEST(RepositoryPrelude, NeverTakesADefinitionFromAnotherRepository) {
-  Database db = fixture_db({{"o/a", "cl/square.cl", kUser}, {"o/b", "cl/types.h", kTypes}});
-  auto stats = preprocess_corpus(db, quiet());
-  ASSERT_TRUE(stats.ok()) << stats.status().message();
-  std::vector<std::string> rows = rows_of(db, kUser);
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].substr(0, 10), "|rejected|") << rows[0];
-  EXPECT_EQ(stats->files_prelude, 0u);
+  CorpusPreprocessStats stats;
+  Database db = preprocessed({{"o/a", "cl/square.cl", kUser}, {"o/b", "cl/types.h", kTypes}}, quiet(), &stats);
+  EXPECT_TRUE(rejected_alone(db, kUser));
+  EXPECT_EQ(stats.files_prelude, 0u);
 }
 
 TEST(RepositoryPrelude, PutsADefinersOwnDependencyBeforeItAndKeepsOnlyTheFilesKernels) {
@@ -152,9 +170,7 @@ TEST(RepositoryPrelude, PutsADefinersOwnDependencyBeforeItAndKeepsOnlyTheFilesKe
       "typedef struct { scalar_t a; scalar_t b; } pair_t;\n"
       "__kernel void pair_kernel(__global pair_t* p) { p[get_global_id(0)].a.v = 3.0f; }\n";
   const std::string user = "__kernel void use(__global pair_t* p) { p[get_global_id(0)].b.v += p[0].a.v; }\n";
-  Database db = fixture_db({{"o/a", "inc/scalar.h", scalar}, {"o/a", "k/pair.cl", pair}, {"o/a", "k/use.cl", user}});
-  auto stats = preprocess_corpus(db, quiet());
-  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  Database db = preprocessed({{"o/a", "inc/scalar.h", scalar}, {"o/a", "k/pair.cl", pair}, {"o/a", "k/use.cl", user}});
   // pair.cl's kernel is pair.cl's (stored under it after its own prelude),
   // not use.cl's.
   EXPECT_EQ(rows_of(db, user), std::vector<std::string>{"use|ok|inc/scalar.h\nk/pair.cl\n"});
@@ -165,19 +181,16 @@ TEST(RepositoryPrelude, PrependedFilesBringTheirOwnIncludes) {
   const std::string base = "typedef struct { float v; } base_t;\n";
   const std::string pair = "#include \"inc/base.h\"\ntypedef struct { base_t a; base_t b; } pair_t;\n";
   const std::string user = "__kernel void use(__global pair_t* p) { p[get_global_id(0)].b.v += p[0].a.v; }\n";
-  Database db = fixture_db({{"o/a", "inc/base.h", base}, {"o/a", "lib/pair.h", pair}, {"o/a", "k/use.cl", user}});
-  auto stats = preprocess_corpus(db, quiet());
-  ASSERT_TRUE(stats.ok()) << stats.status().message();
-  EXPECT_EQ(rows_of(db, user), std::vector<std::string>{"use|ok|lib/pair.h\n"});
+  EXPECT_EQ(rows_after({{"o/a", "inc/base.h", base}, {"o/a", "lib/pair.h", pair}, {"o/a", "k/use.cl", user}}, user),
+            std::vector<std::string>{"use|ok|lib/pair.h\n"});
 }
 
 TEST(RepositoryPrelude, StoresNoKernelOfTheFilesThePreludeIncludes) {
   const std::string types = kTypes + "#include \"extra.cl\"\n";
   const std::string extra = "__kernel void extra_k(__global cplx_t* z) { z[0].im = 0.0f; }\n";
-  Database db = fixture_db({{"o/a", "cl/types.h", types}, {"o/a", "cl/extra.cl", extra}, {"o/a", "cl/square.cl", kUser}});
-  auto stats = preprocess_corpus(db, quiet());
-  ASSERT_TRUE(stats.ok()) << stats.status().message();
-  EXPECT_EQ(rows_of(db, kUser), std::vector<std::string>{"square|ok|cl/types.h\n"});
+  EXPECT_EQ(
+      rows_after({{"o/a", "cl/types.h", types}, {"o/a", "cl/extra.cl", extra}, {"o/a", "cl/square.cl", kUser}}, kUser),
+      std::vector<std::string>{"square|ok|cl/types.h\n"});
 }
 
 TEST(RepositoryPrelude, NeverUsesAFileThatIncludesTheRejectedFileAsItsPrelude) {
@@ -187,46 +200,43 @@ TEST(RepositoryPrelude, NeverUsesAFileThatIncludesTheRejectedFileAsItsPrelude) {
   // file's own text.
   const std::string square = "#ifndef SQUARE_CL\n#define SQUARE_CL\n" + kUser + "#endif\n";
   const std::string all = kTypes + "#include \"square.cl\"\n";
-  Database db = fixture_db({{"o/a", "cl/all.cl", all}, {"o/a", "cl/square.cl", square}});
-  auto stats = preprocess_corpus(db, quiet());
-  ASSERT_TRUE(stats.ok()) << stats.status().message();
-  std::vector<std::string> rows = rows_of(db, square);
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].substr(0, 10), "|rejected|") << rows[0];
+  Database db = preprocessed({{"o/a", "cl/all.cl", all}, {"o/a", "cl/square.cl", square}});
+  EXPECT_TRUE(rejected_alone(db, square));
   EXPECT_EQ(rows_of(db, all), std::vector<std::string>{"square|ok|"});
 }
 
 TEST(RepositoryPrelude, TriesTheNextDefinerWhenTheBestOneBringsAnErrorOfItsOwn) {
   // Ranked first (same directory, smaller), but it does not compile.
   const std::string broken = "typedef struct { float re; float im; } cplx_t;\nthis is not C\n";
-  Database db = fixture_db({{"o/a", "cl/broken.h", broken}, {"o/a", "other/types.h", kTypes},
-                            {"o/a", "cl/square.cl", kUser}});
-  auto stats = preprocess_corpus(db, quiet());
-  ASSERT_TRUE(stats.ok()) << stats.status().message();
-  EXPECT_EQ(rows_of(db, kUser), std::vector<std::string>{"square|ok|other/types.h\n"});
+  EXPECT_EQ(
+      rows_after({{"o/a", "cl/broken.h", broken}, {"o/a", "other/types.h", kTypes}, {"o/a", "cl/square.cl", kUser}},
+                 kUser),
+      std::vector<std::string>{"square|ok|other/types.h\n"});
 }
 
 TEST(RepositoryPrelude, UnwrapsRawStringFilesAndTheirDefiners) {
   const std::string common = "// common\nR\"(\n" + kTypes + ")\"\n";
   const std::string user = "// user\nR\"(\n" + kUser + ")\"\n// End of the C++11 raw string literal\n";
-  Database db = fixture_db({{"o/a", "k/common.opencl", common}, {"o/a", "k/square.opencl", user}});
-  auto stats = preprocess_corpus(db, quiet());
-  ASSERT_TRUE(stats.ok()) << stats.status().message();
-  EXPECT_EQ(rows_of(db, user), std::vector<std::string>{"square|ok|k/common.opencl\n"});
+  EXPECT_EQ(rows_after({{"o/a", "k/common.opencl", common}, {"o/a", "k/square.opencl", user}}, user),
+            std::vector<std::string>{"square|ok|k/common.opencl\n"});
 }
 
 TEST(RepositoryPrelude, GivesTheSameRowsWithOneThreadAndWithTwo) {
   const std::string scalar = "typedef struct { float v; } scalar_t;\n#define SCALE 2.0f\n";
   std::vector<FixtureFile> files = {{"o/a", "inc/scalar.h", scalar}, {"o/a", "inc/types.h", kTypes}};
   for (int i = 0; i < 6; ++i) {
-    std::string k = "__kernel void k" + std::to_string(i) + "(__global scalar_t* s, __global cplx_t* z) {\n"
-                    "  s[get_global_id(0)].v *= SCALE + " + std::to_string(i) + ";\n"
+    std::string k = "__kernel void k" + std::to_string(i) +
+                    "(__global scalar_t* s, __global cplx_t* z) {\n"
+                    "  s[get_global_id(0)].v *= SCALE + " +
+                    std::to_string(i) +
+                    ";\n"
                     "  z[0] = cmul(z[0], z[1]);\n}\n";
     files.push_back({"o/a", "k/k" + std::to_string(i) + ".cl", k});
   }
   auto all_rows = [](Database& db) {
-    auto st = db.prepare("SELECT content_sha256, kernel, status, COALESCE(normalized_text, ''), "
-                         "COALESCE(prelude, '') FROM preprocessed ORDER BY content_sha256, kernel");
+    auto st = db.prepare(
+        "SELECT content_sha256, kernel, status, COALESCE(normalized_text, ''), "
+        "COALESCE(prelude, '') FROM preprocessed ORDER BY content_sha256, kernel");
     EXPECT_TRUE(st.ok());
     std::vector<std::string> out;
     while (*st->step()) {
@@ -235,11 +245,9 @@ TEST(RepositoryPrelude, GivesTheSameRowsWithOneThreadAndWithTwo) {
     }
     return out;
   };
-  Database one = fixture_db(files), two = fixture_db(files);
-  auto a = preprocess_corpus(one, quiet(1));
-  auto b = preprocess_corpus(two, quiet(2));
-  ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(a->files_prelude, 6u);  // every kernel file needs both headers
+  CorpusPreprocessStats a;
+  Database one = preprocessed(files, quiet(1), &a), two = preprocessed(files, quiet(2));
+  EXPECT_EQ(a.files_prelude, 6u);  // every kernel file needs both headers
   EXPECT_EQ(all_rows(one), all_rows(two));
 }
 
