@@ -17,6 +17,7 @@ struct CorpusPreprocessOptions {
   preprocess::CorpusPreprocessOptions run;
   CompileFlags flags;
   BudgetFlags budget;
+  bool no_repo_prelude = false;
 };
 
 Status run_corpus_preprocess(const GlobalOptions& global, const CorpusPreprocessOptions& opts) {
@@ -25,6 +26,7 @@ Status run_corpus_preprocess(const GlobalOptions& global, const CorpusPreprocess
   preprocess::CorpusPreprocessOptions o = opts.run;
   o.compile = opts.flags.options();
   o.budget = opts.budget.options();
+  o.repository_prelude = !opts.no_repo_prelude;
   o.progress = global.verbosity != Verbosity::kQuiet;
   Expected<preprocess::CorpusPreprocessStats> stats = preprocess::preprocess_corpus(db, o);
   if (!stats) return stats.status().with_context("corpus preprocess");
@@ -37,6 +39,10 @@ Status run_corpus_preprocess(const GlobalOptions& global, const CorpusPreprocess
   }
   if (stats->files_opencl20 > 0) {
     std::printf("  of the files with accepted kernels, %llu compile only as OpenCL C 2.0\n", u(stats->files_opencl20));
+  }
+  if (stats->files_prelude > 0) {
+    std::printf("  of the files with accepted kernels, %llu compile only after other files of their repository\n",
+                u(stats->files_prelude));
   }
   for (const auto& [key, n] : stats->files_by_category) std::printf("  files %-42s %llu\n", key.c_str(), u(n));
   std::printf("kernels extracted from the files that compile: ok %llu, rejected %llu, rewrite_bug %llu\n",
@@ -63,6 +69,8 @@ void add_corpus_preprocess_command(CLI::App& corpus_group, const GlobalOptions& 
   cmd->add_option("--batch", opts->run.batch_size, "Files per transaction")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20))
       ->capture_default_str();
+  cmd->add_flag("--no-repo-prelude", opts->no_repo_prelude,
+                "Never put other files of a rejected file's repository before it to supply its missing names");
   opts->flags.add_to(*cmd);
   opts->budget.add_to(*cmd);
   cmd->final_callback([opts, &global, &action] {

@@ -4,10 +4,13 @@
 #include "corpus/preprocess/store.h"
 
 #include <future>
+#include <optional>
 #include <unordered_set>
 #include <vector>
 
 #include "corpus/assemble.h"
+#include "corpus/preprocess/raw_string.h"
+#include "corpus/preprocess/repo_indexes.h"
 #include "support/interrupt.h"
 #include "support/progress.h"
 #include "support/sha256.h"
@@ -30,6 +33,7 @@ CREATE TABLE IF NOT EXISTS preprocessed (
   instruction_count INTEGER,
   inferred TEXT,               -- '#define' lines inferred for the file's missing names (names.h), NULL when none
   language TEXT NOT NULL DEFAULT 'CL1.2',  -- 'CL2.0' when the file compiles only as OpenCL C 2.0
+  prelude TEXT,                -- paths of the repository's files put before it (repo_prelude.h), one a line; NULL when none
   PRIMARY KEY (content_sha256, preprocessor_version, kernel)
 );
 CREATE INDEX IF NOT EXISTS preprocessed_status ON preprocessed(preprocessor_version, status);
@@ -72,7 +76,8 @@ Status ensure_preprocess_schema(Database& db) {
   RETURN_IF_ERROR_CTX(migrate_file_rows(db), "moving per-file preprocess results to per-kernel rows");
   RETURN_IF_ERROR(db.exec(kCreateTable));
   RETURN_IF_ERROR(add_column(db, "inferred", "TEXT"));
-  return add_column(db, "language", "TEXT NOT NULL DEFAULT 'CL1.2'");
+  RETURN_IF_ERROR(add_column(db, "language", "TEXT NOT NULL DEFAULT 'CL1.2'"));
+  return add_column(db, "prelude", "TEXT");
 }
 
 namespace {
@@ -81,7 +86,36 @@ struct Item {
   std::string sha256;
   std::string text;
   Status assembled = ok_status();  // why the text could not be put together, if it could not
+  std::optional<RepositoryIndexes::Origin> origin;  // for the repository prelude
 };
+
+// A file's result and the repository files prepended to get it (none when
+// the file is taken alone).
+struct FileOutcome {
+  FileRewriteResult result;
+  std::vector<std::string> prelude;
+};
+
+// The file's result: rewrite_kernels in a worker, and when that rejects it
+// for a missing name, the repository prelude's second chance.
+Expected<FileOutcome> rewrite_file(const Item& item, const CorpusPreprocessOptions& options, ClangWorkers& workers) {
+  FileOutcome out;
+  if (!item.assembled.ok()) {
+    out.result.category = category::kInputTooLarge;
+    out.result.reason = item.assembled.message();
+    return out;
+  }
+  ASSIGN_OR_RETURN(out.result, workers.rewrite_kernels(item.text, options.compile));
+  if (!item.origin || out.result.status != RewriteStatus::kRejected) return out;
+  auto rewrite = [&](std::string_view text) { return workers.rewrite_kernels(text, options.compile); };
+  ASSIGN_OR_RETURN(std::optional<PreludeResult> with,
+                   try_repository_prelude(item.text, item.origin->path, out.result, *item.origin->index, rewrite));
+  if (with) {
+    out.result = std::move(with->result);
+    out.prelude = std::move(with->paths);
+  }
+  return out;
+}
 
 // The kernel files without a result for `version`, sorted by sha256.
 Expected<std::vector<std::string>> pending_files(Database& db, const std::vector<std::string>& files,
@@ -121,21 +155,28 @@ std::vector<Row> rows_of(const FileRewriteResult& r) {
 
 }  // namespace
 
+std::string corpus_preprocessor_version(const CorpusPreprocessOptions& options) {
+  // repo: raw-string wrappers stripped; 1 with the repository prelude.
+  return preprocessor_version(options.compile) + (options.repository_prelude ? "-repo1" : "-repo0");
+}
+
 Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
                                                   const CorpusPreprocessOptions& options) {
   RETURN_IF_ERROR_CTX(ensure_preprocess_schema(db), "creating the preprocessed table");
   CorpusPreprocessStats stats;
-  stats.version = preprocessor_version(options.compile);
+  stats.version = corpus_preprocessor_version(options);
   ASSIGN_OR_RETURN(corpus::KernelFiles files, corpus::kernel_files(db));
   ASSIGN_OR_RETURN(std::vector<std::string> pending, pending_files(db, files.sha256s, stats.version));
   stats.pending = pending.size();
 
-  ASSIGN_OR_RETURN(Statement insert, db.prepare(
-      "INSERT OR REPLACE INTO preprocessed (content_sha256, preprocessor_version, kernel, status, category, "
-      "reason, normalized_text, normalized_sha256, instruction_count, inferred, language) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?)"));
+  ASSIGN_OR_RETURN(
+      Statement insert,
+      db.prepare("INSERT OR REPLACE INTO preprocessed (content_sha256, preprocessor_version, kernel, status, category, "
+                 "reason, normalized_text, normalized_sha256, instruction_count, inferred, language, prelude) "
+                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
 
   corpus::Assembler assembler(db);
+  RepositoryIndexes indexes(db);
   ThreadPool pool(options.threads);
   // After the pool, so it is destroyed first: the workers are stopped while
   // the threads that started them still live (see ClangWorkers).
@@ -145,33 +186,29 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
   for (size_t next = 0; next < pending.size() && !interrupted();) {
     std::vector<Item> batch;
     for (; next < pending.size() && batch.size() < batch_size; ++next) {
-      Item item{pending[next], ""};
+      Item item;
+      item.sha256 = pending[next];
       Expected<std::string> text =
           files.assemble ? assembler.assemble(item.sha256) : corpus::stored_text(db, item.sha256);
-      if (text.ok()) item.text = std::move(*text);
+      if (text.ok()) item.text = strip_raw_string_wrapper(*text);
       else item.assembled = text.status();
+      if (files.assemble && options.repository_prelude) {
+        ASSIGN_OR_RETURN(item.origin, indexes.origin_of(item.sha256));
+      }
       batch.push_back(std::move(item));
     }
 
-    std::vector<std::future<Expected<FileRewriteResult>>> futures;
+    std::vector<std::future<Expected<FileOutcome>>> futures;
     futures.reserve(batch.size());
     for (const Item& item : batch) {
       const Item* it = &item;
-      futures.push_back(pool.submit([it, &options, &workers]() -> Expected<FileRewriteResult> {
-        if (!it->assembled.ok()) {
-          FileRewriteResult r;
-          r.category = category::kInputTooLarge;
-          r.reason = it->assembled.message();
-          return r;
-        }
-        return workers.rewrite_kernels(it->text, options.compile);
-      }));
+      futures.push_back(pool.submit([it, &options, &workers] { return rewrite_file(*it, options, workers); }));
     }
-    std::vector<FileRewriteResult> results;
+    std::vector<FileOutcome> results;
     results.reserve(batch.size());
     Status failed = ok_status();
     for (auto& f : futures) {
-      Expected<FileRewriteResult> r = f.get();
+      Expected<FileOutcome> r = f.get();
       if (r.ok()) results.push_back(std::move(*r));
       else if (failed.ok()) failed = r.status();
     }
@@ -179,7 +216,9 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
 
     ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
     for (size_t i = 0; i < batch.size(); ++i) {
-      const FileRewriteResult& file = results[i];
+      const FileRewriteResult& file = results[i].result;
+      std::string prelude;
+      for (const std::string& path : results[i].prelude) prelude += path + "\n";
       bool any_ok = false;
       for (const Row& row : rows_of(file)) {
         insert.reset();
@@ -203,6 +242,8 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
         if (file.inferred.empty()) RETURN_IF_ERROR(insert.bind_null(10));
         else RETURN_IF_ERROR(insert.bind(10, file.inferred));
         RETURN_IF_ERROR(insert.bind(11, std::string(file.opencl20 ? "CL2.0" : "CL1.2")));
+        if (prelude.empty()) RETURN_IF_ERROR(insert.bind_null(12));
+        else RETURN_IF_ERROR(insert.bind(12, prelude));
         RETURN_IF_ERROR_CTX(insert.run(), "storing the result for " + batch[i].sha256);
         if (file.status != RewriteStatus::kOk) continue;
         switch (row.status) {
@@ -217,6 +258,7 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
         ++stats.files_ok;
         if (!file.inferred.empty()) ++stats.files_inferred;
         if (file.opencl20) ++stats.files_opencl20;
+        if (!prelude.empty()) ++stats.files_prelude;
       } else {
         ++stats.files_discarded;
         std::string key = file.status == RewriteStatus::kOk ? "no kernel accepted"

@@ -22,6 +22,9 @@ struct CorpusPreprocessOptions {
   // Each file's Clang work runs in a worker process under this budget, one
   // worker per thread; a file beyond it is rejected as time_limit or memory_limit.
   ClangBudget budget;
+  // A file rejected for a missing name that another file of its repository
+  // defines gets that file put before it and is tried again (repo_prelude.h).
+  bool repository_prelude = true;
   unsigned threads = 0;     // 0 = all cores
   size_t batch_size = 256;  // files per transaction
   bool progress = true;     // draw a progress line on stderr
@@ -39,9 +42,15 @@ struct CorpusPreprocessStats {
   uint64_t files_ok = 0, files_discarded = 0;
   uint64_t files_inferred = 0;  // of files_ok, those that compile only with inferred missing names
   uint64_t files_opencl20 = 0;  // of files_ok, those that compile only as OpenCL C 2.0
+  uint64_t files_prelude = 0;   // of files_ok, those that compile only after other files of their repository
   std::map<std::string, uint64_t> files_by_category;  // "rejected/unknown_type_name" -> n
   bool interrupted = false;  // stopped early by SIGINT/SIGTERM; finished batches are kept
 };
+
+// The version this run stores its results under: preprocessor_version() of
+// the compile options, plus the corpus-level steps (a kernel file that is a
+// C++ raw string is unwrapped; the repository prelude).
+std::string corpus_preprocessor_version(const CorpusPreprocessOptions& options);
 
 // Preprocesses every kernel file of the store that has no result for this
 // preprocessor version yet: the file is assembled with its stored includes
