@@ -180,6 +180,9 @@ class Inliner {
     ++out_->inlined;
     if (included_.insert(found).second) out_->included_paths.push_back(found);
     stack_.insert(found);
+    // A byte-order mark starts the included file, not the includer's text:
+    // inlined mid-file it is an unexpected character to Clang.
+    if (body->compare(0, 3, "\xEF\xBB\xBF") == 0) body->erase(0, 3);
     Status st = process(found, *body, nesting + 1, depth);
     stack_.erase(found);
     if (!out_->text.empty() && out_->text.back() != '\n') out_->text += '\n';

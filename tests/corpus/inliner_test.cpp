@@ -51,6 +51,13 @@ TEST_F(InlinerTest, InlinesNestedIncludesRelativeToTheIncludingFile) {
   EXPECT_EQ(r.unresolved, 0);
 }
 
+TEST_F(InlinerTest, DropsTheByteOrderMarkThatStartsAnIncludedFile) {
+  write("k.cl", "#include \"a.h\"\nkernel void A() {}\n");
+  write("a.h", "\xEF\xBB\xBFint a;\n");
+  InlineResult r = run("k.cl");
+  EXPECT_EQ(r.text, "int a;\nkernel void A() {}\n");
+}
+
 TEST_F(InlinerTest, ListsEachFileItInlinedOnceInTheOrderFirstInlined) {
   // frag.h is inlined twice inside the body, a.h and missing.h are not repeated.
   write("src/k.cl", "#include \"a.h\"\n#include \"missing.h\"\nkernel void A() {\n#include \"frag.h\"\n"
