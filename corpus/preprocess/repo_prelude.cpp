@@ -3,10 +3,10 @@
 #include "corpus/preprocess/repo_prelude.h"
 
 #include <algorithm>
-#include <cctype>
 #include <tuple>
 
 #include "corpus/inliner.h"
+#include "corpus/preprocess/text_scan.h"
 #include "corpus/preprocess/tokens.h"
 #include "support/text.h"
 
@@ -14,43 +14,12 @@ namespace clgen::preprocess {
 
 namespace {
 
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+using scan::ident_char;
+using scan::ident_start;
 bool is_ident(const std::string& t) { return !t.empty() && ident_start(t[0]); }
 
-// `t` with comments blanked and string and character literals emptied
-// (newlines kept, so directives stay on their lines).
-std::string without_comments(std::string_view t) {
-  std::string out;
-  out.reserve(t.size());
-  for (size_t i = 0; i < t.size();) {
-    if (t.compare(i, 2, "//") == 0) {
-      while (i < t.size() && t[i] != '\n') {
-        // A backslash-newline continues a line comment.
-        if (t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '\n') {
-          out += '\n';
-          i += 2;
-          continue;
-        }
-        ++i;
-      }
-    } else if (t.compare(i, 2, "/*") == 0) {
-      size_t end = t.find("*/", i + 2);
-      end = end == std::string_view::npos ? t.size() : end + 2;
-      for (; i < end; ++i) out += t[i] == '\n' ? '\n' : ' ';
-      out += ' ';
-    } else if (t[i] == '"' || t[i] == '\'') {
-      char q = t[i++];
-      out += q;
-      while (i < t.size() && t[i] != q && t[i] != '\n') i += t[i] == '\\' ? 2 : 1;
-      if (i < t.size() && t[i] == q) ++i;
-      out += q;
-    } else {
-      out += t[i++];
-    }
-  }
-  return out;
-}
+// Comments and literal contents blanked: directives stay on their lines.
+std::string without_comments(std::string_view t) { return scan::without_comments(t, true); }
 
 // Cuts the directive lines out of comment-free text (they are blanked), and
 // collects the names the #define lines define.

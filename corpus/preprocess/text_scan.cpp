@@ -16,18 +16,32 @@ std::string_view word_at(std::string_view t, size_t i) {
   return t.substr(i, j - i);
 }
 
-std::string without_comments(std::string_view text) {
+std::string without_comments(std::string_view text, bool blank_literals) {
   std::string out(text);
-  for (size_t i = 0; i + 1 < out.size(); ++i) {
-    if (out[i] == '/' && out[i + 1] == '/') {
-      while (i < out.size() && out[i] != '\n') out[i++] = ' ';
-    } else if (out[i] == '/' && out[i + 1] == '*') {
-      size_t end = out.find("*/", i + 2);
-      end = end == std::string::npos ? out.size() : end + 2;
-      for (; i < end; ++i) {
-        if (out[i] != '\n') out[i] = ' ';
+  const size_t n = out.size();
+  auto blank = [&](size_t i) {
+    if (out[i] != '\n') out[i] = ' ';
+  };
+  for (size_t i = 0; i < n;) {
+    if (out.compare(i, 2, "//") == 0) {
+      for (; i < n && out[i] != '\n'; ++i) {
+        if (out[i] == '\\' && i + 1 < n && out[i + 1] == '\n') blank(i++);  // continued: keep the newline
+        blank(i);
       }
-      --i;
+    } else if (out.compare(i, 2, "/*") == 0) {
+      size_t end = out.find("*/", i + 2);
+      end = end == std::string::npos ? n : end + 2;
+      for (; i < end; ++i) blank(i);
+    } else if (out[i] == '"' || out[i] == '\'') {
+      const char q = out[i++];
+      while (i < n && out[i] != q && out[i] != '\n') {
+        const size_t step = out[i] == '\\' && i + 1 < n && out[i + 1] != '\n' ? 2 : 1;
+        for (size_t k = 0; blank_literals && k < step; ++k) blank(i + k);
+        i += step;
+      }
+      if (i < n && out[i] == q) ++i;
+    } else {
+      ++i;
     }
   }
   return out;

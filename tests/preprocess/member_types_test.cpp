@@ -5,6 +5,7 @@
 #include "corpus/preprocess/member_types.h"
 #include "corpus/preprocess/names.h"
 #include "corpus/preprocess/preprocess.h"
+#include "corpus/preprocess/text_scan.h"
 
 namespace clgen::preprocess {
 namespace {
@@ -16,6 +17,15 @@ constexpr const char* kGeometry =
     "  __global const float* src = in + iInfo.offset;\n"
     "  if (g < oInfo.dims[0]) out[g * oInfo.strides[0]] = src[g * iInfo.strides[0]];\n"
     "}\n";
+
+TEST(TextScan, CommentsAreBlankedButSlashesInLiteralsAndLineBreaksStay) {
+  const std::string text = "a = \"http://x\"; // c \\\n d\nb /* e\n f */ g";
+  const std::string code = scan::without_comments(text);
+  EXPECT_EQ(code.size(), text.size());
+  EXPECT_EQ(code, "a = \"http://x\";" + std::string(7, ' ') + "\n  \nb" + std::string(5, ' ') + "\n" +
+                      std::string(6, ' ') + "g");
+  EXPECT_EQ(scan::without_comments("s = 'x' \"ab\";", true), "s = ' ' \"  \";");
+}
 
 TEST(MemberTypes, ATypeUsedWithMembersIsAStructOfThem) {
   EXPECT_EQ(member_type_definition(kGeometry, "KParam"),
