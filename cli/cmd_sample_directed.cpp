@@ -31,8 +31,7 @@ std::vector<sampler::Target> text_targets(const std::vector<std::string>& texts,
       std::string label = prefix + ":" + sha256_hex(text).substr(0, 12);
       auto rows = features::extract_static_features(text, label);
       if (!rows.ok()) return out;
-      for (const auto& f : *rows)
-        out.push_back({label + ":" + f.kernel, {f.comp, f.rational, f.mem, f.localmem, f.coalesced, f.atomic}});
+      for (const auto& f : *rows) out.push_back({label + ":" + f.kernel, features::grewe_vector(f)});
       return out;
     }));
   }

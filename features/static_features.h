@@ -4,6 +4,7 @@
 // accesses. One row per kernel. Clang stays inside the .cpp.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,13 @@ struct StaticFeatures {
   bool sema_errors = false;
   std::string first_error;
 };
+
+// The six Grewe counts in the order targets, samples and training headers use
+// (comp, rational, mem, localmem, coalesced, atomic).
+using GreweVector = std::array<long, 6>;
+inline GreweVector grewe_vector(const StaticFeatures& f) {
+  return {f.comp, f.rational, f.mem, f.localmem, f.coalesced, f.atomic};
+}
 
 struct FeatureOptions {
   // Count the kernels of code that does not compile on the AST Clang

@@ -23,8 +23,7 @@ constexpr int64_t kFeatureVersion = 1;
 std::optional<FeatureVector> grewe_of(const std::string& text) {
   auto rows = features::extract_static_features(text, "kernel");
   if (!rows.ok() || rows->empty()) return std::nullopt;
-  const features::StaticFeatures& k = rows->front();
-  return FeatureVector{k.comp, k.rational, k.mem, k.localmem, k.coalesced, k.atomic};
+  return features::grewe_vector(rows->front());
 }
 #endif
 

@@ -93,10 +93,7 @@ ClangFilterVerdict filter_with_clang(std::string_view text, const ClangFilterOpt
   if (options.features) {
     // The sampled kernel is the text's first (its seed starts it).
     Expected<std::vector<features::StaticFeatures>> f = features::extract_static_features(v.normalized_text, "sample");
-    if (f.ok() && !f->empty()) {
-      const features::StaticFeatures& k = f->front();
-      v.features = GreweVector{k.comp, k.rational, k.mem, k.localmem, k.coalesced, k.atomic};
-    }
+    if (f.ok() && !f->empty()) v.features = features::grewe_vector(f->front());
   }
   return v;
 }
