@@ -109,6 +109,8 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   }
   for (const auto& [repo, n] : set.capped)
     spdlog::info("training.max_kernels_per_repository: {} kernels of {} left out", n, repo);
+  for (const auto& [repo, n] : set.domain_capped)
+    spdlog::info("training.max_kernels_in_capped_domains: {} kernels of {} left out", n, repo);
   if (set.held_out > 0)
     std::printf("validation: %zu kernels of %zu held-out repositories: %s\n", set.held_out,
                 set.held_out_repositories.size(), fmt::format("{}", fmt::join(set.held_out_repositories, ", ")).c_str());

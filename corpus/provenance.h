@@ -22,6 +22,8 @@ struct ContentProvenance {
   std::string program;
   // The least "source path" over all the content's origins.
   std::string location;
+  // The first origin's repository's application domain (snapshot manifests); "" when unknown.
+  std::string domain;
 };
 
 // The provenance of every content with an origin, keyed by content sha256;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "support/config.h"
 #include "support/sha256.h"
@@ -35,6 +36,8 @@ Expected<ModelConfig> from_config(const Config& c) {
                                       "training.max_tokens",
                                       "training.max_file_chars",
                                       "training.max_kernels_per_repository",
+                                      "training.capped_domain_words",
+                                      "training.max_kernels_in_capped_domains",
                                       "training.validation_split",
                                       "training.opencl20",
                                       "training.feature_prefix",
@@ -102,6 +105,16 @@ Expected<ModelConfig> from_config(const Config& c) {
                    c.get_int("training.max_kernels_per_repository", t.max_kernels_per_repository));
   if (t.max_kernels_per_repository < 0)
     return bad("training.max_kernels_per_repository", "expected >= 0 (0 = no cap)");
+  ASSIGN_OR_RETURN(t.capped_domain_words, c.get_string_list("training.capped_domain_words", t.capped_domain_words));
+  for (const std::string& w : t.capped_domain_words)
+    if (w.empty()) return bad("training.capped_domain_words", "expected non-empty words");
+  ASSIGN_OR_RETURN(t.max_kernels_in_capped_domains,
+                   c.get_int("training.max_kernels_in_capped_domains", t.max_kernels_in_capped_domains));
+  if (t.max_kernels_in_capped_domains < 0)
+    return bad("training.max_kernels_in_capped_domains", "expected >= 0 (0 = no cap)");
+  if (t.capped_domain_words.empty() != (t.max_kernels_in_capped_domains == 0))
+    return bad("training.max_kernels_in_capped_domains",
+               "set it together with training.capped_domain_words (a cap needs words, and words need a cap)");
   ASSIGN_OR_RETURN(t.validation_split, c.get_string("training.validation_split", t.validation_split));
   if (t.validation_split != "kernel" && t.validation_split != "repository")
     return bad("training.validation_split", "expected \"kernel\" or \"repository\"");
@@ -158,6 +171,10 @@ std::string canonical_config(const ModelConfig& m) {
          // Appended only when set, so ids of models without it stay the same.
          (t.max_file_chars > 0 ? fmt::format(";max_file_chars={}", t.max_file_chars) : "") +
          (t.max_kernels_per_repository > 0 ? fmt::format(";max_per_repo={}", t.max_kernels_per_repository) : "") +
+         (t.max_kernels_in_capped_domains > 0
+              ? fmt::format(";capped_domains={}:{}", fmt::join(t.capped_domain_words, ","),
+                            t.max_kernels_in_capped_domains)
+              : "") +
          (t.validation_split != "kernel" ? ";split=" + t.validation_split : "") + (t.opencl20 ? "" : ";opencl12_only") +
          (t.feature_prefix ? ";feature_prefix" : "");
 }

@@ -45,6 +45,14 @@ struct TrainingConfig {
   // lowest hash of their normalized text, so the pick does not depend on import
   // order); 0 = no cap. See docs/MODEL.md for the choice on the GitHub corpus.
   int64_t max_kernels_per_repository = 0;
+  // Balance by domain: the kernels of every repository whose domain (from the
+  // snapshot manifest) contains one of these words, case-insensitively, form
+  // one pool of which at most max_kernels_in_capped_domains are kept (the
+  // lowest hashes, after the per-repository cap). Meant for the compiler and
+  // driver test suites, whose many tiny kernels would otherwise be most of
+  // what the model reads (docs/MODEL.md). Empty / 0 = no such cap.
+  std::vector<std::string> capped_domain_words;
+  int64_t max_kernels_in_capped_domains = 0;
   // "kernel": validation_fraction of the kernels, picked at random, validate.
   // "repository": whole repositories are held out until their kernels reach
   // validation_fraction of the corpus, so the validation loss measures kernels

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <limits>
@@ -129,7 +130,8 @@ Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t ma
   std::vector<CorpusKernel> kernels;
   for (auto& k : catalog) {
     if (max_chars <= 0 || int64_t(k.text.size()) <= max_chars)
-      kernels.push_back({std::move(k.normalized_sha256), std::move(k.text), std::move(k.repository)});
+      kernels.push_back(
+          {std::move(k.normalized_sha256), std::move(k.text), std::move(k.repository), std::move(k.domain)});
   }
   if (kernels.empty() && max_chars > 0)
     return not_found(fmt::format("no preprocessed kernel file in {} is within training.max_file_chars = {}",
@@ -160,20 +162,47 @@ std::vector<std::string> TrainingTexts::model_texts() const {
   return out;
 }
 
+namespace {
+
+// Whether `domain` contains one of `words`, ignoring case.
+bool in_capped_domain(const std::string& domain, const std::vector<std::string>& words) {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  const std::string d = lower(domain);
+  for (const std::string& w : words)
+    if (d.find(lower(w)) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
 TrainingTexts select_training_texts(const std::vector<CorpusKernel>& kernels, const TrainingConfig& t) {
   TrainingTexts out;
   // Kernels arrive sorted by sha256, so the first ones of a repository are its lowest hashes.
   std::map<std::string, size_t> kept_per_repository;
   std::vector<bool> kept(kernels.size(), false);
+  int64_t kept_in_capped_domains = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
     size_t& n = kept_per_repository[kernels[i].repository];
     if (t.max_kernels_per_repository > 0 && int64_t(n) >= t.max_kernels_per_repository) {
       ++out.capped[kernels[i].repository];
       continue;
     }
+    if (t.max_kernels_in_capped_domains > 0 && in_capped_domain(kernels[i].domain, t.capped_domain_words)) {
+      if (kept_in_capped_domains >= t.max_kernels_in_capped_domains) {
+        ++out.domain_capped[kernels[i].repository];
+        continue;
+      }
+      ++kept_in_capped_domains;
+    }
     ++n;
     kept[i] = true;
   }
+  // A repository whose every kernel was capped away is not one to hold out.
+  for (auto it = kept_per_repository.begin(); it != kept_per_repository.end();)
+    it = it->second == 0 ? kept_per_repository.erase(it) : std::next(it);
   std::set<std::string> held;
   if (t.validation_split == "repository" && t.validation_fraction > 0 && kept_per_repository.size() > 1) {
     size_t total = 0;

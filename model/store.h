@@ -33,6 +33,7 @@ struct CorpusKernel {
   std::string sha256;  // of text
   std::string text;
   std::string repository;
+  std::string domain;  // the repository's application domain ("" when unknown)
 };
 
 // The kernels read_training_texts returns, with their repositories; without
@@ -50,6 +51,7 @@ struct TrainingTexts {
   size_t held_out = 0;
   std::vector<std::string> held_out_repositories;
   std::map<std::string, int64_t> capped;  // repository -> kernels left out by the per-repository cap
+  std::map<std::string, int64_t> domain_capped;  // repository -> kernels left out by the capped-domain pool
   std::vector<std::string> sha256;        // of each text, in the order of `texts`
   // training.feature_prefix: each text's feature header (model/feature_prefix.h),
   // "" for a kernel whose features could not be extracted (it is trained on
@@ -66,6 +68,8 @@ struct TrainingTexts {
 // Applies the config's corpus selection to `kernels` (sorted by sha256 as
 // read_corpus_kernels returns them):
 //  * max_kernels_per_repository keeps each repository's kernels of lowest sha256;
+//  * max_kernels_in_capped_domains then keeps the lowest-sha256 kernels of the
+//    pool of repositories whose domain contains a capped_domain_words word;
 //  * validation_split = "repository" visits repositories in the order of
 //    sha256(seed + ":" + repository) and holds each out while the held-out
 //    kernels stay below validation_fraction of all kernels; a repository

@@ -33,11 +33,22 @@ BATCH=${BATCH:-8192}
 DRIVE_SAMPLES=${DRIVE_SAMPLES:-300}
 mkdir -p "$RESULTS"
 log() { echo "== $(date -u +%T) $*"; }
-config_of() { [ "$1" = default ] && echo configs/gpu.toml || echo configs/github.toml; }
+# Workspaces: default (configs/gpu.toml), github (configs/github.toml) and
+# balanced (the github database with configs/github-balanced.toml); $NAMES
+# picks which, in order.
+NAMES=${NAMES:-default github}
+config_of() {
+  case "$1" in
+    default) echo configs/gpu.toml ;;
+    balanced) echo configs/github-balanced.toml ;;
+    *) echo configs/github.toml ;;
+  esac
+}
+db_of() { [ "$1" = balanced ] && echo github || echo "$1"; }
 
 workspace() {  # NAME: gpu-work/NAME/clgen.db from .wsmin/NAME.db.xz, once
   [ -f "gpu-work/$1/clgen.db" ] && return 0
-  mkdir -p "gpu-work/$1" && xz -dc ".wsmin/$1.db.xz" > "gpu-work/$1/clgen.db"
+  mkdir -p "gpu-work/$1" && xz -dc ".wsmin/$(db_of "$1").db.xz" > "gpu-work/$1/clgen.db"
 }
 
 train() {  # NAME CONFIG SECONDS LOG
@@ -54,7 +65,7 @@ phase_build() {
 
 phase_train() {
   local n
-  for n in default github; do
+  for n in $NAMES; do
     workspace "$n" || return 1
     train "$n" "$(config_of "$n")" "$TRAIN_SECONDS" "train-$n.log"
   done
@@ -71,7 +82,7 @@ phase_sizes() {
 
 phase_sample() {
   local n
-  for n in default github; do
+  for n in $NAMES; do
     workspace "$n" || return 1
     log "bench/sampler.sh on $n ($(config_of "$n")), $SAMPLE_SECONDS s per run"
     WORKSPACE="gpu-work/$n" DEVICE=cuda BATCH="$BATCH" CONFIG="$(config_of "$n")" CLGEN="$CLGEN" MODES=constrained \
@@ -82,7 +93,7 @@ phase_sample() {
 
 phase_drive() {
   local n
-  for n in default github; do
+  for n in $NAMES; do
     log "drive $DRIVE_SAMPLES accepted samples of $n (shuffle seed ${DRIVE_SHUFFLE:-1}) on the GPU"
     /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "gpu-work/$n" -q drive --samples --limit "$DRIVE_SAMPLES" \
       --device gpu --gsize 4096 --timeout 3 --shuffle "${DRIVE_SHUFFLE:-1}" --jobs "${DRIVE_JOBS:-1}" > "$RESULTS/drive-$n.log" 2>&1
@@ -92,7 +103,7 @@ phase_drive() {
 
 phase_export() {
   local n
-  for n in default github; do
+  for n in $NAMES; do
     [ -f "gpu-work/$n/clgen.db" ] || continue
     python3 - "gpu-work/$n/clgen.db" "$RESULTS/$n" <<'PY'
 import json, sqlite3, sys

@@ -111,6 +111,23 @@ Expected<bool> Config::get_bool(const std::string& key, bool fallback) const {
   return get_bool(key);
 }
 
+Expected<std::vector<std::string>> Config::get_string_list(const std::string& key,
+                                                           const std::vector<std::string>& fallback) const {
+  if (!has(key)) return fallback;
+  const toml::array* array = std::as_const(*table_).at_path(key).as_array();
+  if (!array)
+    return key_error(key, std::string("expected an array of strings, got ") + type_name(table_->at_path(key).type()));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < array->size(); ++i) {
+    const toml::node& element = *array->get(i);
+    if (!element.is_string())
+      return key_error(key,
+                       "element " + std::to_string(i + 1) + ": expected a string, got " + type_name(element.type()));
+    out.push_back(*element.value<std::string>());
+  }
+  return out;
+}
+
 Expected<double> Config::get_double(const std::string& key) const {
   toml::node_view<const toml::node> node = std::as_const(*table_).at_path(key);
   if (!node) return not_found(origin_ + ": missing required key " + key);

@@ -39,6 +39,10 @@ class Config {
   Expected<double> get_double(const std::string& key, double fallback) const;
   Expected<std::string> get_string(const std::string& key, const std::string& fallback) const;
   Expected<bool> get_bool(const std::string& key, bool fallback) const;
+  // An array of strings; the fallback when absent, an error naming the key
+  // (and the element) on any other type.
+  Expected<std::vector<std::string>> get_string_list(const std::string& key,
+                                                     const std::vector<std::string>& fallback) const;
 
   // Fails naming the first key (dotted) that is not in `known`, so typos in a
   // config are caught instead of silently ignored. Tables are descended into.

@@ -62,16 +62,20 @@ Expected<std::vector<CatalogKernel>> newest_accepted_kernels(Database& db, const
     ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) break;
     std::string hash = st.column_text(0);
-    std::string repository;
+    std::string repository, domain;
     if (query.with_repository) {
       auto p = provenance.find(st.column_text(2));
-      if (p != provenance.end()) repository = p->second.repository;
+      if (p != provenance.end()) {
+        repository = p->second.repository;
+        domain = p->second.domain;
+      }
     }
     auto [it, first] = index.try_emplace(hash, out.size());
     if (first) {
-      out.push_back({std::move(hash), st.column_text(1), std::move(repository)});
+      out.push_back({std::move(hash), st.column_text(1), std::move(repository), std::move(domain)});
     } else if (repository < out[it->second].repository) {
       out[it->second].repository = std::move(repository);
+      out[it->second].domain = std::move(domain);
     }
   }
   if (query.order == KernelQuery::Order::kByHash)

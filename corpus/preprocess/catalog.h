@@ -23,7 +23,7 @@ struct KernelQuery {
   bool exclude_decontaminated = true;  // leave out kernels of an evaluation set (decontaminate.h)
   bool opencl12_only = false;          // leave out kernels that compile only as OpenCL C 2.0
   bool skip_empty = false;             // leave out kernels whose normalized text is ""
-  bool with_repository = false;        // fill CatalogKernel::repository from the corpus tables
+  bool with_repository = false;        // fill CatalogKernel::repository and domain from the corpus tables
   enum class Order {
     kByHash,       // by normalized_sha256
     kFirstStored,  // by the first row stored for the kernel
@@ -34,6 +34,7 @@ struct CatalogKernel {
   std::string normalized_sha256;
   std::string text;        // the normalized text
   std::string repository;  // with_repository: the least repository of its contents ("" when unknown)
+  std::string domain;      // with_repository: that repository's domain ("" when unknown)
 };
 
 // The newest accepted normalized kernels: one per normalized_sha256 among the

@@ -12,7 +12,7 @@ std::string config_path(const std::string& name) {
 }
 
 TEST(ModelConfig, ShippedConfigsParse) {
-  for (const char* name : {"tiny", "paper", "gpu"}) {
+  for (const char* name : {"tiny", "paper", "gpu", "github", "github-balanced"}) {
     auto c = load_model_config(config_path(name));
     EXPECT_TRUE(c.ok()) << name << ": " << c.status().message();
   }
@@ -80,6 +80,23 @@ TEST(ModelConfig, ChangedConfigOrCorpusGivesANewModelIdButEpochsDoNot) {
   ModelConfig longer = a;
   longer.training.epochs = 99;  // extending training continues the same model
   EXPECT_EQ(model_id(longer, corpus), id);
+}
+
+TEST(ModelConfig, CappedDomainsNeedWordsAndACapAndChangeTheModelId) {
+  auto c = parse_model_config("[training]\ncapped_domain_words = [\"test\"]\nmax_kernels_in_capped_domains = 250\n",
+                              "t.toml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->training.capped_domain_words, std::vector<std::string>{"test"});
+  EXPECT_EQ(c->training.max_kernels_in_capped_domains, 250);
+  // A different corpus selection is a different model.
+  EXPECT_NE(model_id(*c, corpus_hash({"k"})), model_id(ModelConfig{}, corpus_hash({"k"})));
+  for (const char* bad : {"capped_domain_words = [\"test\"]", "max_kernels_in_capped_domains = 5",
+                          "capped_domain_words = [\"\"]\nmax_kernels_in_capped_domains = 5",
+                          "capped_domain_words = [\"test\"]\nmax_kernels_in_capped_domains = -1"}) {
+    auto r = parse_model_config(std::string("[training]\n") + bad + "\n", "t.toml");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("capped_domain"), std::string::npos) << r.status().message();
+  }
 }
 
 TEST(ModelConfig, CheckpointIntervalsParseAreRangeCheckedAndKeepTheModelId) {

@@ -109,6 +109,38 @@ TEST(SelectTrainingTexts, CapKeepsTheLowestHashesOfEachRepository) {
   EXPECT_EQ(set.held_out, 0u);
 }
 
+TEST(SelectTrainingTexts, CappedDomainsShareOnePoolOfTheLowestHashesAndOtherDomainsStayWhole) {
+  // Hashes 0000.. in the order listed: t1 (2), app (3), t2 (2).
+  auto kernels = kernels_of({{"t1", 2}, {"app", 3}, {"t2", 2}});
+  for (auto& k : kernels)
+    k.domain = k.repository == "app"  ? "image processing"
+               : k.repository == "t1" ? "Compiler TEST suite"
+                                      : "driver tests";
+  TrainingConfig t;
+  t.capped_domain_words = {"test"};
+  t.max_kernels_in_capped_domains = 3;
+  auto set = select_training_texts(kernels, t);
+  // The pool t1 + t2 keeps its 3 lowest hashes: t10, t11 and t20.
+  EXPECT_EQ(set.texts, (std::vector<std::string>{"t10", "t11", "app0", "app1", "app2", "t20"}));
+  EXPECT_EQ(set.domain_capped.at("t2"), 1);
+  EXPECT_EQ(set.domain_capped.count("t1"), 0u);
+  EXPECT_EQ(set.domain_capped.count("app"), 0u);
+  EXPECT_TRUE(set.capped.empty());
+}
+
+TEST(SelectTrainingTexts, RepositoryEmptiedByTheDomainCapIsNeverHeldOut) {
+  auto kernels = kernels_of({{"t1", 2}, {"t2", 1}, {"a", 1}, {"b", 1}, {"c", 1}});
+  for (auto& k : kernels) k.domain = k.repository[0] == 't' ? "test suite" : "physics";
+  TrainingConfig t;
+  t.capped_domain_words = {"test"};
+  t.max_kernels_in_capped_domains = 2;  // t1 keeps both, t2 none
+  t.validation_split = "repository";
+  t.validation_fraction = 0.5;
+  auto set = select_training_texts(kernels, t);
+  EXPECT_EQ(set.texts.size(), 5u);
+  for (const auto& repo : set.held_out_repositories) EXPECT_NE(repo, "t2");
+}
+
 TEST(SelectTrainingTexts, RepositorySplitHoldsOutWholeRepositoriesWithinTheShare) {
   TrainingConfig t;
   t.validation_split = "repository";
@@ -155,6 +187,26 @@ TEST(ReadCorpusKernels, NamesTheRepositoryOfEachKernel) {
   ASSERT_EQ(kernels->size(), 2u);
   EXPECT_EQ((*kernels)[0].repository, "o/n");
   EXPECT_EQ((*kernels)[1].repository, "package:p");
+}
+
+TEST(ReadCorpusKernels, NamesTheDomainOfEachKernelsRepository) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(create_preprocessed(*db).ok());
+  ASSERT_TRUE(
+      db->exec(
+            "CREATE TABLE repositories(id INTEGER PRIMARY KEY, source TEXT, owner TEXT, name TEXT, domain TEXT);"
+            "CREATE TABLE content_origins(sha256 TEXT, repository_id INTEGER, commit_sha TEXT, path TEXT);"
+            "INSERT INTO repositories VALUES(1,'snapshot:o/n','o','n','compiler test suite'),(2,'package:p',NULL,NULL,NULL);"
+            "INSERT INTO content_origins VALUES('c1',1,'x','a.cl'),('c2',2,'','b.cl');"
+            "INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel A','h1',5);"
+            "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel B','h2',5);")
+          .ok());
+  auto kernels = read_corpus_kernels(*db);
+  ASSERT_TRUE(kernels.ok()) << kernels.status().message();
+  ASSERT_EQ(kernels->size(), 2u);
+  EXPECT_EQ((*kernels)[0].domain, "compiler test suite");
+  EXPECT_EQ((*kernels)[1].domain, "");
 }
 
 TEST(ReadCorpusKernels, WithoutOpenCl20LeavesOutKernelsStoredAsOpenCl20) {

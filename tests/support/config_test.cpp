@@ -57,6 +57,21 @@ TEST(Config, WrongTypeNamesFileKeyAndTypes) {
   EXPECT_EQ(d.status().message(), "tiny.toml: model.dropout: expected an integer, got a number");
 }
 
+TEST(Config, StringListsReadInOrderAndBadElementsAreNamed) {
+  auto c = Config::parse("words = [\"test\", \"Driver\"]\nmixed = [\"a\", 2]\nnot_list = \"a\"\n", "l.toml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto words = c->get_string_list("words", {});
+  ASSERT_TRUE(words.ok()) << words.status().message();
+  EXPECT_EQ(*words, (std::vector<std::string>{"test", "Driver"}));
+  EXPECT_EQ(*c->get_string_list("absent", {"x"}), std::vector<std::string>{"x"});
+  auto mixed = c->get_string_list("mixed", {});
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_EQ(mixed.status().message(), "l.toml: mixed: element 2: expected a string, got an integer");
+  auto scalar = c->get_string_list("not_list", {});
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_EQ(scalar.status().message(), "l.toml: not_list: expected an array of strings, got a string");
+}
+
 TEST(Config, UnknownKeyIsReportedByName) {
   auto c = Config::parse(kToml, "tiny.toml");
   ASSERT_TRUE(c.ok());
