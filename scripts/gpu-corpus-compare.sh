@@ -91,6 +91,26 @@ phase_sample() {
   done
 }
 
+# variants  the last of $NAMES sampled with --args "float*,float*,float*,int" for
+#           $SAMPLE_SECONDS per run under each of $VARIANTS ("name:flags;name:flags",
+#           flags as `clgen sample` takes them, e.g. "r16:--max-refusals 16");
+#           keeps each run's JSON summary and accepted kernels (variants.tar.xz)
+phase_variants() {
+  local n=${NAMES##* } v name flags dir seed=0
+  workspace "$n" || return 1
+  dir=gpu-work/$n/variants
+  rm -rf "$dir" && mkdir -p "$dir"
+  IFS=';' read -ra vs <<< "${VARIANTS:-base:}"
+  for v in "${vs[@]}"; do
+    name=${v%%:*} flags=${v#*:} seed=$((seed + 1))  # a seed each: no run replays another's streams
+    log "variant $name on $n: $flags"
+    WORKSPACE="gpu-work/$n" DEVICE=cuda BATCH="$BATCH" CONFIG="$(config_of "$n")" CLGEN="$CLGEN" MODES=constrained \
+      SEED=$seed FREE=0 SAMPLE_FLAGS="$flags" BENCH_DIR="$dir/$name" bench/sampler.sh "$SAMPLE_SECONDS" 2>&1 | \
+      grep -E "unique accepted|static pass|statuses|complete" | tee -a "$RESULTS/variants.log"
+  done
+  tar -C "$dir" -cJf "$RESULTS/variants.tar.xz" .
+}
+
 phase_drive() {
   local n
   for n in $NAMES; do
