@@ -137,6 +137,29 @@ TEST_F(MergeTest, OverlappingShardsLeaveEachKernelAcceptedOnceAndASecondMergeAdd
   EXPECT_EQ("ok", check->column_text(0));
 }
 
+TEST_F(MergeTest, DirectedSamplesKeepTheirTargetAndTargetFeatures) {
+  {
+    Database a = open("a.db");
+    ASSERT_TRUE(ensure_sampler_schema(a).ok());
+    SampleRow steered = accepted("A", 0, "");
+    steered.target = "held-out:0123:A";
+    steered.target_features = "3,0,3,0,2,0";
+    ASSERT_TRUE(insert_samples(a, {steered, accepted("B", 1, "")}).ok());
+  }
+  Database dest = open("dest.db");
+  ASSERT_TRUE(ensure_sampler_schema(dest).ok());
+  auto c = merge(dest, "a.db");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(2u, c->added);
+  EXPECT_EQ(1, count(dest,
+                     "SELECT count(*) FROM samples WHERE normalized_sha256 = 'sha-A' AND "
+                     "target = 'held-out:0123:A' AND target_features = '3,0,3,0,2,0'"));
+  // An undirected sample stays without a target.
+  EXPECT_EQ(1, count(dest,
+                     "SELECT count(*) FROM samples WHERE normalized_sha256 = 'sha-B' AND "
+                     "target IS NULL AND target_features IS NULL"));
+}
+
 TEST_F(MergeTest, SamplesThatDifferOnlyInShardAreDifferentSamples) {
   // Two shards of one seed can store the same text at the same index.
   {
