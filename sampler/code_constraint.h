@@ -71,6 +71,8 @@ class CodeConstraint {
       bool after_assign = false;  // a group right after '=' (a cast of the whole value)
       uint64_t arities = 0;       // a builtin's call: the argument counts the corpus uses (0: any)
       bool float_atomic = false;  // an atomic call that takes a float pointer (`atomic_xchg`)
+      int vector_literal = 0;     // a vector literal's '(' (`(int2)(...)`): the width, which bounds its elements
+      bool attribute = false;     // the '(' after `__attribute__`
     };
     // A '[': the element it reaches.
     struct Element {
@@ -173,6 +175,9 @@ class CodeConstraint {
     bool last_paren_header = false;  // ... that are a statement's header
     bool last_paren_type = false;    // ... that end with a type (a cast)
     bool cast_to_pointer = false;    // ... whose last token was '*' (`(float*)`)
+    int cast_width = 0;              // ... a cast to a vector type: its width (0: none)
+    bool last_paren_attribute = false;  // ... closed `__attribute__((...))`
+    std::string group_name;             // ... held one declared name alone (`(e)`): that name
     // An assignment's context: its right-hand side at depth assign_depth.
     Ctx assign_ctx = Ctx::kAny;
     int assign_depth = -1;
@@ -258,6 +263,9 @@ class CodeConstraint {
   // Expression rules for a name used as an operand, at the character after it.
   bool operand_ok(char c, const std::string& name, const std::string& before_prev, bool before_unary,
                   bool before_cmp) const;
+  // The vector width of the operand before a '.' just written (a name, a
+  // parenthesized name or a subscript's element); 0 when unknown.
+  int field_base_width() const;
   Ctx current_ctx() const;
   // The class of name `w` used as an operand (after a cast: unknown).
   Cls name_class(const std::string& w, bool cast, bool deref) const;

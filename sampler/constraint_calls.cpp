@@ -56,6 +56,7 @@ void CodeConstraint::open_paren() {
     if (writing_builtin(tok_.prev) || std::isupper(static_cast<unsigned char>(tok_.prev[0]))) fn_.effect += 2;
     o.call.float_atomic = tok_.prev == "atomic_xchg" || tok_.prev == "atom_xchg";
     o.call.arities = t_->arities(tok_.prev);
+    o.call.attribute = tok_.prev == "__attribute__";
     o.header = tok_.prev == "for"      ? 'f'
                : tok_.prev == "while"  ? 'w'
                : tok_.prev == "switch" ? 's'
@@ -66,6 +67,11 @@ void CodeConstraint::open_paren() {
     fn_.effect += tok_.prev == "printf" ? 2 : tok_.prev == "barrier" || o.header ? 1 : 0;
     // `(float)get_global_id(0)`: the cast decides the class.
     o.call.cast = tok_.prev2 == ")";
+  } else if (tok_.prev == ")" && expr_.cast_width > 1) {
+    // A vector literal, `(int2)(d, e)`: numbers (no bare pointer), at most
+    // as many elements as the vector has components.
+    o.call.vector_literal = expr_.cast_width;
+    o.ctx = Ctx::kNumeric;
   } else if (tok_.prev != ")") {
     // Grouping (or a cast's type): the enclosing context goes on.
     // After a cast, `(float)(...)`, anything goes.

@@ -201,8 +201,13 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
     const Name* n = kind_of(before);
     if (before == "]" || (n && n->kind != Kind::kPointer)) return false;
   }
-  // No field of a scalar element (`a[e].x` with a float* a).
+  // No field of a scalar element (`a[e].x` with a float* a), nor of a
+  // parenthesized scalar or pointer (`(e).x` with an int e).
   if (c == '.' && before == "]" && expr_.last_elem_width == 1) return false;
+  if (c == '.' && before == ")" && !expr_.group_name.empty()) {
+    const Name* n = kind_of(expr_.group_name);
+    if (n && n->kind != Kind::kVector && n->kind != Kind::kOther) return false;
+  }
   // A vector cast of a whole value has the variable's width (`float4 e =
   // (float2)(...)`).
   if (c == ')' && top == '(' && open_.back().call.group && open_.back().call.after_assign && vector_type(before) &&
@@ -241,6 +246,10 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
       if (top == '(' && open_.back().call.arities &&
           (open_.back().call.arities >> std::min(63, open_.back().commas + 2)) == 0)
         return false;  // more arguments than the corpus gives this builtin
+      // Each element of a vector literal has a component at least.
+      if (top == '(' && open_.back().call.vector_literal > 0 &&
+          open_.back().commas + 1 >= open_.back().call.vector_literal)
+        return false;
       return open_.empty() || open_.back().ternaries == 0;
     case '}':
       // A kernel has an effect that survives dead-code elimination (a
@@ -263,6 +272,13 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
     case '$': return false;
     default: return true;
   }
+}
+
+int CodeConstraint::field_base_width() const {
+  if (tok_.prev != ".") return 0;
+  if (tok_.prev2 == "]") return expr_.last_elem_width;
+  const Name* n = kind_of(tok_.prev2 == ")" ? expr_.group_name : tok_.prev2);
+  return n && n->kind == Kind::kVector ? n->width : 0;
 }
 
 void CodeConstraint::push_token(const std::string& token) {

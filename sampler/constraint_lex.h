@@ -35,6 +35,28 @@ inline bool at_statement_start(const std::string& prev) {
          prev == "do";
 }
 
+// Whether field `w` (or the start of one) can select components of a vector
+// of `width` (0: unknown): `x`..`w` and the hex digits after `s` below the
+// width; other fields (`lo`, `hi`, `even`, `odd`) are not limited.
+inline bool swizzle_fits(std::string_view w, int width) {
+  if (width <= 0 || w.empty()) return true;
+  constexpr std::string_view kXyzw = "xyzw";
+  if (w.find_first_not_of(kXyzw) == std::string_view::npos) {
+    for (char c : w)
+      if (int(kXyzw.find(c)) >= width) return false;
+    return true;
+  }
+  if (w[0] != 's' && w[0] != 'S') return true;
+  for (char c : w.substr(1)) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return true;  // not a component name
+  }
+  for (char c : w.substr(1)) {
+    const int digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10;
+    if (digit >= width) return false;
+  }
+  return true;
+}
+
 // tok_.prev after the closing brace of a struct, union or enum body.
 inline const char* const kAggregateType = "}type";
 

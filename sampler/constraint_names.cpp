@@ -27,8 +27,11 @@ int CodeConstraint::decl_context() const {
   }
   // `int e, f`: a declaration list, at the declaration's own depth.
   if (tok_.prev == ",") return stmt_.decl_depth == int(open_.size()) ? 2 : 0;
-  // After `struct {...}` a variable or a typedef's name.
+  // After `struct {...}` a variable or a typedef's name; after a file-level
+  // `__attribute__((...))` the function's name (`__kernel void
+  // __attribute__((reqd_work_group_size(1, 1, 1))) A(`).
   if (tok_.prev.empty() || tok_.prev == kAggregateType) return 1;
+  if (open_.empty() && tok_.prev == ")" && expr_.last_paren_attribute) return 1;
   return 0;
 }
 
@@ -74,7 +77,7 @@ bool CodeConstraint::param_name_ok() const {
 }
 
 bool CodeConstraint::word_ok(const std::string& w, bool complete, bool field, int decl) const {
-  if (field) return complete ? t_->is_field(w) : t_->is_field_prefix(w);
+  if (field) return (complete ? t_->is_field(w) : t_->is_field_prefix(w)) && swizzle_fits(w, field_base_width());
   // A cast's type takes no name (`(float2 g)`), only what the corpus
   // continues a type with (`(unsigned int)`).
   if (in_body() && open_.back().c == '(' && !open_.back().for_header && t_->is_declarator(tok_.prev))

@@ -7,6 +7,8 @@
 namespace clgen::sampler {
 
 using namespace constraint_lex;
+using opencl::type_width;
+using opencl::vector_type;
 
 void CodeConstraint::step_punctuation(char c) {
   bool closed_aggregate = false;
@@ -117,6 +119,9 @@ void CodeConstraint::close_bracket(char c) {
       expr_.last_paren_type = o.call.group && (tok_.prev == "*" || type_word(tok_.prev));  // not `sizeof(float)`
       expr_.last_paren_group = o.call.group;
       expr_.cast_to_pointer = tok_.prev == "*";
+      expr_.cast_width = expr_.last_paren_type && vector_type(tok_.prev) ? type_width(tok_.prev) : 0;
+      expr_.last_paren_attribute = o.call.attribute;
+      expr_.group_name = o.call.group && tok_.prev2 == "(" && kind_of(tok_.prev) ? tok_.prev : "";
     }
     if (c == ']') {
       if (in_body()) open_.back().expr.memory = true;

@@ -9,8 +9,10 @@
 namespace clgen::sampler {
 
 using namespace constraint_lex;
+using opencl::scalar_type;
 using opencl::statement_keyword;
 using opencl::swizzle;
+using opencl::vector_type;
 
 namespace {
 
@@ -182,9 +184,12 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& t
           !statement_keyword(w.text) && w.text != "sizeof" && w.text != "printf")
         t.arities_[w.text] |= uint64_t(1) << std::min(63, w.args);
   // User-defined types: tags, and the name a file-level typedef ends with.
+  // A typedef of a builtin type's name (`typedef unsigned int uint;`, which
+  // OpenCL C accepts as a redefinition) leaves it a builtin: as a user type
+  // it would be refused in every text that does not define it.
   for (const auto& words : lexed) {
     for (const Word& w : words) {
-      if (t.is_generated_name(w.text) || w.field) continue;
+      if (t.is_generated_name(w.text) || w.field || scalar_type(w.text) || vector_type(w.text)) continue;
       if (w.prev == "struct" || w.prev == "union" || w.prev == "enum" ||
           (w.in_typedef && w.file_level && w.before_semicolon))
         t.user_types_.insert(w.text);

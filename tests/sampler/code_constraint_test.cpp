@@ -50,6 +50,10 @@ std::vector<std::string> test_corpus() {
       "  switch (f) {\n    case 0:\n      e = 1.0f;\n      break;\n    default:\n      break;\n  }\n"
       "  while (f > 0)\n    f--;\n  atomic_inc(&b[d]);\n  if (d > 0)\n    e = 2.0f;\n  else\n    e = 3.0f;\n"
       "  int h = sizeof(float) * (unsigned)c;\n  a[d] = e;\n  __local float i[4];\n  atomic_xchg(&a[d], e);\n}\n");
+  // Vector components: z, w, s3, and a parenthesized vector's field.
+  texts.push_back(
+      "__kernel void A(__global float4* a, __global int2* b) {\n  int c = get_global_id(0);\n"
+      "  float4 d = a[c];\n  int2 e = b[c];\n  a[c] = (float4)(d.z, d.w, (float)(e).x, d.s3);\n}\n");
   return texts;
 }
 
@@ -168,6 +172,56 @@ TEST(CodeConstraint, ScalarsTakeNeitherSubscriptsNorFields) {
   EXPECT_FALSE(accepts_all(prefix, "int e = d;\n  c[e.x] = 1;"));
   EXPECT_TRUE(accepts_all(prefix, "float4 e = (float4)(0.0f);\n  c[0] = e.x;"));
   EXPECT_TRUE(accepts_all(prefix, "float e[4];\n  e[0] = 1;")) << "an array";
+}
+
+TEST(ConstraintTables, ATypedefOfABuiltinTypesNameLeavesItABuiltinForOtherTexts) {
+  const std::string defines = "typedef unsigned int uint;\n\n__kernel void A(__global uint* a) {\n  a[0] = 1;\n}\n";
+  const std::string uses = "__kernel void A(__global uint* a, __global size_t* b) {\n  a[0] = 1;\n}\n";
+  const ConstraintTables t = ConstraintTables::from_corpus({defines, "typedef ulong size_t;\n", uses});
+  EXPECT_FALSE(t.is_user_type("uint"));
+  EXPECT_FALSE(t.is_user_type("size_t"));
+  CodeConstraint c(&t);
+  for (char ch : uses) {
+    ASSERT_TRUE(c.accepts(std::string(1, ch))) << "refused '" << ch << "'";
+    c.feed(std::string(1, ch));
+  }
+}
+
+TEST(CodeConstraint, AFunctionsNameMayFollowItsAttributes) {
+  const std::string text =
+      "__kernel void __attribute__((reqd_work_group_size(1, 1, 1))) A(__global float* a) {\n  a[0] = 1.0f;\n}\n";
+  const ConstraintTables t = ConstraintTables::from_corpus({text});
+  CodeConstraint c(&t);
+  for (size_t i = 0; i < text.size(); ++i) {
+    ASSERT_TRUE(c.accepts(std::string(1, text[i]))) << "refused at " << i << ": " << text.substr(0, i);
+    c.feed(std::string(1, text[i]));
+  }
+}
+
+TEST(CodeConstraint, ParenthesizedScalarsAndPointersTakeNoFields) {
+  const std::string prefix = kSeed + "\n  int e = d;\n  float4 f = (float4)(0.0f);\n  c[0] = ";
+  EXPECT_FALSE(accepts_all(prefix, "(e).x;")) << "e is an int";
+  EXPECT_FALSE(accepts_all(prefix, "(a).x;")) << "a is a pointer";
+  EXPECT_TRUE(accepts_all(prefix, "(f).x;"));
+  EXPECT_TRUE(accepts_all(prefix, "(e + 1);")) << "a group of more than a name";
+}
+
+TEST(CodeConstraint, FieldsSelectOnlyComponentsTheVectorHas) {
+  const std::string prefix = kSeed + "\n  int2 e = (int2)(d, d);\n  float4 f = (float4)(0.0f);\n  c[0] = ";
+  EXPECT_TRUE(accepts_all(prefix, "e.y;"));
+  EXPECT_FALSE(accepts_all(prefix, "e.z;")) << "an int2 has no third component";
+  EXPECT_FALSE(accepts_all(prefix, "(e).w;"));
+  EXPECT_TRUE(accepts_all(prefix, "f.w;"));
+  EXPECT_TRUE(accepts_all(prefix, "f.s3;"));
+  EXPECT_FALSE(accepts_all(prefix, "e.s3;"));
+}
+
+TEST(CodeConstraint, VectorLiteralsTakeNumbersAndAtMostTheirWidthOfElements) {
+  const std::string prefix = kSeed + "\n  float4 f = (float4)(0.0f);\n  int2 e = ";
+  EXPECT_TRUE(accepts_all(prefix, "(int2)(d, 1);"));
+  EXPECT_FALSE(accepts_all(prefix, "(int2)(d, 1, 2);")) << "three elements for two components";
+  EXPECT_FALSE(accepts_all(prefix, "(int2)(a, d);")) << "a pointer is no element";
+  EXPECT_TRUE(accepts_all(kSeed + "\n  float4 f = (float4)(0.0f);\n  float4 g = ", "(float4)(f.x, f.y, 1.0f, 2.0f);"));
 }
 
 TEST(CodeConstraint, OnlyWordsTheCorpusCallsTakeParentheses) {
