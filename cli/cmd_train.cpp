@@ -127,13 +127,16 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   if (r.rank != 0)  // rank 0 reports the run
     return r.completed ? ok_status()
                        : cancelled(fmt::format("rank {}: training interrupted; rank 0 saved the checkpoint", r.rank));
-  if (!r.completed)
-    return cancelled(fmt::format("training of model {} interrupted after epoch {}; checkpoint in "
-                                 "{}; run the same command again to resume",
-                                 r.model_id, r.epochs_done, r.model_dir));
-  // The constraint tables come from exactly the texts the model trained on
-  // (corpus selection, max_file_chars), once, not at every `clgen sample`.
+  // The constraint tables come from exactly the texts the model trains on
+  // (corpus selection, max_file_chars), once, not at every `clgen sample`;
+  // also when training stops early (SIGINT, a time limit), since the
+  // checkpoint is then sampled from as it is.
   RETURN_IF_ERROR(sampler::save_constraint_tables(sampler::ConstraintTables::from_corpus(set.texts), r.model_dir));
+  if (!r.completed)
+    return cancelled(
+        fmt::format("training of model {} interrupted after epoch {}; checkpoint in "
+                    "{}; run the same command again to resume",
+                    r.model_id, r.epochs_done, r.model_dir));
   std::printf("model %s: %d epochs, %s vocabulary of %d tokens, %llu training tokens, device %s\n",
               r.model_id.c_str(), r.epochs_done, config.vocabulary.type.c_str(), r.vocab_size,
               static_cast<unsigned long long>(r.train_tokens), r.device.c_str());

@@ -190,6 +190,26 @@ TEST(TrainKill, ResumedRunAfterSigkillMidEpochEqualsAnUninterruptedRun) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << "checkpoint tensor " << i;
 }
 
+TEST(TrainCommand, AnInterruptedRunSavesTheConstraintTablesItsCheckpointIsSampledWith) {
+  TempDir dir;
+  std::string ws = dir.path() + "/ws";
+  std::filesystem::create_directories(ws);
+  fill_preprocessed(ws + "/clgen.db");
+  std::string config = dir.path() + "/long.toml";
+  std::ofstream(config) << "[model]\nembedding_size = 16\nhidden_size = 32\nlayers = 1\n"
+                           "[training]\nepochs = 100000\nbatch_size = 4\nsequence_length = 32\n"
+                           "validation_fraction = 0.2\n[preview]\nsamples = 0\n";
+  // SIGINT after 8 s, as the GPU scripts' time limits stop training.
+  auto r = clgen::testing::run_command({"/usr/bin/timeout", "--signal=INT", "8", CLGEN_BINARY, "--workspace", ws,
+                                        "train", "--config", config, "--device", "cpu"});
+  if (r.exit_code == 0) GTEST_SKIP() << "training finished before SIGINT";
+  ASSERT_EQ(r.exit_code, 124) << r.out << r.err;  // timeout's status for a command it signalled
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  auto ids = column_rows(ws + "/clgen.db", "SELECT DISTINCT model_id FROM training_runs");
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_TRUE(std::filesystem::exists(ws + "/models/" + ids[0] + "/constraint_tables.json"));
+}
+
 TEST(TrainCommand, WithoutAPreprocessedCorpusSaysWhatToRun) {
   TempDir dir;
   auto r = run_clgen({"--workspace", dir.path(), "train", "--device", "cpu"});
