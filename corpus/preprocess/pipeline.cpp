@@ -115,15 +115,14 @@ std::optional<InferredNames> inferred_for(std::string_view text, const CompileRe
 
 // True when a rejection as OpenCL C 1.2 names something of OpenCL C 2.0 or
 // of an optional extension (its atomics, work-item and sub-group functions,
-// half precision, the generic address space, __global program-scope
-// variables, ...): only then is the whole
+// half precision, the generic address space, ...): only then is the whole
 // pipeline run a second time, as OpenCL C 2.0.
 bool may_need_opencl20(const CompileResult& rejection, const CompileOptions& options) {
   if (!options.opencl20_fallback || options.opencl20) return false;
   static const char* const kHints[] = {
       "atomic_", "memory_order", "memory_scope", "linear_id", "enqueue", "sub_group", "work_group_", "half",
       "cl_khr_", "generic", "is ambiguous", "opencl c version", "pipe", "to_global", "to_local", "to_private",
-      "ndrange", "clk_event", "queue_t", "reserve_id", "double", "program scope variable"};
+      "ndrange", "clk_event", "queue_t", "reserve_id", "double"};
   std::string reason = rejection.reason;
   for (char& c : reason) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const char* hint : kHints) {

@@ -165,17 +165,6 @@ TEST(OpenCl20Fallback, AKernelUsingOpenCl20AtomicsIsAcceptedAsOpenCl20) {
   EXPECT_TRUE(compile(r.kernels[0].text, cl20).ok) << r.kernels[0].text;
 }
 
-TEST(OpenCl20Fallback, AProgramScopeGlobalVariableIsAcceptedAsOpenCl20) {
-  // OpenCL C 1.2 allows only __constant variables at program scope.
-  const char* text =
-      "__global int counter = 0;\n"
-      "__kernel void count(__global int* out) { out[get_global_id(0)] = counter++; }\n";
-  EXPECT_FALSE(compile(text).ok);
-  FileRewriteResult r = rewrite_kernels(text);
-  ASSERT_EQ(r.status, RewriteStatus::kOk) << r.category << " " << r.reason;
-  EXPECT_TRUE(r.opencl20);
-}
-
 TEST(OpenCl20Fallback, OffKeepsTheOpenCl12Rejection) {
   CompileOptions o;
   o.opencl20_fallback = false;
