@@ -82,8 +82,8 @@ std::vector<Param> params_of(const std::vector<Token>& t, size_t open, size_t cl
   std::vector<Param> out = params_of_raw(t, open, close);
   // Qualifiers do not tell types apart here: instantiations may differ from
   // their template in them (`__global float* const x` for `__global T* x`).
-  static const char* const kQualifiers[] = {"const", "volatile", "restrict", "__global", "global", "__local",
-                                             "local", "__constant", "constant", "__private", "private"};
+  static const char* const kQualifiers[] = {"const", "volatile",   "restrict", "__global",  "global", "__local",
+                                            "local", "__constant", "constant", "__private", "private"};
   for (Param& p : out) {
     if (p.size() > 1 && scan::ident_start(p.back()[0])) p.pop_back();
     p.erase(std::remove_if(p.begin(), p.end(),
@@ -97,9 +97,9 @@ std::vector<Param> params_of(const std::vector<Token>& t, size_t open, size_t cl
 }
 
 struct Definition {
-  size_t begin = 0, end = 0;   // offsets of `template` and past the closing brace
-  size_t head = 0, last = 0;   // token indexes: the first after `template <...>`, the closing brace
-  size_t name = 0;             // token index of the function's name
+  size_t begin = 0, end = 0;  // offsets of `template` and past the closing brace
+  size_t head = 0, last = 0;  // token indexes: the first after `template <...>`, the closing brace
+  size_t name = 0;            // token index of the function's name
   std::vector<std::string_view> type_params;
   std::vector<Param> params;
 };

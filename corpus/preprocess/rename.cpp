@@ -3,9 +3,9 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -203,8 +203,7 @@ class RenameConsumer : public clang::ASTConsumer {
     // Identifiers in attribute arguments that name a renamed declaration
     // but are not one of its occurrences.
     std::vector<std::pair<unsigned, std::string>> uses;
-    clang::Lexer lexer(sm.getLocForStartOfFile(main), ctx.getLangOpts(), buffer.begin(), buffer.begin(),
-                       buffer.end());
+    clang::Lexer lexer(sm.getLocForStartOfFile(main), ctx.getLangOpts(), buffer.begin(), buffer.begin(), buffer.end());
     clang::Token tok;
     // depth counts the parentheses opened after `__attribute__`; arguments
     // sit at depth 3 and deeper: __attribute__((name(args))).
@@ -241,8 +240,8 @@ class RenameConsumer : public clang::ASTConsumer {
         std::set<const clang::NamedDecl*> seen;
         for (const Occurrence* o : renamed_by_name[name]) {
           if (!seen.insert(o->decl).second) continue;
-          if (auto s = scope_of(ctx, o->decl)) it->second.push_back({o->decl, o->function, s->first, s->second.first,
-                                                                      s->second.second});
+          if (auto s = scope_of(ctx, o->decl))
+            it->second.push_back({o->decl, o->function, s->first, s->second.first, s->second.second});
         }
       }
       const Scoped* best = nullptr;
@@ -261,8 +260,8 @@ class RenameConsumer : public clang::ASTConsumer {
   // A renamed declaration's offset and the range of text where its name
   // refers to it: the whole file for file-scope names, the function for a
   // parameter, the enclosing statement (block, `for`) for a local.
-  static std::optional<std::pair<unsigned, std::pair<unsigned, unsigned>>> scope_of(
-      clang::ASTContext& ctx, const clang::NamedDecl* d) {
+  static std::optional<std::pair<unsigned, std::pair<unsigned, unsigned>>> scope_of(clang::ASTContext& ctx,
+                                                                                    const clang::NamedDecl* d) {
     clang::SourceManager& sm = ctx.getSourceManager();
     auto offset = [&](clang::SourceLocation loc) -> std::optional<unsigned> {
       if (loc.isInvalid()) return std::nullopt;
