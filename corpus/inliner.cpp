@@ -27,6 +27,31 @@ struct LexState {
   int depth = 0;
 };
 
+// True for a header written to be included several times, each time with
+// other parameters: without `#pragma once`, its last line `#undef`s a macro
+// (the includer defines KERNEL_TEX or MF_PHASE_FUNCTION its own way, the
+// header expands it, then undefines it: blender's kernel_textures.h and
+// bsdf_microfacet_multi_impl.h). An include guard cannot end so.
+bool is_parameterized_header(std::string_view body) {
+  size_t end = body.find_last_not_of(" \t\r\n");
+  if (end == std::string_view::npos) return false;
+  size_t line = body.rfind('\n', end);
+  line = line == std::string_view::npos ? 0 : line + 1;
+  std::string last = trim(body.substr(line, end + 1 - line));
+  if (last.compare(0, 1, "#") != 0) return false;
+  std::string directive = trim(std::string_view(last).substr(1));
+  if (directive.compare(0, 5, "undef") != 0 || directive.size() < 7 ||
+      !std::isspace(static_cast<unsigned char>(directive[5]))) {
+    return false;
+  }
+  std::string name = trim(std::string_view(directive).substr(6));
+  if (name.empty() || !is_ident_start(name[0])) return false;
+  for (char c : name) {
+    if (!is_ident_char(c)) return false;
+  }
+  return body.find("#pragma once") == std::string_view::npos;
+}
+
 // Advances `st` over one line, skipping comments, strings and char literals.
 void scan_line(std::string_view line, LexState& st) {
   size_t i = 0, n = line.size();
@@ -157,7 +182,7 @@ class Inliner {
       ++out_->cycles;
       return ok_status();
     }
-    if (depth == 0 && included_.count(found)) {
+    if (depth == 0 && included_.count(found) && !parameterized_.count(found)) {
       ++out_->repeated;
       return ok_status();
     }
@@ -179,6 +204,7 @@ class Inliner {
     }
     ++out_->inlined;
     if (included_.insert(found).second) out_->included_paths.push_back(found);
+    if (is_parameterized_header(*body)) parameterized_.insert(found);
     stack_.insert(found);
     // A byte-order mark starts the included file, not the includer's text:
     // inlined mid-file it is an unexpected character to Clang.
@@ -268,6 +294,7 @@ class Inliner {
   InlineResult* out_ = nullptr;
   std::set<std::string> stack_;     // files being inlined (cycle detection)
   std::set<std::string> included_;  // files inlined so far (once per file)
+  std::set<std::string> parameterized_;  // of them, those inlined at every include (is_parameterized_header)
   std::map<std::string, std::string> macros_;
 };
 

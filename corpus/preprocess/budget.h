@@ -33,7 +33,7 @@ struct ClangBudget {
   // The slowest file of the 7,620-file GitHub snapshot takes a few seconds.
   double time_limit_s = 60;
   // RLIMIT_DATA of each worker, in MiB; 0 = none. Clang needs about 100 MiB
-  // for a typical file; 1 MiB of input (the largest accepted) stays far below.
+  // for a typical file; 2 MiB of input (the largest accepted) stays far below.
   uint64_t memory_limit_mb = 2048;
   std::string worker_binary;  // empty: default_clang_worker_binary()
 };

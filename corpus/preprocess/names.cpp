@@ -197,6 +197,18 @@ std::string propose_definition(std::string_view name, NameUse use, int arity) {
       return "#define " + n + " 64";
     }
     case NameUse::kFunctionMacro: {
+      // A host's conversion to a type it also supplies: CONVERT_DATA_T4(x)
+      // is convert_float4(x) when DATA_T4 would be float4.
+      if (arity == 1 && n.compare(0, 8, "CONVERT_") == 0 && n.size() > 8) {
+        std::string type = propose_definition(n.substr(8), NameUse::kType, 0);
+        type = type.substr(type.rfind(' ') + 1);
+        size_t digits = type.find_first_of("0123456789");
+        if (digits == std::string::npos) digits = type.size();
+        const bool width_ok = digits == type.size() || cltypes::vector_width(type.substr(digits)) != 0;
+        if (width_ok && cltypes::vector_element_type(type.substr(0, digits)) != nullptr) {
+          return "#define " + n + "(a) convert_" + type + "(a)";
+        }
+      }
       std::string params, first = "0";
       for (int i = 0; i < arity; ++i) {
         std::string p(1, static_cast<char>('a' + i % 26));
@@ -218,7 +230,8 @@ bool definable(std::string_view name, NameUse use) {
     case NameUse::kArraySize:
       return is_macro_style(name);
     case NameUse::kFunctionMacro:
-      return false;
+      // Only a conversion to a host-supplied type (propose_definition).
+      return name.size() > 8 && name.compare(0, 8, "CONVERT_") == 0 && is_macro_style(name);
   }
   return false;
 }

@@ -12,7 +12,8 @@ namespace clgen::preprocess {
 // Bump when a pass changes its output, so stored results are recomputed.
 // 3: alias keywords (kernel, global, ...) spelled __kernel, __global, ...
 // 4: the corpus is stored per kernel (extract_kernels), each with what it reaches
-constexpr const char* kPassesVersion = "4";
+// 5: names in an unknown attribute's arguments renamed; inputs up to 2 MiB
+constexpr const char* kPassesVersion = "5";
 
 const char* rewrite_status_name(RewriteStatus status) {
   switch (status) {

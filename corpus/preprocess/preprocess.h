@@ -196,6 +196,6 @@ std::string_view shim_text();
 std::string preprocessor_version(const CompileOptions& options = {});
 
 // Largest input accepted (bytes); larger inputs are rejected unread.
-inline constexpr size_t kMaxInputBytes = 1 << 20;
+inline constexpr size_t kMaxInputBytes = 2 << 20;
 
 }  // namespace clgen::preprocess

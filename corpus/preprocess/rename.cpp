@@ -2,13 +2,16 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
+#include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -109,6 +112,7 @@ class RenameConsumer : public clang::ASTConsumer {
       *error_ = "a name to rename is written inside a macro expansion";
       return;
     }
+    add_attribute_argument_uses(ctx, v.occurrences);
     std::sort(v.occurrences.begin(), v.occurrences.end(),
               [](const Occurrence& a, const Occurrence& b) { return a.offset < b.offset; });
     // A macro argument expanded twice is one occurrence in the text.
@@ -179,6 +183,116 @@ class RenameConsumer : public clang::ASTConsumer {
   bool done() const { return done_; }
 
  private:
+  // The arguments of an unknown attribute (Xilinx's
+  // `__attribute__((xcl_loop_tripcount(c_size, c_size)))`) are resolved and
+  // then dropped, so the AST holds no reference to rename there. A name in
+  // such an argument that is also the name of a renamed variable is given
+  // the declaration Clang's scopes would find: the innermost one declared
+  // before it whose scope holds it.
+  void add_attribute_argument_uses(clang::ASTContext& ctx, std::vector<Occurrence>& occurrences) {
+    clang::SourceManager& sm = ctx.getSourceManager();
+    clang::FileID main = sm.getMainFileID();
+    llvm::StringRef buffer = sm.getBufferData(main);
+    if (buffer.find("__attribute__") == llvm::StringRef::npos) return;
+    std::unordered_set<unsigned> known;
+    std::unordered_map<std::string, std::vector<const Occurrence*>> renamed_by_name;
+    for (const Occurrence& o : occurrences) {
+      known.insert(o.offset);
+      renamed_by_name[o.decl->getName().str()].push_back(&o);
+    }
+    // Identifiers in attribute arguments that name a renamed declaration
+    // but are not one of its occurrences.
+    std::vector<std::pair<unsigned, std::string>> uses;
+    clang::Lexer lexer(sm.getLocForStartOfFile(main), ctx.getLangOpts(), buffer.begin(), buffer.begin(), buffer.end());
+    clang::Token tok;
+    // depth counts the parentheses opened after `__attribute__`; arguments
+    // sit at depth 3 and deeper: __attribute__((name(args))).
+    int depth = -1;
+    for (bool more = true; more;) {
+      more = !lexer.LexFromRawLexer(tok);
+      if (depth < 0) {
+        if (tok.is(clang::tok::raw_identifier) && tok.getRawIdentifier() == "__attribute__") depth = 0;
+        continue;
+      }
+      if (tok.is(clang::tok::l_paren)) {
+        ++depth;
+      } else if (tok.is(clang::tok::r_paren)) {
+        if (--depth <= 0) depth = -1;
+      } else if (depth == 0) {
+        depth = -1;  // `__attribute__` not followed by its parentheses
+      } else if (depth >= 3 && tok.is(clang::tok::raw_identifier)) {
+        unsigned at = sm.getFileOffset(tok.getLocation());
+        std::string name = tok.getRawIdentifier().str();
+        if (!known.count(at) && renamed_by_name.count(name)) uses.emplace_back(at, name);
+      }
+    }
+    if (uses.empty()) return;
+    struct Scoped {
+      const clang::NamedDecl* decl;
+      bool function;
+      unsigned declared, begin, end;  // the declaration's offset; its scope [begin, end)
+    };
+    std::unordered_map<std::string, std::vector<Scoped>> scoped;
+    std::vector<Occurrence> added;
+    for (const auto& [at, name] : uses) {
+      auto [it, fresh] = scoped.try_emplace(name);
+      if (fresh) {
+        std::set<const clang::NamedDecl*> seen;
+        for (const Occurrence* o : renamed_by_name[name]) {
+          if (!seen.insert(o->decl).second) continue;
+          if (auto s = scope_of(ctx, o->decl))
+            it->second.push_back({o->decl, o->function, s->first, s->second.first, s->second.second});
+        }
+      }
+      const Scoped* best = nullptr;
+      for (const Scoped& s : it->second) {
+        if (s.declared >= at || at < s.begin || at >= s.end) continue;
+        if (!best || s.end - s.begin < best->end - best->begin ||
+            (s.end - s.begin == best->end - best->begin && s.declared > best->declared)) {
+          best = &s;
+        }
+      }
+      if (best) added.push_back({at, best->decl, best->function});
+    }
+    occurrences.insert(occurrences.end(), added.begin(), added.end());
+  }
+
+  // A renamed declaration's offset and the range of text where its name
+  // refers to it: the whole file for file-scope names, the function for a
+  // parameter, the enclosing statement (block, `for`) for a local.
+  static std::optional<std::pair<unsigned, std::pair<unsigned, unsigned>>> scope_of(clang::ASTContext& ctx,
+                                                                                    const clang::NamedDecl* d) {
+    clang::SourceManager& sm = ctx.getSourceManager();
+    auto offset = [&](clang::SourceLocation loc) -> std::optional<unsigned> {
+      if (loc.isInvalid()) return std::nullopt;
+      loc = sm.getExpansionLoc(loc);
+      if (!sm.isInMainFile(loc)) return std::nullopt;
+      return sm.getFileOffset(loc);
+    };
+    std::optional<unsigned> declared = offset(d->getLocation());
+    if (!declared) return std::nullopt;
+    unsigned file_end = sm.getBufferData(sm.getMainFileID()).size();
+    const clang::DeclContext* dc = d->getDeclContext();
+    if (dc->isFileContext()) return std::make_pair(*declared, std::make_pair(0u, file_end));
+    clang::SourceRange range;
+    if (llvm::isa<clang::ParmVarDecl>(d)) {
+      range = llvm::cast<clang::Decl>(dc)->getSourceRange();
+    } else {
+      // VarDecl -> DeclStmt -> the statement that holds it.
+      clang::DynTypedNodeList parents = ctx.getParents(*d);
+      if (parents.empty()) return std::nullopt;
+      const clang::Stmt* decl_stmt = parents[0].get<clang::DeclStmt>();
+      if (!decl_stmt) return std::nullopt;
+      clang::DynTypedNodeList holders = ctx.getParents(*decl_stmt);
+      if (holders.empty()) return std::nullopt;
+      range = holders[0].getSourceRange();
+    }
+    std::optional<unsigned> begin = offset(range.getBegin());
+    std::optional<unsigned> end = offset(range.getEnd());
+    if (!begin || !end) return std::nullopt;
+    return std::make_pair(*declared, std::make_pair(*begin, *end + 1));
+  }
+
   clang::CompilerInstance& ci_;
   std::string* out_;
   std::string* error_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "corpus/assemble.h"
+#include "corpus/preprocess/kernel_templates.h"
 #include "corpus/preprocess/raw_string.h"
 #include "corpus/preprocess/repo_indexes.h"
 #include "support/interrupt.h"
@@ -157,7 +158,8 @@ std::vector<Row> rows_of(const FileRewriteResult& r) {
 
 std::string corpus_preprocessor_version(const CorpusPreprocessOptions& options) {
   // repo: raw-string wrappers stripped; 1 with the repository prelude.
-  return preprocessor_version(options.compile) + (options.repository_prelude ? "-repo1" : "-repo0");
+  // tpl: kernel templates instantiated (kernel_templates.h).
+  return preprocessor_version(options.compile) + (options.repository_prelude ? "-tpl-repo1" : "-tpl-repo0");
 }
 
 Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
@@ -190,7 +192,7 @@ Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,
       item.sha256 = pending[next];
       Expected<std::string> text =
           files.assemble ? assembler.assemble(item.sha256) : corpus::stored_text(db, item.sha256);
-      if (text.ok()) item.text = strip_raw_string_wrapper(*text);
+      if (text.ok()) item.text = with_kernel_templates_instantiated(strip_raw_string_wrapper(*text));
       else item.assembled = text.status();
       if (files.assemble && options.repository_prelude) {
         ASSIGN_OR_RETURN(item.origin, indexes.origin_of(item.sha256));

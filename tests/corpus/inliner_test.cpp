@@ -131,6 +131,21 @@ TEST_F(InlinerTest, InlinesAHeaderOncePerFile) {
   EXPECT_EQ(r.repeated, 2);
 }
 
+TEST_F(InlinerTest, InlinesAHeaderThatEndsByUndefiningItsParameterAtEveryInclude) {
+  // The list expands T and ends by undefining it; each includer defines T
+  // its own way first, so a second include must not be dropped.
+  write("k.cl",
+        "#define T(type, name) typedef type name##_t;\n#include \"list.h\"\n"
+        "#define T(type, name) __global type* name;\n#include \"list.h\"\nkernel void A() {}\n");
+  write("list.h", "#ifndef T\n#define T(type, name)\n#endif\nT(float, a)\n#undef T\n");
+  InlineResult r = run("k.cl");
+  EXPECT_EQ(r.text,
+            "#define T(type, name) typedef type name##_t;\n#ifndef T\n#define T(type, name)\n#endif\nT(float, a)\n"
+            "#undef T\n#define T(type, name) __global type* name;\n#ifndef T\n#define T(type, name)\n#endif\n"
+            "T(float, a)\n#undef T\nkernel void A() {}\n");
+  EXPECT_EQ(r.repeated, 0);
+}
+
 TEST_F(InlinerTest, RefusesIncludesThatEscapeTheRepository) {
   write("k.cl", "#include \"../../etc/passwd\"\n#include \"../README\"\n#include \"/etc/passwd\"\n");
   InlineResult r = run("k.cl");

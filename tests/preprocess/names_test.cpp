@@ -17,6 +17,7 @@ TEST(Definable, TypesAndQualifiersAnySpellingValuesOnlyMacroStyle) {
   EXPECT_FALSE(definable("n", NameUse::kValue));
   EXPECT_FALSE(definable("Width", NameUse::kArraySize));
   EXPECT_FALSE(definable("MUL", NameUse::kFunctionMacro));
+  EXPECT_FALSE(definable("convert_x", NameUse::kFunctionMacro));
 }
 
 TEST(ProposeDefinition, IntegerAliasesByWidthAndFloatOtherwise) {
@@ -45,6 +46,31 @@ TEST(InferMissingNames, DefinesTypesAndConstantsUntilTheInputCompiles) {
   EXPECT_EQ(names->names, (std::vector<std::string>{"DATA_T", "TILE", "FACTOR"}));
   EXPECT_EQ(names->prelude, "#define DATA_T float\n#define TILE 64\n#define FACTOR 64\n");
   EXPECT_TRUE(compile(names->prelude + kHostConfigured).ok);
+}
+
+TEST(ProposeDefinition, AConversionMacroConvertsToItsTypesProposal) {
+  EXPECT_TRUE(definable("CONVERT_COMPUTE_FLOAT4", NameUse::kFunctionMacro));
+  EXPECT_EQ(propose_definition("CONVERT_COMPUTE_FLOAT4", NameUse::kFunctionMacro, 1),
+            "#define CONVERT_COMPUTE_FLOAT4(a) convert_float4(a)");
+  EXPECT_EQ(propose_definition("CONVERT_INT_T", NameUse::kFunctionMacro, 1), "#define CONVERT_INT_T(a) convert_int(a)");
+  // Two arguments are no conversion: the generic form.
+  EXPECT_EQ(propose_definition("CONVERT_T", NameUse::kFunctionMacro, 2), "#define CONVERT_T(a, b) (a)");
+}
+
+TEST(InferMissingNames, DefinesAHostConversionMacroBesideItsType) {
+  // MNN's host supplies COMPUTE_FLOAT4 and its conversion; an int4 does not
+  // convert to float4 implicitly, so the macro must be convert_float4.
+  const char* text =
+      "__kernel void f(__global const int4* in, __global float4* out) {\n"
+      "  int i = get_global_id(0);\n"
+      "  COMPUTE_FLOAT4 v = CONVERT_COMPUTE_FLOAT4(in[i]);\n"
+      "  out[i] = v;\n"
+      "}\n";
+  auto names = infer_missing_names(text, CompileOptions{});
+  ASSERT_TRUE(names.ok()) << names.status().message();
+  EXPECT_NE(names->prelude.find("#define CONVERT_COMPUTE_FLOAT4(a) convert_float4(a)\n"), std::string::npos)
+      << names->prelude;
+  EXPECT_TRUE(compile(names->prelude + text).ok);
 }
 
 TEST(InferMissingNames, RefusesALowerCaseVariableTheInputForgot) {

@@ -133,6 +133,54 @@ TEST(RenamePass, SkipsNamesTheInputKeeps) {
   EXPECT_NE(out->find("b[0].a = 1"), std::string::npos) << *out;
 }
 
+TEST(RenamePass, RenamesNamesInTheArgumentsOfAnUnknownAttribute) {
+  // Clang drops an unknown attribute with its arguments, so they are no
+  // references in the AST; left as written they name nothing after renaming.
+  auto out = rename_identifiers(
+      "__constant int c_size = 16;\n"
+      "__kernel void k(__global int* x) {\n"
+      "  __attribute__((xcl_loop_tripcount(c_size, c_size)))\n"
+      "  for (int i = 0; i < c_size; i++) x[i] = i;\n"
+      "}\n");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out,
+            "__constant int a = 16;\n"
+            "__kernel void A(__global int* b) {\n"
+            "  __attribute__((xcl_loop_tripcount(a, a)))\n"
+            "  for (int c = 0; c < a; c++) b[c] = c;\n"
+            "}\n");
+}
+
+TEST(RenamePass, GivesAnAttributeArgumentTheDeclarationInScope) {
+  // Inside the block the local n shadows the file-scope one; after it the
+  // file-scope n is seen again.
+  auto out = rename_identifiers(
+      "__constant int n = 4;\n"
+      "__kernel void k(__global int* x) {\n"
+      "  { int n = 8;\n"
+      "    __attribute__((xcl_loop_tripcount(n, 1))) for (int i = 0; i < n; i++) x[i] = i; }\n"
+      "  __attribute__((xcl_loop_tripcount(n, 1))) for (int i = 0; i < n; i++) x[i] = i;\n"
+      "}\n");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out,
+            "__constant int a = 4;\n"
+            "__kernel void A(__global int* b) {\n"
+            "  { int c = 8;\n"
+            "    __attribute__((xcl_loop_tripcount(c, 1))) for (int d = 0; d < c; d++) b[d] = d; }\n"
+            "  __attribute__((xcl_loop_tripcount(a, 1))) for (int e = 0; e < a; e++) b[e] = e;\n"
+            "}\n");
+}
+
+TEST(Pipeline, AcceptsAKernelWhoseLoopAttributeNamesAConstant) {
+  RewriteResult r = rewrite(
+      "__constant int c_len = 64;\n"
+      "__kernel void vadd(__global int* a, int size) {\n"
+      "  __attribute__((xcl_loop_tripcount(c_len, c_len)))\n"
+      "  for (int i = 0; i < size; i++) a[i] += 1;\n"
+      "}\n");
+  EXPECT_EQ(r.status, RewriteStatus::kOk) << r.reason;
+}
+
 TEST(FormatPass, GoldenFiles) {
   check_golden("format", [](const std::string& in) { return or_error(format_source(in)); });
 }
