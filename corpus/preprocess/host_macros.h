@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace clgen::preprocess {
@@ -43,12 +44,19 @@ class HostMacros {
  public:
   explicit HostMacros(std::string_view text);
   ~HostMacros();
+  HostMacros(const HostMacros&) = delete;  // words_ points into lines_
+  HostMacros& operator=(const HostMacros&) = delete;
   std::vector<HostMacro> operator()(std::string_view missing) const;
   struct Line;  // one logical line of the text (host_macros.cpp)
 
  private:
   std::vector<Line> lines_;
   std::set<std::string> defined_;  // every macro the text #defines
+  // A line defines a name only where the name is a whole word of it: each
+  // word's lines, in order, so that a lookup reads those lines and the
+  // conditionals, not every line of the text.
+  std::unordered_map<std::string_view, std::vector<size_t>> words_;
+  std::vector<size_t> conditionals_;  // the #if/#ifdef/#ifndef/#elif/#else/#endif lines
 };
 
 }  // namespace clgen::preprocess
