@@ -271,18 +271,9 @@ HostMacros::HostMacros(std::string_view text) : lines_(logical_lines(text)) {
     const Line& l = lines_[i];
     if (l.directive && l.keyword == "define") defined_.insert(std::string(leading_word(l.operand)));
     if (conditional(l)) conditionals_.push_back(i);
-    const std::string_view t = l.text;
-    for (size_t p = 0; p < t.size();) {
-      if (!ident_char(t[p])) {
-        ++p;
-        continue;
-      }
-      size_t e = p;
-      while (e < t.size() && ident_char(t[e])) ++e;
-      std::vector<size_t>& at = words_[t.substr(p, e - p)];
-      if (at.empty() || at.back() != i) at.push_back(i);
-      p = e;
-    }
+    starts_.push_back(joined_.size());
+    joined_ += l.text;  // one physical line: continuations are joined without their newline
+    joined_ += '\n';
   }
 }
 
@@ -290,14 +281,12 @@ HostMacros::~HostMacros() = default;
 
 std::vector<HostMacro> HostMacros::operator()(std::string_view missing) const {
   if (missing.empty()) return {};
-  // Every case defines `missing` on a line where it is a whole word (words_),
-  // which a name with other characters never is: it reads every line.
+  // Every case defines `missing` on a line that contains it (a match across
+  // two lines only adds a line that defines nothing).
   std::vector<size_t> candidates;
-  if (std::all_of(missing.begin(), missing.end(), ident_char)) {
-    auto found = words_.find(missing);
-    if (found != words_.end()) candidates = found->second;
-  } else {
-    for (size_t i = 0; i < lines_.size(); ++i) candidates.push_back(i);
+  for (size_t p = joined_.find(missing); p != std::string::npos; p = joined_.find(missing, p + 1)) {
+    const size_t line = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), p) - starts_.begin()) - 1;
+    if (candidates.empty() || candidates.back() != line) candidates.push_back(line);
   }
   std::vector<size_t> order;
   std::set_union(conditionals_.begin(), conditionals_.end(), candidates.begin(), candidates.end(),

@@ -19,7 +19,6 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace clgen::preprocess {
@@ -44,18 +43,18 @@ class HostMacros {
  public:
   explicit HostMacros(std::string_view text);
   ~HostMacros();
-  HostMacros(const HostMacros&) = delete;  // words_ points into lines_
-  HostMacros& operator=(const HostMacros&) = delete;
   std::vector<HostMacro> operator()(std::string_view missing) const;
   struct Line;  // one logical line of the text (host_macros.cpp)
 
  private:
   std::vector<Line> lines_;
   std::set<std::string> defined_;  // every macro the text #defines
-  // A line defines a name only where the name is a whole word of it: each
-  // word's lines, in order, so that a lookup reads those lines and the
-  // conditionals, not every line of the text.
-  std::unordered_map<std::string_view, std::vector<size_t>> words_;
+  // A line defines a name only where the name is written in it: the lines
+  // joined, one per '\n', and where each starts, so that a lookup finds the
+  // lines that name it with one search and reads those and the conditionals,
+  // not every line of the text.
+  std::string joined_;
+  std::vector<size_t> starts_;
   std::vector<size_t> conditionals_;  // the #if/#ifdef/#ifndef/#elif/#else/#endif lines
 };
 

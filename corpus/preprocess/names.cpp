@@ -224,19 +224,24 @@ bool definable(std::string_view name, NameUse use) {
   return false;
 }
 
-Expected<InferredNames> infer_missing_names(std::string_view text, const CompileOptions& options,
-                                            int max_rounds) {
+CompileOptions inference_check_options(const CompileOptions& options) {
   CompileOptions o = options;
   o.check_only = true;
   o.keep_ir = false;
   o.to_ptx = false;
   o.error_limit = 50;
+  return o;
+}
+
+Expected<InferredNames> infer_missing_names(std::string_view text, const CompileOptions& options,
+                                            int max_rounds, const CompileResult* first_round) {
+  const CompileOptions o = inference_check_options(options);
   InferredNames out;
   std::set<std::string> defined;
   std::string first_error;
   for (int round = 1; round <= max_rounds; ++round) {
     const std::string full = out.prelude + std::string(text);
-    CompileResult r = compile(full, o);
+    CompileResult r = round == 1 && first_round ? *first_round : compile(full, o);
     out.rounds = round;
     if (r.ok) return out;
     if (first_error.empty()) first_error = "[" + r.category + "] " + r.reason;
