@@ -42,7 +42,7 @@ bool definable(std::string_view name, NameUse use);
 struct InferredNames {
   std::string prelude;              // the `#define` lines, one per name, in the order found
   std::vector<std::string> names;   // the names defined
-  int rounds = 0;                   // compiles it took
+  int rounds = 0;                   // compiles it took (the first may be the caller's)
 };
 
 // The options of inference's compiles: `options` checked only (no code,
