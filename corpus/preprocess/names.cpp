@@ -233,8 +233,8 @@ CompileOptions inference_check_options(const CompileOptions& options) {
   return o;
 }
 
-Expected<InferredNames> infer_missing_names(std::string_view text, const CompileOptions& options,
-                                            int max_rounds, const CompileResult* first_round) {
+Expected<InferredNames> infer_missing_names(std::string_view text, const CompileOptions& options, int max_rounds,
+                                            const CompileResult* first_round) {
   const CompileOptions o = inference_check_options(options);
   InferredNames out;
   std::set<std::string> defined;

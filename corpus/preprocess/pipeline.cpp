@@ -105,15 +105,15 @@ struct RewriteOptions {
 // on, the check runs as inference's first round (50 errors), which
 // inferred_for then takes instead of compiling the same text again.
 struct Check {
-  CompileResult result;                     // as compile(text, check) gives it
+  CompileResult result;                      // as compile(text, check) gives it
   std::optional<CompileResult> first_round;  // compile(text, inference_check_options(check)), when done
 };
 Check check_input(std::string_view text, const Status& pass_failure, const CompileOptions& options,
                   const CompileOptions& check) {
   const std::string& why = pass_failure.message();
   Check c;
-  if (options.infer_names && (why.find("unknown type name") != std::string::npos ||
-                              why.find("undeclared identifier") != std::string::npos)) {
+  if (options.infer_names &&
+      (why.find("unknown type name") != std::string::npos || why.find("undeclared identifier") != std::string::npos)) {
     c.first_round = compile(text, inference_check_options(check));
     // A crash may come after the first error, which a limit of 1 stops at.
     if (c.first_round->category != category::kClangCrash) {
@@ -127,8 +127,7 @@ Check check_input(std::string_view text, const Status& pass_failure, const Compi
 
 // The definitions that make a rejected input compile, when its rejection is
 // for a missing name and options allow inference; nothing otherwise.
-std::optional<InferredNames> inferred_for(std::string_view text, const Check& rejected,
-                                          const CompileOptions& options) {
+std::optional<InferredNames> inferred_for(std::string_view text, const Check& rejected, const CompileOptions& options) {
   const CompileResult& rejection = rejected.result;
   if (!options.infer_names) return std::nullopt;
   if (rejection.category != category::kUndeclaredIdentifier &&

@@ -34,7 +34,7 @@ TEST(ContentCheck, ReadsSequencesAfterAsciiRunsOfAnyLength) {
   for (size_t pad = 0; pad < 20; ++pad) {
     const std::string a(pad, 'a');
     EXPECT_TRUE(is_valid_utf8(a + "\xe2\x82\xac" + a)) << pad;
-    EXPECT_FALSE(is_valid_utf8(a + "\xe2\x82")) << pad;                     // truncated at the end
+    EXPECT_FALSE(is_valid_utf8(a + "\xe2\x82")) << pad;                    // truncated at the end
     EXPECT_FALSE(is_valid_utf8(a + "\x80" + std::string(9, 'b'))) << pad;  // stray continuation
     EXPECT_EQ(first_non_ascii_code(a + "\xde\xb4;"), pad);
     EXPECT_EQ(first_non_ascii_code("//" + a + "\xc3\xa9\nint b" + a), std::string_view::npos) << pad;
