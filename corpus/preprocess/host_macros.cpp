@@ -2,7 +2,9 @@
 // directives and of the definitions of one missing name.
 #include "corpus/preprocess/host_macros.h"
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <optional>
 #include <set>
 
@@ -146,15 +148,17 @@ bool defines(const Line& line, const Line* next, std::string_view name) {
 // Case 1: the switches of a definition of `missing` that only undefined
 // macros keep off: of the definitions with any, the one with the fewest
 // (an `#else` branch needs none of its `#if`'s), the first among equals.
-std::vector<HostMacro> switched_off(const std::vector<Line>& lines, const std::set<std::string>& defined,
-                                    std::string_view missing) {
+// `order`: the lines to read, in text order (the conditionals and every
+// line that may define `missing`).
+std::vector<HostMacro> switched_off(const std::vector<Line>& lines, const std::vector<size_t>& order,
+                                    const std::set<std::string>& defined, std::string_view missing) {
   struct Frame {
     std::string guard;  // the undefined macro the first branch tests; "" for any other condition
     bool first = true;  // still in the first branch
   };
   std::vector<Frame> stack;
   std::vector<HostMacro> best;
-  for (size_t i = 0; i < lines.size(); ++i) {
+  for (size_t i : order) {
     const Line& l = lines[i];
     if (l.directive) {
       const std::string& k = l.keyword;
@@ -188,7 +192,9 @@ std::vector<HostMacro> switched_off(const std::vector<Line>& lines, const std::s
 
 // Case 2: `missing` is a word pasted with a macro that `#if`/`#elif` lines
 // compare for equality with integer literals.
-std::vector<HostMacro> pasted_macro(const std::vector<Line>& lines, std::string_view missing) {
+// `conditionals`: the conditional directives' lines.
+std::vector<HostMacro> pasted_macro(const std::vector<Line>& lines, const std::vector<size_t>& conditionals,
+                                    std::string_view missing) {
   for (size_t i = 1; i + 1 < missing.size(); ++i) {
     char prev = missing[i - 1];
     if (!std::isupper(static_cast<unsigned char>(missing[i])) ||
@@ -198,7 +204,8 @@ std::vector<HostMacro> pasted_macro(const std::vector<Line>& lines, std::string_
     std::string_view m = missing.substr(i);
     if (!is_macro_style(m)) continue;
     std::optional<long> smallest;
-    for (const Line& l : lines) {
+    for (size_t at : conditionals) {
+      const Line& l = lines[at];
       if (!l.directive || (l.keyword != "if" && l.keyword != "elif")) continue;
       std::string_view op = l.operand;
       for (size_t p : word_positions(op, m)) {
@@ -221,14 +228,16 @@ std::vector<HostMacro> pasted_macro(const std::vector<Line>& lines, std::string_
 // type the host passes: `#define DATA_TYPE4 VEC_DATA_TYPE(DATA_TYPE, 4)`
 // leaves `DATA_TYPE4` while DATA_TYPE is undefined. The element type gets
 // the definition propose_definition gives a type of its name.
-std::vector<HostMacro> vector_element_type(const std::vector<Line>& lines, const std::set<std::string>& defined,
-                                           std::string_view missing) {
+// `candidates`: the lines that may define `missing`, in text order.
+std::vector<HostMacro> vector_element_type(const std::vector<Line>& lines, const std::vector<size_t>& candidates,
+                                           const std::set<std::string>& defined, std::string_view missing) {
   size_t digits = missing.size();
   while (digits > 0 && std::isdigit(static_cast<unsigned char>(missing[digits - 1]))) --digits;
   std::string_view width = missing.substr(digits), element = missing.substr(0, digits);
   if (width != "2" && width != "3" && width != "4" && width != "8" && width != "16") return {};
   if (!is_macro_style(element) || defined.count(std::string(element))) return {};
-  for (const Line& l : lines) {
+  for (size_t at : candidates) {
+    const Line& l = lines[at];
     if (!l.directive || l.keyword != "define" || leading_word(l.operand) != missing) continue;
     std::string_view body = std::string_view(l.operand).substr(missing.size());
     if (word_positions(body, element).empty()) continue;
@@ -250,11 +259,21 @@ std::vector<HostMacro> image_builtin_suffix(const std::set<std::string>& defined
   return {};
 }
 
+bool conditional(const Line& l) {
+  const std::string& k = l.keyword;
+  return l.directive && (k == "if" || k == "ifdef" || k == "ifndef" || k == "elif" || k == "else" || k == "endif");
+}
+
 }  // namespace
 
 HostMacros::HostMacros(std::string_view text) : lines_(logical_lines(text)) {
-  for (const Line& l : lines_) {
+  for (size_t i = 0; i < lines_.size(); ++i) {
+    const Line& l = lines_[i];
     if (l.directive && l.keyword == "define") defined_.insert(std::string(leading_word(l.operand)));
+    if (conditional(l)) conditionals_.push_back(i);
+    starts_.push_back(joined_.size());
+    joined_ += l.text;  // one physical line: continuations are joined without their newline
+    joined_ += '\n';
   }
 }
 
@@ -262,9 +281,19 @@ HostMacros::~HostMacros() = default;
 
 std::vector<HostMacro> HostMacros::operator()(std::string_view missing) const {
   if (missing.empty()) return {};
-  std::vector<HostMacro> out = switched_off(lines_, defined_, missing);
-  if (out.empty()) out = pasted_macro(lines_, missing);
-  if (out.empty()) out = vector_element_type(lines_, defined_, missing);
+  // Every case defines `missing` on a line that contains it (a match across
+  // two lines only adds a line that defines nothing).
+  std::vector<size_t> candidates;
+  for (size_t p = joined_.find(missing); p != std::string::npos; p = joined_.find(missing, p + 1)) {
+    const size_t line = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), p) - starts_.begin()) - 1;
+    if (candidates.empty() || candidates.back() != line) candidates.push_back(line);
+  }
+  std::vector<size_t> order;
+  std::set_union(conditionals_.begin(), conditionals_.end(), candidates.begin(), candidates.end(),
+                 std::back_inserter(order));
+  std::vector<HostMacro> out = switched_off(lines_, order, defined_, missing);
+  if (out.empty()) out = pasted_macro(lines_, conditionals_, missing);
+  if (out.empty()) out = vector_element_type(lines_, candidates, defined_, missing);
   if (out.empty()) out = image_builtin_suffix(defined_, missing);
   return out;
 }

@@ -49,6 +49,13 @@ class HostMacros {
  private:
   std::vector<Line> lines_;
   std::set<std::string> defined_;  // every macro the text #defines
+  // A line defines a name only where the name is written in it: the lines
+  // joined, one per '\n', and where each starts, so that a lookup finds the
+  // lines that name it with one search and reads those and the conditionals,
+  // not every line of the text.
+  std::string joined_;
+  std::vector<size_t> starts_;
+  std::vector<size_t> conditionals_;  // the #if/#ifdef/#ifndef/#elif/#else/#endif lines
 };
 
 }  // namespace clgen::preprocess

@@ -287,4 +287,19 @@ std::vector<HostMacro> ImageMacros::operator()(std::string_view missing) const {
   return definitions_;
 }
 
+bool ImageMacros::may_define(std::string_view missing) {
+  for (const Generic& g : kGenerics) {
+    if (missing == g.name) return true;
+  }
+  for (const Member& m : kMembers) {
+    const std::string_view prefix(m.prefix), suffix(m.suffix);
+    // A family name has a parameter's name (one character at least) between the two.
+    if (missing.size() > prefix.size() + suffix.size() && missing.substr(0, prefix.size()) == prefix &&
+        missing.substr(missing.size() - suffix.size()) == suffix) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace clgen::preprocess

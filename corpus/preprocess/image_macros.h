@@ -46,6 +46,9 @@ class ImageMacros {
   // parameter or a generic form called on one; empty otherwise. Macros the
   // text defines itself are left out.
   std::vector<HostMacro> operator()(std::string_view missing) const;
+  // False when no text's operator() can answer `missing` (it is neither a
+  // family's PREFIX_NAME_SUFFIX nor a generic form): callers need not read the text.
+  static bool may_define(std::string_view missing);
 
  private:
   std::vector<HostMacro> definitions_;  // every family and generic form, in order

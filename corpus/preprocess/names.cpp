@@ -3,6 +3,7 @@
 #include "corpus/preprocess/names.h"
 
 #include <cctype>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -236,19 +237,24 @@ bool definable(std::string_view name, NameUse use) {
   return false;
 }
 
-Expected<InferredNames> infer_missing_names(std::string_view text, const CompileOptions& options,
-                                            int max_rounds) {
+CompileOptions inference_check_options(const CompileOptions& options) {
   CompileOptions o = options;
   o.check_only = true;
   o.keep_ir = false;
   o.to_ptx = false;
   o.error_limit = 50;
+  return o;
+}
+
+Expected<InferredNames> infer_missing_names(std::string_view text, const CompileOptions& options, int max_rounds,
+                                            const CompileResult* first_round) {
+  const CompileOptions o = inference_check_options(options);
   InferredNames out;
   std::set<std::string> defined;
   std::string first_error;
   for (int round = 1; round <= max_rounds; ++round) {
     const std::string full = out.prelude + std::string(text);
-    CompileResult r = compile(full, o);
+    CompileResult r = round == 1 && first_round ? *first_round : compile(full, o);
     out.rounds = round;
     if (r.ok) return out;
     if (first_error.empty()) first_error = "[" + r.category + "] " + r.reason;
@@ -267,16 +273,24 @@ Expected<InferredNames> infer_missing_names(std::string_view text, const Compile
     bool host = false;
     std::optional<HostMacros> host_macros;  // the text's directives, read once per round
     std::optional<ImageMacros> image_macros;
+    // A name Clang reports many times (hashcat's DGST_R0 in every kernel) is
+    // looked up once per round: the answer depends on the text and the name only.
+    std::map<std::string, std::vector<HostMacro>> answers;
     for (const CompileError& e : r.errors) {
       if ((e.category != category::kUnknownTypeName && e.category != category::kUndeclaredIdentifier) ||
           e.name.empty() || defined.count(e.name)) {
         continue;
       }
-      if (!host_macros) host_macros.emplace(full);
-      std::vector<HostMacro> found = (*host_macros)(e.name);
-      if (found.empty()) {
-        if (!image_macros) image_macros.emplace(full);
-        found = (*image_macros)(e.name);
+      auto [answer, fresh] = answers.try_emplace(e.name);
+      std::vector<HostMacro>& found = answer->second;
+      if (fresh) {
+        if (!host_macros) host_macros.emplace(full);
+        found = (*host_macros)(e.name);
+        // The image scan reads the whole text; only a family's name can need it.
+        if (found.empty() && ImageMacros::may_define(e.name)) {
+          if (!image_macros) image_macros.emplace(full);
+          found = (*image_macros)(e.name);
+        }
       }
       for (const HostMacro& m : found) {
         if (!defined.insert(m.name).second) continue;

@@ -42,15 +42,22 @@ bool definable(std::string_view name, NameUse use);
 struct InferredNames {
   std::string prelude;              // the `#define` lines, one per name, in the order found
   std::vector<std::string> names;   // the names defined
-  int rounds = 0;                   // compiles it took
+  int rounds = 0;                   // compiles it took (the first may be the caller's)
 };
 
+// The options of inference's compiles: `options` checked only (no code,
+// no PTX), with up to 50 errors.
+CompileOptions inference_check_options(const CompileOptions& options);
+
 // Defines the input's missing names until it compiles: compiles `text`
-// (check only, up to 50 errors), proposes a definition for every definable
+// (inference_check_options), proposes a definition for every definable
 // missing name, and compiles `prelude + text` again, up to `max_rounds`
 // times (a defined type can reveal names its parse error hid). Fails, naming
 // the input's first error, when an error other than a missing name remains,
 // when a missing name is not definable, or after max_rounds.
-Expected<InferredNames> infer_missing_names(std::string_view text, const CompileOptions& options, int max_rounds = 8);
+// `first_round`, when given, is compile(text, inference_check_options(options))
+// already done by the caller: it is the first round's result, not compiled again.
+Expected<InferredNames> infer_missing_names(std::string_view text, const CompileOptions& options, int max_rounds = 8,
+                                            const CompileResult* first_round = nullptr);
 
 }  // namespace clgen::preprocess

@@ -99,16 +99,44 @@ struct RewriteOptions {
   }
 };
 
+// The check of an input whose pass failed. Its verdict, category and reason
+// are the input's first error at any error limit (Clang reports errors in
+// order, and the limit only stops it after the first); a limit of 1 stops
+// the parse there. When the pass failed for a missing name and inference is
+// on, the check runs as inference's first round (50 errors), which
+// inferred_for then takes instead of compiling the same text again.
+struct Check {
+  CompileResult result;                      // as compile(text, check) gives it
+  std::optional<CompileResult> first_round;  // compile(text, inference_check_options(check)), when done
+};
+Check check_input(std::string_view text, const Status& pass_failure, const CompileOptions& options,
+                  const CompileOptions& check) {
+  const std::string& why = pass_failure.message();
+  Check c;
+  if (options.infer_names &&
+      (why.find("unknown type name") != std::string::npos || why.find("undeclared identifier") != std::string::npos)) {
+    c.first_round = compile(text, inference_check_options(check));
+    // A crash may come after the first error, which a limit of 1 stops at.
+    if (c.first_round->category != category::kClangCrash) {
+      c.result = *c.first_round;
+      return c;
+    }
+  }
+  c.result = compile(text, check);
+  return c;
+}
+
 // The definitions that make a rejected input compile, when its rejection is
 // for a missing name and options allow inference; nothing otherwise.
-std::optional<InferredNames> inferred_for(std::string_view text, const CompileResult& rejection,
-                                          const CompileOptions& options) {
+std::optional<InferredNames> inferred_for(std::string_view text, const Check& rejected, const CompileOptions& options) {
+  const CompileResult& rejection = rejected.result;
   if (!options.infer_names) return std::nullopt;
   if (rejection.category != category::kUndeclaredIdentifier &&
       rejection.category != category::kUnknownTypeName) {
     return std::nullopt;
   }
-  Expected<InferredNames> names = infer_missing_names(text, options);
+  Expected<InferredNames> names =
+      infer_missing_names(text, options, 8, rejected.first_round ? &*rejected.first_round : nullptr);
   if (!names) return std::nullopt;
   return std::move(*names);
 }
@@ -147,9 +175,10 @@ void mark_opencl20(FileRewriteResult& r) {
 // missing names, or else as OpenCL C 2.0. Nothing when neither applies or
 // neither gets past the rejection.
 template <typename Result, typename Pass>
-std::optional<Result> second_chance(std::string_view text, const CompileResult& first,
-                                    const CompileOptions& options, const CompileOptions& check, Pass pass) {
-  if (auto names = inferred_for(text, first, check)) {
+std::optional<Result> second_chance(std::string_view text, const Check& checked, const CompileOptions& options,
+                                    const CompileOptions& check, Pass pass) {
+  const CompileResult& first = checked.result;
+  if (auto names = inferred_for(text, checked, check)) {
     CompileOptions again = options;
     again.infer_names = false;
     Result with = pass(names->prelude + std::string(text), again);
@@ -194,10 +223,11 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
   const char* failed = "";
   Expected<std::string> renamed = expand_and_rename(text, pass_opts, failed);
   if (!renamed) {
-    CompileResult first = compile(text, check);
+    const Check checked = check_input(text, renamed.status(), options, check);
+    const CompileResult& first = checked.result;
     if (!first.ok) {
       auto pass = [](std::string_view t, const CompileOptions& o) { return rewrite(t, o); };
-      if (auto with = second_chance<RewriteResult>(text, first, options, check, pass)) return std::move(*with);
+      if (auto with = second_chance<RewriteResult>(text, checked, options, check, pass)) return std::move(*with);
       return rejected(first);
     }
     if (!first.used_shim) return bug(failed, renamed.status());
@@ -238,11 +268,13 @@ FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& o
     return extract_kernels(expanded, pass_opts);
   };
   Expected<std::vector<ExtractedKernel>> kernels = expand_and_extract();
+  std::optional<Check> checked;  // the input's check, once compiled
   if (!kernels) {
-    CompileResult first = compile(text, check);
+    checked = check_input(text, kernels.status(), options, check);
+    const CompileResult& first = checked->result;
     if (!first.ok) {
       auto pass = [](std::string_view t, const CompileOptions& o) { return rewrite_kernels(t, o); };
-      if (auto with = second_chance<FileRewriteResult>(text, first, options, check, pass)) return std::move(*with);
+      if (auto with = second_chance<FileRewriteResult>(text, *checked, options, check, pass)) return std::move(*with);
       return rejected(first);
     }
     if (!first.used_shim) return file_bug(failed, kernels.status());
@@ -253,7 +285,8 @@ FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& o
   if (kernels->empty()) {
     // The input's own first error, when it has one that the expanded text
     // lost (a `#line` directive hides the input's lines from pass 1).
-    CompileResult first = compile(text, check);
+    if (!checked) checked = Check{compile(text, check), std::nullopt};
+    const CompileResult& first = checked->result;
     if (!first.ok) return rejected(first);
     r.status = RewriteStatus::kRejected;
     r.category = category::kNoKernel;

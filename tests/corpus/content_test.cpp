@@ -28,6 +28,19 @@ TEST(ContentCheck, RejectsMalformedUtf8Sequences) {
   EXPECT_FALSE(is_valid_utf8("\x80"));              // stray continuation
 }
 
+// The checks skip ASCII eight bytes at a time: a sequence after an ASCII run
+// of any length (any alignment, and a tail shorter than eight) is still read.
+TEST(ContentCheck, ReadsSequencesAfterAsciiRunsOfAnyLength) {
+  for (size_t pad = 0; pad < 20; ++pad) {
+    const std::string a(pad, 'a');
+    EXPECT_TRUE(is_valid_utf8(a + "\xe2\x82\xac" + a)) << pad;
+    EXPECT_FALSE(is_valid_utf8(a + "\xe2\x82")) << pad;                    // truncated at the end
+    EXPECT_FALSE(is_valid_utf8(a + "\x80" + std::string(9, 'b'))) << pad;  // stray continuation
+    EXPECT_EQ(first_non_ascii_code(a + "\xde\xb4;"), pad);
+    EXPECT_EQ(first_non_ascii_code("//" + a + "\xc3\xa9\nint b" + a), std::string_view::npos) << pad;
+  }
+}
+
 TEST(Globs, MatchBasenamesOrWholePaths) {
   EXPECT_TRUE(matches_globs("a/b/k.cl", {"*.cl"}));
   EXPECT_FALSE(matches_globs("a/b/k.h", {"*.cl", "*.ocl"}));

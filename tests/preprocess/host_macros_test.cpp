@@ -80,6 +80,15 @@ TEST(HostMacros, APastedMacroTakesTheSmallestValueItIsComparedWith) {
   EXPECT_TRUE(host_macros_for("#if VECT_SIZE >= 1\n#endif\n", "ucharVECT_SIZE").empty());
 }
 
+// A lookup reads the conditionals and the lines where the name is a word;
+// a conditional that names it is still read once.
+TEST(HostMacros, AConditionalNamingTheMissingNameOpensOneBranch) {
+  const char* text = "#ifdef ON\n#endif\n#ifdef ON\ntypedef int ON;\n#endif\n";
+  EXPECT_EQ(host_macros_for(text, "ON"), (std::vector<HostMacro>{{"ON", "1", ""}}));
+  // `u32` inside the word `u32x` is no definition of u32.
+  EXPECT_TRUE(host_macros_for("#ifdef ON\ntypedef uint u32x;\n#endif\n", "u32").empty());
+}
+
 TEST(HostMacros, DirectivesInsideBlockCommentsAreIgnored) {
   const char* text = "/*\n#ifdef OLD\n*/\ntypedef uint u32;\n";
   EXPECT_TRUE(host_macros_for(text, "u32").empty());

@@ -117,6 +117,26 @@ TEST(ImageMacros, NothingWhenTheNameIsNotAKernelParameter) {
   EXPECT_TRUE(ImageMacros(k2D)("DATA_T").empty());
 }
 
+// infer_missing_names reads the text for image families only when
+// may_define allows: it must allow every name a text can answer.
+TEST(ImageMacros, MayDefineAcceptsEveryNameATextAnswersAndNoOther) {
+  for (const char* text : {k2D, k3DTo2D}) {
+    const ImageMacros images(text);
+    std::vector<HostMacro> all = images("IMAGE_src_TYPE");
+    ASSERT_FALSE(all.empty());
+    for (const HostMacro& m : all) {
+      EXPECT_TRUE(ImageMacros::may_define(m.name)) << m.name;
+      EXPECT_FALSE(images(m.name).empty()) << m.name;
+    }
+  }
+  // Neither a family name (a parameter's name between prefix and suffix) nor a generic form.
+  for (const char* name : {"DATA_T", "KERNEL_STATIC", "IMAGE__TYPE", "READ_IMAGES", "POS_TYPE", "u32"}) {
+    EXPECT_FALSE(ImageMacros::may_define(name)) << name;
+  }
+  EXPECT_TRUE(ImageMacros::may_define("READ_x_IMAGE"));
+  EXPECT_TRUE(ImageMacros::may_define("GET_IMAGE_WIDTH"));
+}
+
 TEST(ImageMacros, MacrosTheTextDefinesAreLeftOut) {
   std::string text = std::string("#define CONVERT_dst_PIXEL_TYPE(x) (x)\n") + k2D;
   std::vector<HostMacro> ms = ImageMacros(text)("IMAGE_src_TYPE");

@@ -73,6 +73,44 @@ TEST(InferMissingNames, DefinesAHostConversionMacroBesideItsType) {
   EXPECT_TRUE(compile(names->prelude + text).ok);
 }
 
+// rewrite_kernels checks a failing input with inference's options and hands
+// that compile to infer_missing_names as its first round.
+TEST(InferMissingNames, ACallersFirstRoundGivesTheSameResultAsCompilingIt) {
+  const CompileResult first = compile(kHostConfigured, inference_check_options(CompileOptions{}));
+  ASSERT_FALSE(first.ok);
+  auto given = infer_missing_names(kHostConfigured, CompileOptions{}, 8, &first);
+  auto own = infer_missing_names(kHostConfigured, CompileOptions{});
+  ASSERT_TRUE(given.ok() && own.ok());
+  EXPECT_EQ(given->prelude, own->prelude);
+  EXPECT_EQ(given->names, own->names);
+  EXPECT_EQ(given->rounds, own->rounds);
+}
+
+TEST(InferMissingNames, ACallersFirstRoundIsNotCompiledAgain) {
+  // A first round said to compile ends inference at once, though the text does not.
+  CompileResult compiles;
+  compiles.ok = true;
+  auto names = infer_missing_names(kHostConfigured, CompileOptions{}, 8, &compiles);
+  ASSERT_TRUE(names.ok()) << names.status().message();
+  EXPECT_EQ(names->rounds, 1);
+  EXPECT_TRUE(names->prelude.empty());
+}
+
+// The check of a failing input takes its category and reason from the first
+// error, whatever the error limit: a check at inference's limit can stand for the check at 1.
+TEST(InferMissingNames, TheFirstErrorIsTheSameAtEveryErrorLimit) {
+  CompileOptions one;
+  one.check_only = true;
+  const CompileResult at_one = compile(kHostConfigured, one);
+  const CompileResult at_fifty = compile(kHostConfigured, inference_check_options(one));
+  ASSERT_FALSE(at_one.ok);
+  ASSERT_FALSE(at_fifty.ok);
+  EXPECT_EQ(at_one.category, at_fifty.category);
+  EXPECT_EQ(at_one.reason, at_fifty.reason);
+  EXPECT_EQ(at_one.errors.size(), 1u);
+  EXPECT_GT(at_fifty.errors.size(), 1u);  // DATA_T, TILE and FACTOR are all missing
+}
+
 TEST(InferMissingNames, RefusesALowerCaseVariableTheInputForgot) {
   const char* text = "__kernel void f(__global float* x) { x[get_global_id(0)] = scale * 2.0f; }\n";
   auto names = infer_missing_names(text, CompileOptions{});
