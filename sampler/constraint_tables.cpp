@@ -167,12 +167,20 @@ ConstraintTables ConstraintTables::from_corpus(const std::vector<std::string>& t
       if (!w.field && !w.member) used.insert(w.text);
   }
   for (const auto& words : lexed) {
+    // A short lower-case word a text also uses without calling it is one of
+    // its variables, called as an OpenCL C 2.0 block (`b(5)` after
+    // `block_t b = ^(int c) {...}`), not a builtin: fixing it would keep
+    // every other text from declaring `b`.
+    std::unordered_set<std::string> variables;
+    for (const Word& w : words)
+      if (!w.called && !w.field && lower_shape(w.text)) variables.insert(w.text);
     for (const Word& w : words) {
       if (w.called && !w.field) t.called_.insert(w.text);
       if (!w.called && !w.field) t.uncalled_.insert(w.text);
       if (w.field || (w.member && !used.count(w.text))) {
         t.add_field(w.text);
-      } else if (!(lower_shape(w.text) || upper_shape(w.text)) || (lower_shape(w.text) && w.called)) {
+      } else if (!(lower_shape(w.text) || upper_shape(w.text)) ||
+                 (lower_shape(w.text) && w.called && !variables.count(w.text))) {
         t.add_fixed(w.text);
       }
     }

@@ -187,6 +187,17 @@ TEST(ConstraintTables, ATypedefOfABuiltinTypesNameLeavesItABuiltinForOtherTexts)
   }
 }
 
+TEST(ConstraintTables, AShortWordATextCallsAndAlsoUsesAsAVariableStaysAGeneratedName) {
+  // An OpenCL C 2.0 block: `b` is a variable that is called.
+  const std::string block =
+      "__kernel void A(__global int* a) {\n  typedef int (^block_t)(int);\n"
+      "  __constant block_t b = ^(int c) {\n    return c + 1;\n  };\n  *a = b(5);\n}\n";
+  const std::string builtin = "__kernel void A(__global float* a) {\n  a[0] = dot(a[0], a[1]);\n}\n";
+  const ConstraintTables t = ConstraintTables::from_corpus({block, builtin});
+  EXPECT_TRUE(t.is_generated_name("b")) << "b is declared, so other texts may declare it too";
+  EXPECT_FALSE(t.is_generated_name("dot")) << "a builtin, only ever called";
+}
+
 TEST(CodeConstraint, AFunctionsNameMayFollowItsAttributes) {
   const std::string text =
       "__kernel void __attribute__((reqd_work_group_size(1, 1, 1))) A(__global float* a) {\n  a[0] = 1.0f;\n}\n";
