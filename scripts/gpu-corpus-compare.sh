@@ -93,7 +93,10 @@ phase_sample() {
 
 # variants  the last of $NAMES sampled with --args "float*,float*,float*,int" for
 #           $SAMPLE_SECONDS per run under each of $VARIANTS ("name:flags;name:flags",
-#           flags as `clgen sample` takes them, e.g. "r16:--max-refusals 16");
+#           flags as `clgen sample` takes them, e.g. "r16:--max-refusals 16", but
+#           none that bench/sampler.sh passes itself: --seed, --temperature,
+#           --batch-size, --start, --device, -n, --time-limit; set those through
+#           its environment instead (CLI11 refuses an option given twice);
 #           keeps each run's JSON summary and accepted kernels (variants.tar.xz)
 phase_variants() {
   local n=${NAMES##* } v name flags dir seed=0
