@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <limits>
@@ -164,15 +163,11 @@ std::vector<std::string> TrainingTexts::model_texts() const {
 
 namespace {
 
-// Whether `domain` contains one of `words`, ignoring case.
-bool in_capped_domain(const std::string& domain, const std::vector<std::string>& words) {
-  auto lower = [](std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  const std::string d = lower(domain);
-  for (const std::string& w : words)
-    if (d.find(lower(w)) != std::string::npos) return true;
+// Whether `domain` contains one of `lower_words` (already in lower case), ignoring case.
+bool in_capped_domain(const std::string& domain, const std::vector<std::string>& lower_words) {
+  const std::string d = ascii_lower(domain);
+  for (const std::string& w : lower_words)
+    if (d.find(w) != std::string::npos) return true;
   return false;
 }
 
@@ -184,13 +179,15 @@ TrainingTexts select_training_texts(const std::vector<CorpusKernel>& kernels, co
   std::map<std::string, size_t> kept_per_repository;
   std::vector<bool> kept(kernels.size(), false);
   int64_t kept_in_capped_domains = 0;
+  std::vector<std::string> capped_words;
+  for (const std::string& w : t.capped_domain_words) capped_words.push_back(ascii_lower(w));
   for (size_t i = 0; i < kernels.size(); ++i) {
     size_t& n = kept_per_repository[kernels[i].repository];
     if (t.max_kernels_per_repository > 0 && int64_t(n) >= t.max_kernels_per_repository) {
       ++out.capped[kernels[i].repository];
       continue;
     }
-    if (t.max_kernels_in_capped_domains > 0 && in_capped_domain(kernels[i].domain, t.capped_domain_words)) {
+    if (t.max_kernels_in_capped_domains > 0 && in_capped_domain(kernels[i].domain, capped_words)) {
       if (kept_in_capped_domains >= t.max_kernels_in_capped_domains) {
         ++out.domain_capped[kernels[i].repository];
         continue;

@@ -57,14 +57,15 @@ Expected<SampleMergeCounts> merge_samples(Database& db, const std::string& schem
     ASSIGN_OR_RETURN(bool has, st.step());
     if (!has) return not_found("it has no samples table");
   }
-  ASSIGN_OR_RETURN(bool source_has_shard, samples_have_shard_column(db, schema));
-  const std::string shard = source_has_shard ? "s.shard" : "NULL";
-  // Directed sampling's columns: a source from before them has none to copy.
-  std::string directed;
-  for (const char* column : {"target", "target_features"}) {
+  // Columns added after the first samples tables (sharding, directed
+  // sampling): read from the source where it has them, else NULL.
+  auto column_or_null = [&](const char* column) -> Expected<std::string> {
     ASSIGN_OR_RETURN(bool has, db.has_column("samples", column, schema));
-    directed += has ? std::string(", s.") + column : ", NULL";
-  }
+    return has ? std::string("s.") + column : std::string("NULL");
+  };
+  ASSIGN_OR_RETURN(const std::string shard, column_or_null("shard"));
+  ASSIGN_OR_RETURN(const std::string target, column_or_null("target"));
+  ASSIGN_OR_RETURN(const std::string target_features, column_or_null("target_features"));
   const std::string src = schema + ".samples";
   // The same sample: what a run stored about it, down to the millisecond it was stored.
   const std::string stored = fmt::format(
@@ -94,13 +95,14 @@ Expected<SampleMergeCounts> merge_samples(Database& db, const std::string& schem
       "WHERE s.status = 'accepted' AND NOT n.duplicate", src)));
 
   RETURN_IF_ERROR(
-      db.exec(fmt::format(
-                  "INSERT INTO main.samples ({0}, shard, target, target_features, status, reason) SELECT {1}, {2}{4}, "
-                  "CASE WHEN n.duplicate THEN 'duplicate' ELSE s.status END, "
-                  "CASE WHEN n.duplicate THEN 'the same normalized kernel was sampled before (found by "
-                  "clgen workspace merge)' ELSE s.reason END "
-                  "FROM temp.merge_samples n JOIN {3} s ON s.id = n.id ORDER BY s.id",
-                  kCopied, from_source(), shard, src, directed))
+      db
+          .exec(fmt::format(
+              "INSERT INTO main.samples ({0}, shard, target, target_features, status, reason) SELECT {1}, {2}, {4}, {5}, "
+              "CASE WHEN n.duplicate THEN 'duplicate' ELSE s.status END, "
+              "CASE WHEN n.duplicate THEN 'the same normalized kernel was sampled before (found by "
+              "clgen workspace merge)' ELSE s.reason END "
+              "FROM temp.merge_samples n JOIN {3} s ON s.id = n.id ORDER BY s.id",
+              kCopied, from_source(), shard, src, target, target_features))
           .with_context("copying samples"));
   c.added = uint64_t(db.changes());
 

@@ -54,11 +54,6 @@ Status ensure_sampler_schema(Database& db) {
   return db.exec(indexes).with_context("indexing the samples table");
 }
 
-Expected<bool> samples_have_shard_column(Database& db, const std::string& schema) {
-  return db.has_column("samples", "shard", schema);
-}
-
-
 namespace {
 Status bind_text_or_null(Statement& st, int i, const std::string& s) {
   return s.empty() ? st.bind_null(i) : st.bind(i, std::string_view(s));

@@ -34,11 +34,6 @@ inline constexpr const char* kWrongPrototype = "wrong_prototype";  // not the re
 // before they existed. Fails with the database's error.
 Status ensure_sampler_schema(Database& db);
 
-// Whether the samples table of attached schema `schema` ("main" = this
-// database) has the `shard` column (older workspaces lack it). Fails with
-// the database's error.
-Expected<bool> samples_have_shard_column(Database& db, const std::string& schema);
-
 struct SampleRow {
   std::string text;
   std::string normalized_text;    // empty unless the filter passed

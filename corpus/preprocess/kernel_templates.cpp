@@ -19,6 +19,8 @@ struct Token {
 
 // The tokens of `code` (comments and literal contents blanked): identifiers,
 // numbers and single punctuation characters; directive lines are skipped.
+// Not c_tokens (tokens.h): the rewrite needs each token's offsets, and
+// template brackets need `>>` as two `>`.
 std::vector<Token> tokenize(std::string_view code) {
   std::vector<Token> out;
   bool line_start = true;
