@@ -56,7 +56,7 @@ phase_build() {
 phase_train() {
   [ -f "$WS/clgen.db" ] || { mkdir -p "$WS" && xz -dc .wsmin/github.db.xz > "$WS/clgen.db"; }
   log "train configs/github.toml for at most $TRAIN_SECONDS s"
-  /usr/bin/time -f "wall %e s" timeout --signal=INT "$TRAIN_SECONDS" "$CLGEN" --workspace "$WS" train \
+  /usr/bin/time -f "wall %e s" timeout --foreground --signal=INT "$TRAIN_SECONDS" "$CLGEN" --workspace "$WS" train \
     --config configs/github.toml --device cuda 2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$RESULTS/train.log" | tail -4
   return 0
 }

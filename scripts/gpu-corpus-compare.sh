@@ -53,7 +53,7 @@ workspace() {  # NAME: gpu-work/NAME/clgen.db from .wsmin/NAME.db.xz, once
 
 train() {  # NAME CONFIG SECONDS LOG
   log "train $2 on $1 for at most $3 s"
-  /usr/bin/time -f "wall %e s" timeout --signal=INT "$3" "$CLGEN" --workspace "gpu-work/$1" train --config "$2" \
+  /usr/bin/time -f "wall %e s" timeout --foreground --signal=INT "$3" "$CLGEN" --workspace "gpu-work/$1" train --config "$2" \
     --device cuda 2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$RESULTS/$4" | tail -8
   return 0  # a time limit ends training with a checkpoint, not a failure
 }

@@ -57,7 +57,7 @@ train_config() {  # CONFIG LOG
     return 0
   fi
   log "train $1 for at most $TRAIN_SECONDS s"
-  /usr/bin/time -f "wall %e s" timeout --signal=INT "$TRAIN_SECONDS" "$CLGEN" --workspace "$WS" train --config "$1" \
+  /usr/bin/time -f "wall %e s" timeout --foreground --signal=INT "$TRAIN_SECONDS" "$CLGEN" --workspace "$WS" train --config "$1" \
     --device cuda 2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$DIR/$2" |
     grep -E "validation|epoch [0-9]+:|feature_prefix|wall" | tail -5
   return 0

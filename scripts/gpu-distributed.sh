@@ -81,7 +81,7 @@ train_run() {
   fresh_workspace "$name" || return 1
   log "$name: world $world, $(grep '^batch_size' "$config"), ${seconds} s"
   if [ "$world" -eq 0 ]; then
-    timeout --signal=INT --kill-after=30 "$seconds" "$CLGEN" --workspace "$ws" train --config "$config" \
+    timeout --foreground --signal=INT --kill-after=30 "$seconds" "$CLGEN" --workspace "$ws" train --config "$config" \
       --device cuda > "$LOGS/$name.log" 2>&1
   else
     timeout --signal=INT --kill-after=30 "$seconds" "$TORCHRUN" --standalone --nnodes 1 \

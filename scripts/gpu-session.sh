@@ -113,7 +113,7 @@ phase_diagnose() {
 phase_train() {
   workspace || return 1
   log "clgen train $GPU_CONFIG on CUDA for at most $TRAIN_SECONDS s (SIGINT then checkpoints)"
-  /usr/bin/time -f "wall %e s" timeout --signal=INT "$TRAIN_SECONDS" \
+  /usr/bin/time -f "wall %e s" timeout --foreground --signal=INT "$TRAIN_SECONDS" \
     "$CLGEN" --workspace "$WS" train --config "$GPU_CONFIG" --device cuda ${TRAIN_EPOCHS:+--epochs $TRAIN_EPOCHS} \
     2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$RESULTS/train-gpu.log" | tail -25
   [ "${SKIP_BASELINES:-0}" = 1 ] && return 0
@@ -127,7 +127,7 @@ phase_train() {
   # and the allocator's warm-up), and the baseline over the same 100 batches.
   sed 's/^max_tokens = .*/max_tokens = 320000/' configs/paper.toml > "$WS/paper-bench.toml"
   log "clgen train paper (3x2048 char), 3 epochs of 320k tokens, on CUDA"
-  timeout --signal=INT 120 "$CLGEN" --workspace "$WS" train --config "$WS/paper-bench.toml" --epochs 3 \
+  timeout --foreground --signal=INT 120 "$CLGEN" --workspace "$WS" train --config "$WS/paper-bench.toml" --epochs 3 \
     --device cuda 2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$RESULTS/train-paper.log" | tail -8
   "$PYTHON" bench/model_train_baseline.py --config "$WS/paper-bench.toml" --workspace "$WS" --device cuda \
     --max-batches 100 2>&1 | tee "$RESULTS/baseline-paper.json"
@@ -159,7 +159,7 @@ phase_drive() {
     if [ "$DRIVE_DEADLINE" -gt 0 ]; then
       left=$((DRIVE_DEADLINE - $(date +%s)))
       [ $left -gt 0 ] || return 0
-      timeout --signal=INT --kill-after=30 $left "$CLGEN" --workspace "$WS" -q drive --device "$dev" "${gs[@]}" \
+      timeout --foreground --signal=INT --kill-after=30 $left "$CLGEN" --workspace "$WS" -q drive --device "$dev" "${gs[@]}" \
         --timeout "$DRIVE_TIMEOUT" "$@"
     else
       "$CLGEN" --workspace "$WS" -q drive --device "$dev" "${gs[@]}" --timeout "$DRIVE_TIMEOUT" "$@"

@@ -109,7 +109,7 @@ phase_train() {
   t=$(left "$TRAIN_SECONDS")
   log "train configs/github.toml for at most $t s"
   [ "$t" -gt 10 ] || { log "no time left to train"; return 1; }
-  timeout --signal=INT "$t" "$CLGEN" --workspace "$WS" train --config configs/github.toml --device cuda \
+  timeout --foreground --signal=INT "$t" "$CLGEN" --workspace "$WS" train --config configs/github.toml --device cuda \
     > "$RESULTS/train.log" 2>&1
   grep -v '^epoch [0-9]*/[0-9]* [0-9]' "$RESULTS/train.log" | tail -3
   return 0
@@ -136,7 +136,7 @@ phase_screen() {
   [ "$SCREEN_SAMPLES" = 1 ] && what+=(--samples)
   log "screen $SCREEN_KERNELS shuffled sources (${what[*]}) on $SCREEN_DEVICE at 4096 for at most $t s"
   [ "$t" -gt 5 ] || { log "no time left to screen"; return 0; }
-  timeout --signal=INT --kill-after=20 "$t" "$CLGEN" --workspace "$WS" -q drive "${what[@]}" --device "$SCREEN_DEVICE" \
+  timeout --foreground --signal=INT --kill-after=20 "$t" "$CLGEN" --workspace "$WS" -q drive "${what[@]}" --device "$SCREEN_DEVICE" \
     --timeout 1 --runs 1 --jobs "${SCREEN_JOBS:-16}" --shuffle 1 --limit "$SCREEN_KERNELS" > "$RESULTS/screen.log" 2>&1
   grep -E "^pass|^total|sources:" "$RESULTS/screen.log"
   return 0
@@ -184,7 +184,7 @@ sweep_device() {  # DEVICE JOBS SECONDS: 1-D then 2-D kernels, --lsize-sweep, un
     else for g in $GSIZES_2D; do gs+=(--gsize "$g"); done; t=$((total - ($(date +%s) - SWEEP_START))); fi
     [ "$t" -gt 5 ] || continue
     echo "== $(date -u +%T) $dev: ${#files[@]} $dims kernels for at most $t s"
-    timeout --signal=INT --kill-after=20 "$t" "$CLGEN" --workspace "$WS" -q drive --device "$dev" "${gs[@]}" \
+    timeout --foreground --signal=INT --kill-after=20 "$t" "$CLGEN" --workspace "$WS" -q drive --device "$dev" "${gs[@]}" \
       --lsize-sweep --runs "$RUNS" --timeout "$SWEEP_TIMEOUT" --jobs "$jobs" "${files[@]}"
     echo "== $(date -u +%T) $dev $dims: exit $?"
   done
@@ -216,7 +216,7 @@ phase_crossover() {
   [ -d "$KERNELS/1d" ] && mapfile -t files < <(ls "$KERNELS/1d"/*.cl 2>/dev/null | sort | head -n "$CROSSOVER_KERNELS")
   log "crossover search $CROSSOVER on ${#files[@]} 1-D kernels for at most $t s"
   [ "$t" -gt 10 ] && [ ${#files[@]} -gt 0 ] || return 0
-  timeout --signal=INT --kill-after=20 "$t" "$CLGEN" --workspace "$WS" -q drive --device all --crossover "$CROSSOVER" \
+  timeout --foreground --signal=INT --kill-after=20 "$t" "$CLGEN" --workspace "$WS" -q drive --device all --crossover "$CROSSOVER" \
     --runs "$RUNS" --timeout "$SWEEP_TIMEOUT" "${files[@]}" > "$RESULTS/crossover.log" 2>&1
   tail -n 25 "$RESULTS/crossover.log"
   return 0

@@ -41,11 +41,17 @@ void fill_preprocessed(const std::string& db_path) {
   }
 }
 
-TEST(TrainCommand, TrainsPrintsSamplesRecordsMetricsAndResumes) {
-  TempDir dir;
-  std::string ws = dir.path() + "/ws";
+// A workspace `NAME` under `dir` whose preprocessed table holds the test kernels.
+std::string workspace_with_kernels(const TempDir& dir, const std::string& name = "ws") {
+  std::string ws = dir.path() + "/" + name;
   std::filesystem::create_directories(ws);
   fill_preprocessed(ws + "/clgen.db");
+  return ws;
+}
+
+TEST(TrainCommand, TrainsPrintsSamplesRecordsMetricsAndResumes) {
+  TempDir dir;
+  std::string ws = workspace_with_kernels(dir);
   std::string config = dir.path() + "/small.toml";
   std::ofstream(config) << "[model]\nembedding_size = 16\nhidden_size = 32\nlayers = 1\n"
                            "[training]\nepochs = 2\nbatch_size = 4\nsequence_length = 32\n"
@@ -141,11 +147,7 @@ TEST(TrainKill, ResumedRunAfterSigkillMidEpochEqualsAnUninterruptedRun) {
       argv.push_back(a);
     return clgen::testing::run_command(argv);
   };
-  std::string straight = dir.path() + "/straight", killed = dir.path() + "/killed";
-  for (const auto& ws : {straight, killed}) {
-    std::filesystem::create_directories(ws);
-    fill_preprocessed(ws + "/clgen.db");
-  }
+  const std::string straight = workspace_with_kernels(dir, "straight"), killed = workspace_with_kernels(dir, "killed");
   auto r = train(straight, "");
   ASSERT_EQ(r.exit_code, 0) << r.err;
 
@@ -192,16 +194,16 @@ TEST(TrainKill, ResumedRunAfterSigkillMidEpochEqualsAnUninterruptedRun) {
 
 TEST(TrainCommand, AnInterruptedRunSavesTheConstraintTablesItsCheckpointIsSampledWith) {
   TempDir dir;
-  std::string ws = dir.path() + "/ws";
-  std::filesystem::create_directories(ws);
-  fill_preprocessed(ws + "/clgen.db");
+  std::string ws = workspace_with_kernels(dir);
   std::string config = dir.path() + "/long.toml";
   std::ofstream(config) << "[model]\nembedding_size = 16\nhidden_size = 32\nlayers = 1\n"
                            "[training]\nepochs = 100000\nbatch_size = 4\nsequence_length = 32\n"
                            "validation_fraction = 0.2\n[preview]\nsamples = 0\n";
   // SIGINT after 8 s, as the GPU scripts' time limits stop training.
-  auto r = clgen::testing::run_command({"/usr/bin/timeout", "--signal=INT", "8", CLGEN_BINARY, "--workspace", ws,
-                                        "train", "--config", config, "--device", "cpu"});
+  // --foreground: signal clgen once; otherwise timeout also signals its
+  // process group, and a second SIGINT ends clgen at once (support/interrupt.h).
+  auto r = clgen::testing::run_command({"/usr/bin/timeout", "--foreground", "--signal=INT", "8", CLGEN_BINARY,
+                                        "--workspace", ws, "train", "--config", config, "--device", "cpu"});
   if (r.exit_code == 0) GTEST_SKIP() << "training finished before SIGINT";
   ASSERT_EQ(r.exit_code, 124) << r.out << r.err;  // timeout's status for a command it signalled
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
