@@ -19,6 +19,11 @@
 # = free signature), TARGETS (a targets CSV instead of the held-out
 # kernels), SAMPLE_FLAGS (more `clgen sample` flags, e.g. "--max-refusals 32"),
 # RESULTS (directory for the JSON and CSV; default gpu-results/directed).
+# Every run samples on its own copy of the workspace (database, models,
+# vocabularies) under $RUNS_DIR (default $WORKSPACE/directed-runs): on the
+# workspace itself, a second run of the same seed would replay the first's
+# draws without filtering them (docs/SAMPLER.md, "Resuming") and lose that
+# time, as the 5-minute runs before the fourteenth session did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WS=${WORKSPACE:-gpu-work/github}
@@ -34,6 +39,7 @@ MODE=${MODE:-sliced}
 ARGS=${ARGS:-}
 TARGETS=${TARGETS:-}
 RESULTS=${RESULTS:-gpu-results/directed}
+RUNS_DIR=${RUNS_DIR:-$WS/directed-runs}
 [ $# -gt 0 ] || set -- 1
 mkdir -p "$RESULTS"
 [ -f "$WS/clgen.db" ] || { echo "directed.sh: no workspace at $WS (train $CONFIG first)" >&2; exit 1; }
@@ -55,10 +61,12 @@ for minutes in "$@"; do
   [ -z "${SAMPLE_FLAGS:-}" ] || flags+=($SAMPLE_FLAGS)
   [ -z "$CHECK" ] || flags+=(--check "$CHECK" --check-jobs 16 --check-timeout 1
                               --check-out "$RESULTS/$name-benchmark-grade")
-  echo "== $(date -u +%T) $name: $CLGEN sample ${flags[*]}"
-  "$CLGEN" --workspace "$WS" -q sample "${flags[@]}" > "$RESULTS/$name.json" 2> "$RESULTS/$name.err" ||
+  run_ws=$RUNS_DIR/$name
+  rm -rf "$run_ws" && mkdir -p "$run_ws" && cp "$WS/clgen.db" "$run_ws/" && cp -r "$WS/models" "$WS/vocabularies" "$run_ws/"
+  echo "== $(date -u +%T) $name: $CLGEN sample ${flags[*]} (on a copy of $WS: $run_ws)"
+  "$CLGEN" --workspace "$run_ws" -q sample "${flags[@]}" > "$RESULTS/$name.json" 2> "$RESULTS/$name.err" ||
     { tail -20 "$RESULTS/$name.err"; exit 1; }
-  python3 - "$RESULTS/$name.json" "$RESULTS/$name-targets.csv" "$WS/clgen.db" "$minutes" "$MODE" <<'PY'
+  python3 - "$RESULTS/$name.json" "$RESULTS/$name-targets.csv" "$run_ws/clgen.db" "$minutes" "$MODE" <<'PY'
 import csv, json, sqlite3, sys
 j = json.load(open(sys.argv[1]))
 rows = list(csv.DictReader(open(sys.argv[2])))

@@ -98,6 +98,55 @@ struct SamplingBatch::Impl {
     return ok_status();
   }
 
+  // SamplingBatch::save/restore: the saved states and logits, allocated at
+  // the first save, and which streams have saved.
+  LstmState saved_state;
+  torch::Tensor saved_next;
+  std::vector<bool> saved;
+
+  Expected<torch::Tensor> stream_index(const std::vector<int>& list, bool must_have_saved) const {
+    for (int s : list) {
+      RETURN_IF_ERROR(check_stream(s));
+      if (must_have_saved && (saved.empty() || !saved[size_t(s)]))
+        return invalid_argument(fmt::format("stream {} has no saved state to restore", s));
+    }
+    return torch::tensor(std::vector<int64_t>(list.begin(), list.end()), torch::kInt64).to(model->device);
+  }
+
+  Status save(const std::vector<int>& list) {
+    if (list.empty()) return ok_status();
+    try {
+      torch::NoGradGuard no_grad;
+      ASSIGN_OR_RETURN(torch::Tensor idx, stream_index(list, false));
+      if (saved.empty()) {
+        saved_state = {torch::zeros_like(std::get<0>(state)), torch::zeros_like(std::get<1>(state))};
+        saved_next = torch::zeros_like(next);
+        saved.assign(size_t(streams), false);
+      }
+      std::get<0>(saved_state).index_copy_(1, idx, std::get<0>(state).index_select(1, idx));
+      std::get<1>(saved_state).index_copy_(1, idx, std::get<1>(state).index_select(1, idx));
+      saved_next.index_copy_(0, idx, next.index_select(0, idx));
+      for (int s : list) saved[size_t(s)] = true;
+    } catch (const std::exception& e) {
+      return internal_error(std::string("saving stream states: ") + e.what());
+    }
+    return ok_status();
+  }
+
+  Status restore(const std::vector<int>& list) {
+    if (list.empty()) return ok_status();
+    try {
+      torch::NoGradGuard no_grad;
+      ASSIGN_OR_RETURN(torch::Tensor idx, stream_index(list, true));
+      std::get<0>(state).index_copy_(1, idx, std::get<0>(saved_state).index_select(1, idx));
+      std::get<1>(state).index_copy_(1, idx, std::get<1>(saved_state).index_select(1, idx));
+      next.index_copy_(0, idx, saved_next.index_select(0, idx));
+    } catch (const std::exception& e) {
+      return internal_error(std::string("restoring stream states: ") + e.what());
+    }
+    return ok_status();
+  }
+
   Status advance(const std::vector<Token>& tokens) {
     if (int(tokens.size()) != streams)
       return invalid_argument(fmt::format("advance: {} tokens for {} streams", tokens.size(), streams));
@@ -240,6 +289,8 @@ Expected<std::vector<float>> SamplingBatch::logits() const {
 }
 
 Status SamplingBatch::advance(const std::vector<Token>& tokens) { return impl_->advance(tokens); }
+Status SamplingBatch::save(const std::vector<int>& streams) { return impl_->save(streams); }
+Status SamplingBatch::restore(const std::vector<int>& streams) { return impl_->restore(streams); }
 
 Expected<std::vector<Token>> SamplingBatch::sample(double temperature) {
   if (!(temperature > 0)) return invalid_argument("temperature must be positive");

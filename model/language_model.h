@@ -81,6 +81,13 @@ class SamplingBatch {
   Expected<std::vector<float>> logits() const;
   // Feeds one token per stream (e.g. tokens the caller chose from logits()).
   Status advance(const std::vector<Token>& tokens);
+  // Backtracking (the sampler's --backtracks): save() keeps the listed
+  // streams' current state and next-token logits, one saved state per
+  // stream (a later save replaces it); restore() puts the listed streams
+  // back to what they saved. Fails for a stream out of range or, on
+  // restore, one that never saved.
+  Status save(const std::vector<int>& streams);
+  Status restore(const std::vector<int>& streams);
   // Draws one token per stream from softmax(logits / temperature), feeds the
   // tokens to the streams and returns them. temperature > 0.
   Expected<std::vector<Token>> sample(double temperature);

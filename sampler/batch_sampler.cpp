@@ -2,11 +2,15 @@
 #include "sampler/batch_sampler.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <future>
+#include <limits>
 #include <optional>
 #include <thread>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "sampler/constraint_step.h"
 #include "sampler/stop_rule.h"
@@ -15,6 +19,32 @@ namespace clgen::sampler {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// A token's text in single quotes, with quotes, backslashes and control
+// characters escaped: one word of RawSample::refused_draws.
+std::string quoted_token(std::string_view text) {
+  std::string q = "'";
+  for (unsigned char c : text) {
+    if (c == '\\' || c == '\'') {
+      q += '\\';
+      q += char(c);
+    } else if (c == '\n') q += "\\n";
+    else if (c == '\t') q += "\\t";
+    else if (c < 0x20) q += fmt::format("\\x{:02x}", c);
+    else q += char(c);
+  }
+  return q + "'";
+}
+
+// Where the name that `text` ends with begins (a letter or '_' and then
+// letters, digits and '_'), or npos when it ends otherwise (in a number too).
+size_t trailing_name(const std::string& text) {
+  size_t at = text.size();
+  while (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) --at;
+  if (at == text.size() || std::isdigit(static_cast<unsigned char>(text[at]))) return std::string::npos;
+  return at;
+}
+
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -83,8 +113,21 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     size_t generated_from = 0;
     bool repair_pending = false;  // backs up at the refill instead of being delivered
     int repairs = 0;
+    std::string refused_draws;  // RawSample::refused_draws
+    // Backtracking (max_backtracks): the tokens the chain accepted since its
+    // reset; whether the text ends in a name begun at a saved point, that
+    // point (text length, accepted tokens); first tokens banned at the draw
+    // after going back to it; whether the model saves (before this step's
+    // token) or restores (after it).
+    std::vector<int32_t> accepted;
+    bool at_name = false;
+    size_t name_at = 0, name_tokens = 0;
+    std::vector<int32_t> banned;
+    bool ban_next = false, save_now = false, restore_now = false;
+    int backtracks = 0;
   };
   const int n = model_.streams();
+  const bool backtracking = opts_.max_backtracks > 0 && opts_.constraint && model_.can_save();
   const int vocab = model_.vocab_size();
   if (n <= 0) return invalid_argument("sampling needs at least one stream");
   const int32_t end_token = model_.end_token();
@@ -132,6 +175,9 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     s.end.reset();
     s.end.feed(opts_.seed_text);
     s.sampler->reset();
+    s.accepted.clear();
+    s.at_name = s.ban_next = false;
+    s.banned.clear();
     s.dead_end = s.done = s.complete = false;
     s.forced.clear();
     s.forced_at = 0;
@@ -143,6 +189,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     s.token_ends.clear();
     s.generated_from = s.text.size();
     s.repairs = 0;
+    s.backtracks = 0;
+    s.refused_draws.clear();
     if (!opts_.start) return;
     StreamStart start = opts_.start();
     s.tag = start.tag;
@@ -191,9 +239,10 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   // run in parallel and the result does not depend on the split.
   struct Counts {
     uint64_t redrawn = 0, dead_ends = 0, abandoned = 0, starts_replayed = 0, starts_refused = 0, repairs = 0,
-             repair_tokens = 0;
+             repair_tokens = 0, backtracks = 0;
   };
   auto step_range = [&](const std::vector<float>& logits, int from, int to, Counts& counts, Candidates& work) {
+    thread_local std::vector<float> banned_row;  // a row of logits without a stream's banned tokens
     for (int i = from; i < to; ++i) {
       Stream& s = streams[i];
       if (!s.start_text.empty()) {
@@ -218,10 +267,40 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
         // already; the chain's constraint follows it token by token.
         chosen[i] = s.forced[s.forced_at++];
         s.sampler->accept(chosen[i]);
+        if (backtracking) s.accepted.push_back(chosen[i]);
         continue;
       }
-      const Choice choice = s.sampler->sample(&logits[size_t(i) * vocab], vocab, work);
+      const float* row = &logits[size_t(i) * vocab];
+      if (s.ban_next) {  // back at a name's start: not the first token that led to a refusal
+        banned_row.assign(row, row + vocab);
+        for (int32_t t : s.banned) banned_row[size_t(t)] = -std::numeric_limits<float>::infinity();
+        row = banned_row.data();
+        s.ban_next = false;
+      }
+      const Choice choice = s.sampler->sample(row, vocab, work);
       counts.redrawn += choice.refused;
+      if (choice.refused && s.refused_draws.size() < 512)
+        s.refused_draws += fmt::format("{}{}:{}", s.refused_draws.empty() ? "" : " ", s.text.size(),
+                                       quoted_token(token_texts[size_t(choice.refused_token)]));
+      if (choice.refused && s.at_name && s.backtracks < opts_.max_backtracks) {
+        // Take the name back: text, stop rule, chain and (after this step's
+        // advance) the model return to just before its first token.
+        s.sampler->forgive_refusal();
+        ++s.backtracks;
+        ++counts.backtracks;
+        s.banned.push_back(s.accepted[s.name_tokens]);
+        s.accepted.resize(s.name_tokens);
+        s.sampler->rewind(s.accepted);
+        s.text.resize(s.name_at);
+        s.end.reset();
+        s.end.feed(s.text);
+        while (!s.token_ends.empty() && s.token_ends.back() > s.name_at) s.token_ends.pop_back();
+        s.at_name = false;
+        s.ban_next = s.restore_now = true;
+        chosen[i] = choice.refused_token;  // any token: the model's state is restored after the step
+        ++s.tokens;
+        continue;
+      }
       if (choice.abandoned && s.repairs < opts_.max_repairs && !s.token_ends.empty()) {
         ++counts.repairs;
         s.repair_pending = true;
@@ -241,6 +320,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       }
       s.sampler->accept(token);
       const std::string& piece = token_texts[size_t(token)];
+      const size_t before = s.text.size();
       size_t cut = s.end.feed(piece);
       if (cut != KernelEndDetector::kNotEnded) {
         s.text.append(piece, 0, cut);
@@ -250,6 +330,18 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
         s.done = s.tokens >= opts_.max_length;
       }
       if (opts_.max_repairs > 0) s.token_ends.push_back(uint32_t(s.text.size()));
+      if (backtracking && !s.done) {
+        s.accepted.push_back(token);
+        const size_t name = trailing_name(s.text);
+        if (name == std::string::npos) {
+          s.at_name = false;
+        } else if (name >= before) {  // a name begins in this token: the model saves its state before it
+          if (s.name_at != before) s.banned.clear();
+          s.at_name = s.save_now = true;
+          s.name_at = before;
+          s.name_tokens = s.accepted.size() - 1;
+        }
+      }
     }
   };
   // Ranges of at least 32 streams: one per pool thread plus the caller's.
@@ -293,6 +385,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       stats_.starts_refused += c.starts_refused;
       stats_.repairs += c.repairs;
       stats_.repair_tokens += c.repair_tokens;
+      stats_.backtracks += c.backtracks;
       c = Counts{};
     }
     stats_.draw_seconds += since(t0);
@@ -319,13 +412,29 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       sample.start_refused = s.start_refused;
       sample.forced = int(s.forced.size());
       sample.repairs = s.repairs;
+      sample.backtracks = s.backtracks;
+      sample.refused_draws = std::move(s.refused_draws);
+      s.refused_draws.clear();
       if (s.repairs == 0) stats_.forced_tokens += s.forced.size();  // a repair's replay: repair_tokens
       keep_going = sink(std::move(sample));
     }
     if (!keep_going) break;
 
     t0 = Clock::now();
-    RETURN_IF_ERROR_CTX(model_.advance(chosen), "stepping the model");
+    if (backtracking) {
+      std::vector<int> save, restore;
+      for (int i = 0; i < n; ++i) {
+        Stream& s = streams[size_t(i)];
+        if (s.save_now && !s.done) save.push_back(i);
+        if (s.restore_now && !s.done) restore.push_back(i);
+        s.save_now = s.restore_now = false;
+      }
+      RETURN_IF_ERROR_CTX(model_.save(save), "saving streams' states");
+      RETURN_IF_ERROR_CTX(model_.advance(chosen), "stepping the model");
+      RETURN_IF_ERROR_CTX(model_.restore(restore), "restoring streams' states");
+    } else {
+      RETURN_IF_ERROR_CTX(model_.advance(chosen), "stepping the model");
+    }
     for (int i : finished) {
       Stream& s = streams[i];
       if (s.repair_pending) {

@@ -26,6 +26,9 @@ struct RawSample {
   bool dead_end = false;  // ended by the constraint (no token allowed, or --max-refusals refused)
   int tokens = 0;         // tokens generated after the seed
   int refusals = 0;       // draws the constraint refused
+  // Those draws, each as `OFFSET:'TOKEN'` (OFFSET: where in `text` it was
+  // drawn), space-separated: why the constraint ended a stream.
+  std::string refused_draws;
   double seconds = 0;     // wall time from the stream's (re)start to its end
   // With BatchSamplerOptions::start: the tag of the stream's start, and
   // whether its text was refused (the stream then started from the seed).
@@ -33,6 +36,7 @@ struct RawSample {
   bool start_refused = false;
   int forced = 0;  // tokens of the start text after the seed, replayed before `tokens`
   int repairs = 0;  // times the stream backed up instead of being abandoned
+  int backtracks = 0;  // names taken back (BatchSamplerOptions::max_backtracks)
 };
 
 // Where a stream (re)starts: the seed text, or a longer text that begins
@@ -70,6 +74,15 @@ struct StreamOptions {
   // text is; the draws go on with the stream's generator, so they differ.
   int max_repairs = 0;
   int repair_backup = 8;
+  // Backtrack instead of redraw: when the constraint refuses a draw right
+  // after a name the stream is writing (a name it may not use there, such
+  // as an undeclared variable), the stream goes back to just before that
+  // name, in the model too (StreamModel::save/restore), and draws its first
+  // token again without the one it drew before; at most max_backtracks
+  // times per sample (0 = off), and such a refusal does not count towards
+  // max_refusals. The model's other choice of name is then followed, where
+  // a redraw would have lengthened the name it cannot use.
+  int max_backtracks = 0;
 };
 
 struct BatchSamplerOptions : StreamOptions {
@@ -102,6 +115,7 @@ struct BatchSamplerStats {
   uint64_t forced_tokens = 0;    // tokens replayed from start texts
   uint64_t repairs = 0;          // streams that backed up instead of being abandoned (max_repairs)
   uint64_t repair_tokens = 0;    // tokens replayed by repairs
+  uint64_t backtracks = 0;       // names taken back after a refusal (max_backtracks)
 };
 
 class BatchSampler {

@@ -32,6 +32,9 @@ class ModelStreams : public StreamModel {
   Status feed_all(std::string_view text) override { return batch_->feed_all(text); }
   Expected<std::vector<float>> logits() override { return batch_->logits(); }
   Status advance(const std::vector<int32_t>& tokens) override { return batch_->advance(tokens); }
+  bool can_save() const override { return true; }
+  Status save(const std::vector<int>& streams) override { return batch_->save(streams); }
+  Status restore(const std::vector<int>& streams) override { return batch_->restore(streams); }
   const std::string& token_text(int32_t token) const override {
     static const std::string kEmpty;
     return token >= 0 && static_cast<size_t>(token) < texts_.size() ? texts_[token] : kEmpty;

@@ -51,10 +51,10 @@ Expected<SampleRow> filter_sample(const RawSample& raw, int max_length, preproce
   if (!raw.complete) {
     row.status = sample_status::kTruncated;
     row.category = raw.dead_end ? "refused" : raw.tokens >= max_length ? "max_length" : "end_token";
-    row.reason = raw.dead_end ? "the constraint refused --max-refusals of the model's draws (or allowed no token)"
-                 : raw.tokens >= max_length
-                     ? fmt::format("reached the maximum length of {} tokens", max_length)
-                     : "the model ended the kernel before its closing brace";
+    row.reason = raw.dead_end ? "the constraint refused --max-refusals of the model's draws (or allowed no token)" +
+                                    (raw.refused_draws.empty() ? "" : "; refused at character: " + raw.refused_draws)
+                 : raw.tokens >= max_length ? fmt::format("reached the maximum length of {} tokens", max_length)
+                                            : "the model ended the kernel before its closing brace";
     return row;
   }
   ASSIGN_OR_RETURN(ClangFilterVerdict v, filter_with_clang(clang, raw.text, options));
@@ -401,6 +401,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   sum.forced_tokens = sampler.stats().forced_tokens;
   sum.repairs = sampler.stats().repairs;
   sum.repair_tokens = sampler.stats().repair_tokens;
+  sum.backtracks = sampler.stats().backtracks;
   sum.replayed = replayed.load();
   RETURN_IF_ERROR_CTX(filter_status, "filtering samples");
   RETURN_IF_ERROR_CTX(store_status, "storing samples");

@@ -105,6 +105,7 @@ struct SampleSummary {
   std::shared_ptr<const Director> director;
   uint64_t starts_replayed = 0, starts_refused = 0, forced_tokens = 0, unfeatured = 0;
   uint64_t repairs = 0, repair_tokens = 0;  // streams backed up instead of abandoned (--repairs)
+  uint64_t backtracks = 0;                  // names taken back after a refusal (--backtracks)
   // "model", "filter" or "store": the stage with the highest utilization.
   std::string bottleneck() const;
 };

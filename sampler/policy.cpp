@@ -155,6 +155,13 @@ void SamplerChain::reset() {
   for (const auto& step : steps_) step->reset();
 }
 
+void SamplerChain::rewind(const std::vector<int32_t>& accepted) {
+  const int refusals = refusals_;
+  reset();
+  refusals_ = refusals;
+  for (int32_t token : accepted) accept(token);
+}
+
 std::unique_ptr<SamplerStep> SamplerChain::clone() const {
   auto copy = std::make_unique<SamplerChain>();
   for (const auto& step : steps_) copy->add(step->clone());
@@ -171,6 +178,7 @@ Choice SamplerChain::sample(const float* logits, int vocab_size, Candidates& wor
   choice.token = work.selected;
   if (!constraint_ || constraint_->allows(choice.token)) return choice;
   choice.refused = true;
+  choice.refused_token = choice.token;
   // A stream whose draws the constraint keeps refusing has lost the
   // thread: it ends rather than spend the model on it.
   if (++refusals_ >= max_refusals_) {

@@ -4,6 +4,7 @@
 // A constraint step gates a chain's draws (SamplerChain::sample).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -124,6 +125,7 @@ class ConstraintStep : public SamplerStep {
 struct Choice {
   int32_t token = -1;      // the token; on abandoned or dead_end the refused draw
   bool refused = false;    // the constraint refused the first draw
+  int32_t refused_token = -1;  // ... that draw
   bool abandoned = false;  // ... and this sample has used up its refusals: no token
   bool dead_end = false;   // ... and allows no token: no token
 };
@@ -158,6 +160,12 @@ class SamplerChain : public SamplerStep {
   }
   // Draws the constraint refused in this sample (since reset()).
   int refusals() const { return refusals_; }
+  // Backtracking: takes back the last refusal (the sampler undid the text
+  // that led to it instead of redrawing), and brings the constraint and the
+  // steps back to where `accepted` (every token accepted since reset())
+  // leaves them, keeping the refusals and the generator.
+  void forgive_refusal() { refusals_ = std::max(0, refusals_ - 1); }
+  void rewind(const std::vector<int32_t>& accepted);
 
  private:
   std::vector<std::unique_ptr<SamplerStep>> steps_;

@@ -36,6 +36,14 @@ class StreamModel {
   // Feeds one token to each stream.
   virtual Status advance(const std::vector<int32_t>& tokens) = 0;
 
+  // Backtracking (BatchSamplerOptions::max_backtracks): save() keeps the
+  // listed streams' state (what logits() would give them next), one per
+  // stream; restore() returns the listed streams to it. A model that cannot
+  // says so with can_save() false, and the sampler does not backtrack.
+  virtual bool can_save() const { return false; }
+  virtual Status save(const std::vector<int>& streams) { return unavailable("this model cannot save states"); }
+  virtual Status restore(const std::vector<int>& streams) { return unavailable("this model cannot save states"); }
+
   // The text a token appends to a stream.
   virtual const std::string& token_text(int32_t token) const = 0;
   // The end-of-kernel token (the training separator), or -1 when none.

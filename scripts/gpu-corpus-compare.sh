@@ -20,6 +20,7 @@
 #   export   per workspace, NAME-driven.jsonl: each driven sample (text,
 #            outcome, kernel runtime) and NAME-outcomes.tsv; features are computed
 #            from these where Clang 15 is installed (bench/corpus-quality.sh)
+#   tables_ab, check: see their functions below
 #   pack     the logs and exports into results.tar.xz
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +57,12 @@ train() {  # NAME CONFIG SECONDS LOG
   /usr/bin/time -f "wall %e s" timeout --foreground --signal=INT "$3" "$CLGEN" --workspace "gpu-work/$1" train --config "$2" \
     --device cuda 2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$RESULTS/$4" | tail -8
   return 0  # a time limit ends training with a checkpoint, not a failure
+}
+
+ws_copy() {  # NAME DIR: DIR/clgen.db, DIR/models and DIR/vocabularies, a copy of the trained workspace gpu-work/NAME, so that
+  # runs compared with each other start from the same store (sample resumes a seed's earlier draws and
+  # counts kernels new against every earlier run)
+  rm -rf "$2" && mkdir -p "$2" && cp "gpu-work/$1/clgen.db" "$2/" && cp -r "gpu-work/$1/models" "gpu-work/$1/vocabularies" "$2/"
 }
 
 phase_build() {
@@ -105,13 +112,66 @@ phase_variants() {
   rm -rf "$dir" && mkdir -p "$dir"
   IFS=';' read -ra vs <<< "${VARIANTS:-base:}"
   for v in "${vs[@]}"; do
-    name=${v%%:*} flags=${v#*:} seed=$((seed + 1))  # a seed each: no run replays another's streams
+    name=${v%%:*} flags=${v#*:} seed=$((seed + 1))  # a seed each, and a fresh copy of the workspace each
     log "variant $name on $n: $flags"
-    WORKSPACE="gpu-work/$n" DEVICE=cuda BATCH="$BATCH" CONFIG="$(config_of "$n")" CLGEN="$CLGEN" MODES=constrained \
+    ws_copy "$n" "$dir/ws-$name" || return 1
+    WORKSPACE="$dir/ws-$name" DEVICE=cuda BATCH="$BATCH" CONFIG="$(config_of "$n")" CLGEN="$CLGEN" MODES=constrained \
       SEED=$seed FREE=0 SAMPLE_FLAGS="$flags" BENCH_DIR="$dir/$name" bench/sampler.sh "$SAMPLE_SECONDS" 2>&1 | \
       grep -E "unique accepted|static pass|statuses|complete" | tee -a "$RESULTS/variants.log"
   done
-  tar -C "$dir" -cJf "$RESULTS/variants.tar.xz" .
+  tar -C "$dir" --exclude 'ws-*' -cJf "$RESULTS/variants.tar.xz" .
+}
+
+# tables_ab  the last of $NAMES sampled twice with the same seed for $SAMPLE_SECONDS
+#            (--args "float*,float*,float*,int"): with the constraint tables its
+#            training saved ("new"), then with those tables plus the builtin type
+#            names that every table before the thirteenth session's fix held as user
+#            types ("oldtables": uint, uchar, ulong, size_t), each on its own copy of
+#            the trained workspace; where the constraint ended the first arm's streams
+#            (bench/sample_refusals.py). Summaries and accepted kernels in tables_ab.tar.xz.
+phase_tables_ab() {
+  local n=${NAMES##* } dir arm tables
+  workspace "$n" || return 1
+  dir=gpu-work/$n/tables_ab
+  rm -rf "$dir" && mkdir -p "$dir"
+  for arm in new oldtables; do
+    ws_copy "$n" "$dir/ws-$arm" || return 1
+    tables=$(ls -t "$dir/ws-$arm"/models/*/constraint_tables.json 2>/dev/null | head -1)
+    [ -n "$tables" ] || { echo "no saved constraint tables under gpu-work/$n/models"; return 1; }
+    [ "$arm" = new ] || python3 - "$tables" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["user_types"] = sorted(set(j["user_types"]) | {"uint", "uchar", "ulong", "size_t"})
+json.dump(j, open(sys.argv[1], "w"), indent=1)
+PY
+    log "tables_ab $arm on $n"
+    WORKSPACE="$dir/ws-$arm" DEVICE=cuda BATCH="$BATCH" CONFIG="$(config_of "$n")" CLGEN="$CLGEN" MODES=constrained \
+      SEED=11 FREE=0 BENCH_DIR="$dir/$arm" bench/sampler.sh "$SAMPLE_SECONDS" 2>&1 | \
+      grep -E "unique accepted|static pass|statuses|complete" | tee -a "$RESULTS/tables_ab.log"
+  done
+  python3 bench/sample_refusals.py "$dir/ws-new/clgen.db" 60 > "$RESULTS/refusals-new.txt" 2>&1
+  head -70 "$RESULTS/refusals-new.txt"
+  tar -C "$dir" --exclude 'ws-*' -cJf "$RESULTS/tables_ab.tar.xz" .
+}
+
+# check  the last of $NAMES: `sample --check gpu` (16 jobs, 1 s) for $CHECK_SECONDS
+#        (default 40), --args "float*,float*,float*,int", seed 7, once per entry of
+#        $CHECKS ("name:flags;name:flags", default "check:"), each on its own copy of
+#        the trained workspace: benchmark-grade kernels per minute; summaries as NAME.json
+phase_check() {
+  local n=${NAMES##* } c name flags
+  workspace "$n" || return 1
+  IFS=';' read -ra cs <<< "${CHECKS:-check:}"
+  for c in "${cs[@]}"; do
+    name=${c%%:*} flags=${c#*:}
+    ws_copy "$n" "gpu-work/$n-$name" || return 1
+    log "sample --check gpu on $n for ${CHECK_SECONDS:-40} s: $name $flags"
+    # shellcheck disable=SC2086
+    "$CLGEN" --workspace "gpu-work/$n-$name" -q sample --config "$(config_of "$n")" --device cuda --batch-size "$BATCH" \
+      --temperature 0.8 --seed 7 --time-limit "${CHECK_SECONDS:-40}" -n 0 --args "float*,float*,float*,int" \
+      --check gpu --check-jobs 16 --check-timeout 1 $flags --json > "$RESULTS/$name.json" 2> "$RESULTS/$name.err"
+    python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","accepted_per_minute","seconds","checked","dynamically_valid","dynamically_valid_per_minute","check_outcomes","backtracks")})' "$RESULTS/$name.json" || tail -5 "$RESULTS/$name.err"
+  done
 }
 
 phase_drive() {

@@ -102,6 +102,7 @@ const std::map<std::string, Skip> kValid = {
     {"sample --check-jobs", {{"0"}, "0 means one per core"}},
     {"sample --plain-share", {{"0"}, "every directed restart continues a kernel's prefix"}},
     {"sample --repairs", {{"0"}, "0 means abandon at once (no repair)"}},
+    {"sample --backtracks", {{"0"}, "0 turns backtracking off"}},
     {"sample --temperature", {{"0", "18446744073709551617"}, "0 is greedy; any finite temperature is a distribution"}},
     {"sample --top-k", {{"0"}, "0 disables top-k"}},
     {"sample --top-p", {{"0"}, "keeps the single most likely token"}},

@@ -320,6 +320,43 @@ bool sentencepiece_mapped() {
   return maps.ok() && maps->find("libclgen_sentencepiece") != std::string::npos;
 }
 
+// Backtracking's model side: a restored stream gives again the logits it
+// saved, and continues as it did from there; streams not restored keep
+// their own state.
+TEST(LanguageModelApi, RestoredStreamsGoOnFromTheirSavedStateAlone) {
+  TempDir dir;
+  auto ws = Workspace::open(dir.path());
+  ASSERT_TRUE(ws.ok());
+  ModelConfig c = small_config();
+  c.training.epochs = 1;
+  auto r = train_model(*ws, c, model_test_kernels(), quiet_cpu());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto lm = LanguageModel::load(dir.path(), r->model_id, "cpu");
+  ASSERT_TRUE(lm.ok()) << lm.status().message();
+  auto batch = (*lm)->new_batch(2, 1);
+  ASSERT_TRUE(batch.ok());
+  auto& b = **batch;
+  ASSERT_TRUE(b.feed_all("__kernel void A(").ok());
+  EXPECT_FALSE(b.restore({0}).ok());  // nothing saved yet
+  EXPECT_FALSE(b.save({2}).ok());     // no such stream
+  ASSERT_TRUE(b.save({0}).ok());
+  const int v = b.vocab_size();
+  auto saved = b.logits();
+  ASSERT_TRUE(b.advance({3, 3}).ok());
+  auto one = b.logits();
+  ASSERT_TRUE(b.advance({5, 5}).ok());
+  auto two = b.logits();
+  ASSERT_TRUE(b.restore({0}).ok());
+  auto back = b.logits();
+  ASSERT_TRUE(saved.ok() && one.ok() && two.ok() && back.ok());
+  EXPECT_TRUE(std::equal(back->begin(), back->begin() + v, saved->begin()));
+  EXPECT_TRUE(std::equal(back->begin() + v, back->end(), two->begin() + v));
+  ASSERT_TRUE(b.advance({3, 3}).ok());
+  auto again = b.logits();
+  ASSERT_TRUE(again.ok());
+  for (int i = 0; i < v; ++i) EXPECT_NEAR((*again)[size_t(i)], (*one)[size_t(i)], 1e-5);
+}
+
 TEST(Training, SentencePieceAndLibTorchWorkInOneProcess) {
   if (sentencepiece_library_path().empty()) GTEST_SKIP() << "libclgen_sentencepiece not built";
   TempDir dir;

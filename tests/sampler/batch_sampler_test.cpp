@@ -192,6 +192,15 @@ TEST_F(RepairTest, WithoutRepairsARefusedStreamIsAbandoned) {
   EXPECT_EQ(1u, stats.abandoned);
 }
 
+// Why a stream ended: each refused draw with where in the text it was drawn
+// (the reason a stored truncated sample gives, docs/SAMPLER.md).
+TEST_F(RepairTest, AnAbandonedStreamRecordsTheRefusedDrawAndWhere) {
+  ScriptedModel model(1, {"\n  a[0] = 1)"});
+  auto s = testing::first_samples(model, options(0), 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_EQ(std::to_string((seed + "\n  a[0] = 1").size()) + ":')'", s[0].refused_draws);
+}
+
 TEST_F(RepairTest, ARefusedStreamBacksUpAndCompletes) {
   ScriptedModel model(1, {"\n  a[0] = 1)", "xxxa[0] = 1;\n}"});
   BatchSamplerStats stats;
