@@ -247,8 +247,11 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
             : "",
         (unsigned long long)sum.replayed);
   if (opts.sample.constrain)
-    std::printf("constrained decoding: %llu draws refused and redrawn (%.2f%% of tokens)\n",
-                (unsigned long long)sum.redrawn, sum.tokens ? 100.0 * sum.redrawn / sum.tokens : 0.0);
+    std::printf("constrained decoding: %llu draws refused (%.2f%% of tokens): %llu redrawn, %llu names taken back "
+                "(--backtracks %d)\n",
+                (unsigned long long)sum.redrawn, sum.tokens ? 100.0 * sum.redrawn / sum.tokens : 0.0,
+                (unsigned long long)(sum.redrawn - std::min(sum.redrawn, sum.backtracks)),
+                (unsigned long long)sum.backtracks, opts.sample.max_backtracks);
   std::printf("verbatim copies of training kernels: %llu (%.1f%% of those passing)\n",
               (unsigned long long)copies, passed ? 100.0 * copies / passed : 0.0);
   for (const auto& [status, n] : sum.by_status)
