@@ -13,7 +13,7 @@ import re
 import sqlite3
 import sys
 
-DRAW = re.compile(r"(\d+):'((?:[^'\\]|\\.)*)'")
+DRAW = re.compile(r"(?<![\w])(\d+):'((?:[^'\\]|\\.)*)'")  # not the taken-back draws (bOFFSET)
 NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 KEYWORDS = set("""if else for while do return break continue int uint float double char uchar short ushort
 long ulong bool void const __global global __local local __constant constant __private private __kernel kernel

@@ -247,11 +247,10 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
             : "",
         (unsigned long long)sum.replayed);
   if (opts.sample.constrain)
-    std::printf("constrained decoding: %llu draws refused (%.2f%% of tokens): %llu redrawn, %llu names taken back "
-                "(--backtracks %d)\n",
-                (unsigned long long)sum.redrawn, sum.tokens ? 100.0 * sum.redrawn / sum.tokens : 0.0,
-                (unsigned long long)(sum.redrawn - std::min(sum.redrawn, sum.backtracks)),
-                (unsigned long long)sum.backtracks, opts.sample.max_backtracks);
+    std::printf(
+        "constrained decoding: %llu draws refused (%.2f%% of tokens), %llu names taken back (--backtracks %d)\n",
+        (unsigned long long)sum.redrawn, sum.tokens ? 100.0 * sum.redrawn / sum.tokens : 0.0,
+        (unsigned long long)sum.backtracks, opts.sample.max_backtracks);
   std::printf("verbatim copies of training kernels: %llu (%.1f%% of those passing)\n",
               (unsigned long long)copies, passed ? 100.0 * copies / passed : 0.0);
   for (const auto& [status, n] : sum.by_status)
@@ -337,7 +336,7 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--backtracks", opts->backtracks,
                   fmt::format("Backtrack instead of redraw: when the constraint refuses a draw right after a "
-                              "name the stream cannot use, go back before the name and draw another, at most "
+                              "name, go back before the name and draw another, at most "
                               "this many times per sample (0: off; these refusals do not count towards "
                               "--max-refusals) [default: {}, 0 with --check]",
                               kBacktracks))

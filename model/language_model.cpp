@@ -92,6 +92,7 @@ struct SamplingBatch::Impl {
       std::get<1>(state).narrow(1, stream, 1).copy_(std::get<1>(start.state));
       next[stream].copy_(start.next[0]);
       fed[size_t(stream)] = true;
+      if (!saved.empty()) saved[size_t(stream)] = false;  // a new text: what it saved before is another sample's
     } catch (const std::exception& e) {
       return internal_error(std::string("feeding stream: ") + e.what());
     }

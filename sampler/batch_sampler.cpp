@@ -279,10 +279,11 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       }
       const Choice choice = s.sampler->sample(row, vocab, work);
       counts.redrawn += choice.refused;
+      const bool backtrack = choice.refused && s.at_name && s.backtracks < opts_.max_backtracks;
       if (choice.refused && s.refused_draws.size() < 512)
-        s.refused_draws += fmt::format("{}{}:{}", s.refused_draws.empty() ? "" : " ", s.text.size(),
-                                       quoted_token(token_texts[size_t(choice.refused_token)]));
-      if (choice.refused && s.at_name && s.backtracks < opts_.max_backtracks) {
+        s.refused_draws += fmt::format("{}{}{}:{}", s.refused_draws.empty() ? "" : " ", backtrack ? "b" : "",
+                                       s.text.size(), quoted_token(token_texts[size_t(choice.refused_token)]));
+      if (backtrack) {
         // Take the name back: text, stop rule, chain and (after this step's
         // advance) the model return to just before its first token.
         s.sampler->forgive_refusal();
@@ -298,7 +299,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
         s.at_name = false;
         s.ban_next = s.restore_now = true;
         chosen[i] = choice.refused_token;  // any token: the model's state is restored after the step
-        ++s.tokens;
+        s.done = ++s.tokens >= opts_.max_length;  // a backtrack spends a step of the sample's length too
         continue;
       }
       if (choice.abandoned && s.repairs < opts_.max_repairs && !s.token_ends.empty()) {

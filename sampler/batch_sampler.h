@@ -26,8 +26,10 @@ struct RawSample {
   bool dead_end = false;  // ended by the constraint (no token allowed, or --max-refusals refused)
   int tokens = 0;         // tokens generated after the seed
   int refusals = 0;       // draws the constraint refused
-  // Those draws, each as `OFFSET:'TOKEN'` (OFFSET: where in `text` it was
-  // drawn), space-separated: why the constraint ended a stream.
+  // Those draws, each as `OFFSET:'TOKEN'` (OFFSET: where in the text it was
+  // drawn; `bOFFSET` for a draw that was taken back by backtracking, at an
+  // offset into text since cut), space-separated: why the constraint ended
+  // a stream.
   std::string refused_draws;
   double seconds = 0;     // wall time from the stream's (re)start to its end
   // With BatchSamplerOptions::start: the tag of the stream's start, and
@@ -75,13 +77,15 @@ struct StreamOptions {
   int max_repairs = 0;
   int repair_backup = 8;
   // Backtrack instead of redraw: when the constraint refuses a draw right
-  // after a name the stream is writing (a name it may not use there, such
-  // as an undeclared variable), the stream goes back to just before that
-  // name, in the model too (StreamModel::save/restore), and draws its first
-  // token again without the one it drew before; at most max_backtracks
-  // times per sample (0 = off), and such a refusal does not count towards
-  // max_refusals. The model's other choice of name is then followed, where
-  // a redraw would have lengthened the name it cannot use.
+  // after a name the stream is writing (mostly a name it may not use there,
+  // such as an undeclared variable; but any name: a valid one followed by a
+  // refused token is taken back too), the stream goes back to just before
+  // that name, in the model too (StreamModel::save/restore), and draws its
+  // first token again without those it drew there before; at most
+  // max_backtracks times per sample (0 = off), each spending a step of
+  // max_length, and such a refusal does not count towards max_refusals. The
+  // model's other choice of name is then followed, where a redraw would
+  // have lengthened the name it cannot use.
   int max_backtracks = 0;
 };
 

@@ -355,6 +355,9 @@ TEST(LanguageModelApi, RestoredStreamsGoOnFromTheirSavedStateAlone) {
   auto again = b.logits();
   ASSERT_TRUE(again.ok());
   for (int i = 0; i < v; ++i) EXPECT_NEAR((*again)[size_t(i)], (*one)[size_t(i)], 1e-5);
+  // A refilled stream starts a new sample: what it saved before is not its own.
+  ASSERT_TRUE(b.feed(0, "__kernel void A(").ok());
+  EXPECT_FALSE(b.restore({0}).ok());
 }
 
 TEST(Training, SentencePieceAndLibTorchWorkInOneProcess) {

@@ -113,6 +113,19 @@ TEST_F(BacktrackTest, ARefusedNameIsTakenBackAndTheModelsOtherNameFollowed) {
   EXPECT_EQ(0, s[0].refusals);  // a backtracked refusal does not count towards --max-refusals
   EXPECT_EQ(1u, stats.backtracks);
   EXPECT_EQ(1u, model.restored);
+  // The refused draw is recorded, marked as taken back, at its offset in the text before the cut.
+  EXPECT_EQ("b" + std::to_string((seed + "\n  fl").size()) + ":'['", s[0].refused_draws);
+}
+
+TEST_F(BacktrackTest, BacktracksSpendTheSamplesLength) {
+  BatchSamplerOptions o = options(16);
+  o.max_length = 6;  // "\n  fl", then the backtrack's step reaches the limit
+  auto s = testing::first_samples(model, o, 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_FALSE(s[0].complete);
+  EXPECT_EQ(6, s[0].tokens);
+  EXPECT_EQ(1, s[0].backtracks);
+  EXPECT_EQ(seed + "\n  ", s[0].text);
 }
 
 TEST_F(BacktrackTest, BacktracksAreBoundedPerSample) {
