@@ -236,20 +236,28 @@ TEST(Training, CheckpointEverySecondsSavesMidEpochWhenTheTimeHasPassed) {
   EXPECT_EQ(q->column_int(2), batches - 1);
 }
 
-TEST(LanguageModelApi, FeedsStepsSamplesAndRefillsStreams) {
+// A workspace with a small model trained one epoch on the CPU.
+class LanguageModelApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto ws = Workspace::open(dir.path());
+    ASSERT_TRUE(ws.ok());
+    ModelConfig c = small_config();
+    c.training.epochs = 1;
+    auto r = train_model(*ws, c, model_test_kernels(), quiet_cpu());
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    model_id = r->model_id;
+  }
   TempDir dir;
-  auto ws = Workspace::open(dir.path());
-  ASSERT_TRUE(ws.ok());
-  ModelConfig c = small_config();
-  c.training.epochs = 1;
-  auto r = train_model(*ws, c, model_test_kernels(), quiet_cpu());
-  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string model_id;
+};
 
+TEST_F(LanguageModelApi, FeedsStepsSamplesAndRefillsStreams) {
   auto missing = LanguageModel::load(dir.path(), "0000000000000000", "cpu");
   EXPECT_FALSE(missing.ok());
   auto lm = LanguageModel::load(dir.path(), "", "cpu");  // the latest model
   ASSERT_TRUE(lm.ok()) << lm.status().message();
-  EXPECT_EQ((*lm)->id(), r->model_id);
+  EXPECT_EQ((*lm)->id(), model_id);
   auto batch = (*lm)->new_batch(3, 42);
   ASSERT_TRUE(batch.ok());
   auto& b = **batch;
@@ -323,15 +331,8 @@ bool sentencepiece_mapped() {
 // Backtracking's model side: a restored stream gives again the logits it
 // saved, and continues as it did from there; streams not restored keep
 // their own state.
-TEST(LanguageModelApi, RestoredStreamsGoOnFromTheirSavedStateAlone) {
-  TempDir dir;
-  auto ws = Workspace::open(dir.path());
-  ASSERT_TRUE(ws.ok());
-  ModelConfig c = small_config();
-  c.training.epochs = 1;
-  auto r = train_model(*ws, c, model_test_kernels(), quiet_cpu());
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  auto lm = LanguageModel::load(dir.path(), r->model_id, "cpu");
+TEST_F(LanguageModelApi, RestoredStreamsGoOnFromTheirSavedStateAlone) {
+  auto lm = LanguageModel::load(dir.path(), model_id, "cpu");
   ASSERT_TRUE(lm.ok()) << lm.status().message();
   auto batch = (*lm)->new_batch(2, 1);
   ASSERT_TRUE(batch.ok());
