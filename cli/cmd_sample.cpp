@@ -341,6 +341,9 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
                               "--max-refusals) [default: {}, 0 with --check]",
                               kBacktracks))
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("!--backtrack-bad-names-only", s.backtrack_after_any_name,
+                "Backtrack only when the name itself is refused (no token allowed after it, the refusals used "
+                "up, or the allowed redraw would lengthen it); otherwise redraw as without --backtracks");
   cmd->add_option("--repair-backup", s.repair_backup, "Tokens a repair backs up")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -45,6 +45,11 @@ size_t trailing_name(const std::string& text) {
   return at;
 }
 
+// Whether a token's text would lengthen the name before it.
+bool continues_name(const std::string& piece) {
+  return !piece.empty() && (std::isalnum(static_cast<unsigned char>(piece[0])) || piece[0] == '_');
+}
+
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -279,7 +284,9 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       }
       const Choice choice = s.sampler->sample(row, vocab, work);
       counts.redrawn += choice.refused;
-      const bool backtrack = choice.refused && s.at_name && s.backtracks < opts_.max_backtracks;
+      const bool backtrack = choice.refused && s.at_name && s.backtracks < opts_.max_backtracks &&
+                             (opts_.backtrack_after_any_name || choice.abandoned || choice.dead_end ||
+                              continues_name(token_texts[size_t(choice.token)]));
       if (choice.refused && s.refused_draws.size() < 512)
         s.refused_draws += fmt::format("{}{}{}:{}", s.refused_draws.empty() ? "" : " ", backtrack ? "b" : "",
                                        s.text.size(), quoted_token(token_texts[size_t(choice.refused_token)]));

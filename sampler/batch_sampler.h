@@ -87,6 +87,12 @@ struct StreamOptions {
   // model's other choice of name is then followed, where a redraw would
   // have lengthened the name it cannot use.
   int max_backtracks = 0;
+  // Which refusals backtrack: after any name (true, as measured on the H100),
+  // or only when the name itself is the trouble (false): no token is allowed
+  // there, the stream used up its refusals, or the allowed redraw would
+  // lengthen the name; otherwise the redraw stands (`a[i` then a refused `)`
+  // is mended by `]`, not by giving up `i`).
+  bool backtrack_after_any_name = true;
 };
 
 struct BatchSamplerOptions : StreamOptions {

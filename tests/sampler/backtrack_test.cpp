@@ -143,6 +143,35 @@ TEST_F(BacktrackTest, BacktracksAreBoundedPerSample) {
   EXPECT_EQ(2, again[0].backtracks);
 }
 
+// A declared name followed by a refused token: by default the name is taken
+// back (and `a`, the only declared name, banned there); with
+// backtrack_after_any_name off the redraw (`[`) stands and the kernel ends.
+TEST_F(BacktrackTest, AValidNameIsKeptWhenOnlyBadNamesBacktrack) {
+  PreferenceModel valid{1, seed, {{"\n  a) = 1;\n}", 60.0f}, {"\n  a[0] = 1;\n}", 50.0f}}};
+  BatchSamplerOptions o = options(16);
+  o.max_refusals = 4;
+  BatchSamplerStats any;
+  auto taken_back = testing::first_samples(valid, o, 1, &any);
+  ASSERT_EQ(1u, taken_back.size());
+  EXPECT_GE(any.backtracks, 1u);
+  EXPECT_NE(seed + "\n  a[0] = 1;\n}", taken_back[0].text);
+  o.backtrack_after_any_name = false;
+  BatchSamplerStats bad_only;
+  auto kept = testing::first_samples(valid, o, 1, &bad_only);
+  ASSERT_EQ(1u, kept.size());
+  EXPECT_EQ(seed + "\n  a[0] = 1;\n}", kept[0].text);
+  EXPECT_EQ(0u, bad_only.backtracks);
+}
+
+TEST_F(BacktrackTest, AnUnusableNameIsTakenBackUnderEitherRule) {
+  BatchSamplerOptions o = options(2);
+  o.backtrack_after_any_name = false;
+  auto s = testing::first_samples(model, o, 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_EQ(seed + "\n  a[0] = 1;\n}", s[0].text);
+  EXPECT_EQ(1, s[0].backtracks);
+}
+
 TEST_F(BacktrackTest, AModelThatCannotSaveIsNeverBacktracked) {
   testing::ScriptedModel scripted(1, {"\n  fl[0] = 1;\n}"});
   BatchSamplerStats stats;
