@@ -2,7 +2,6 @@
 #include "sampler/batch_sampler.h"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <future>
 #include <limits>
@@ -12,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "sampler/constraint_lex.h"
 #include "sampler/constraint_step.h"
 #include "sampler/stop_rule.h"
 
@@ -19,6 +19,8 @@ namespace clgen::sampler {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+using constraint_lex::ident_char;
+using constraint_lex::ident_start;
 
 // A token's text in single quotes, with quotes, backslashes and control
 // characters escaped: one word of RawSample::refused_draws.
@@ -40,15 +42,12 @@ std::string quoted_token(std::string_view text) {
 // letters, digits and '_'), or npos when it ends otherwise (in a number too).
 size_t trailing_name(const std::string& text) {
   size_t at = text.size();
-  while (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) --at;
-  if (at == text.size() || std::isdigit(static_cast<unsigned char>(text[at]))) return std::string::npos;
-  return at;
+  while (at > 0 && ident_char(text[at - 1])) --at;
+  return at < text.size() && ident_start(text[at]) ? at : std::string::npos;
 }
 
 // Whether a token's text would lengthen the name before it.
-bool continues_name(const std::string& piece) {
-  return !piece.empty() && (std::isalnum(static_cast<unsigned char>(piece[0])) || piece[0] == '_');
-}
+bool continues_name(const std::string& piece) { return !piece.empty() && ident_char(piece[0]); }
 
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -429,8 +428,9 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     if (!keep_going) break;
 
     t0 = Clock::now();
+    // Backtracking: states saved before this step's tokens, restored after.
+    std::vector<int> save, restore;
     if (backtracking) {
-      std::vector<int> save, restore;
       for (int i = 0; i < n; ++i) {
         Stream& s = streams[size_t(i)];
         if (s.save_now && !s.done) save.push_back(i);
@@ -438,11 +438,9 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
         s.save_now = s.restore_now = false;
       }
       RETURN_IF_ERROR_CTX(model_.save(save), "saving streams' states");
-      RETURN_IF_ERROR_CTX(model_.advance(chosen), "stepping the model");
-      RETURN_IF_ERROR_CTX(model_.restore(restore), "restoring streams' states");
-    } else {
-      RETURN_IF_ERROR_CTX(model_.advance(chosen), "stepping the model");
     }
+    RETURN_IF_ERROR_CTX(model_.advance(chosen), "stepping the model");
+    if (!restore.empty()) RETURN_IF_ERROR_CTX(model_.restore(restore), "restoring streams' states");
     for (int i : finished) {
       Stream& s = streams[i];
       if (s.repair_pending) {

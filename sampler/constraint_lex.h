@@ -1,5 +1,6 @@
 // Lexical helpers shared by the files of the code constraint (internal to
-// sampler/: code_constraint.cpp, constraint_*.cpp).
+// sampler/: code_constraint.cpp, constraint_*.cpp; batch_sampler.cpp finds
+// names with them for backtracking).
 #pragma once
 
 #include <cctype>
