@@ -28,6 +28,9 @@
 #   compare1, compare2    sliced N minutes a side with each model in turn
 #               (4N minutes), then both tables; compare2 fits one call
 # PLAIN_SHARE (default: the sampler's) sets --plain-share of directed runs.
+# CHECK and MATCHED_CHECK go to bench/directed.sh: CHECK= MATCHED_CHECK=gpu
+# samples without the checker setting the pace and checks only the matched
+# kernels afterwards.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${OUT:-gpu-results}
