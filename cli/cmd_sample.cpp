@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
@@ -117,6 +118,11 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
     opts.sample.director.baseline_only = true;
   }
   if (opts.directed.baseline) opts.sample.director.baseline_slice_seconds = opts.directed.slice_seconds;
+  if (opts.directed.graded && (!opts.directed.any() || opts.check_device.empty()))
+    return usage_error(
+        "--graded-steering steers directed sampling by the dynamic checker's verdicts: give --check and "
+        "--target-features, --held-out-targets or --explore");
+  opts.sample.director.graded = opts.directed.graded;
   opts.sample.director.plain_share = opts.directed.plain_share;
   opts.sample.director.seed = opts.sample.seed;
   opts.sample.max_backtracks = opts.backtracks >= 0 ? opts.backtracks : opts.check_device.empty() ? kBacktracks : 0;
@@ -140,8 +146,26 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   }
   opts.sample.out_dir = opts.out.empty() ? ws.root() + "/samples/" + model->model_id() : opts.out;
   const auto wall_start = std::chrono::steady_clock::now();
+  // --graded-steering: the checker's verdicts go to the run's director. It
+  // is declared before the checker, so it outlives the recorder thread.
+  std::mutex steering_mu;
+  std::shared_ptr<sampler::Director> steering;
   std::unique_ptr<driver::Checker> checker;
   sampler::SampleHooks hooks;
+  if (opts.directed.graded) {
+    opts.check.on_verdict = [&](const std::string& text, bool passed) {
+      std::shared_ptr<sampler::Director> d;
+      {
+        std::lock_guard<std::mutex> lock(steering_mu);
+        d = steering;
+      }
+      if (d) d->graded(text, passed);
+    };
+    hooks.on_director = [&](const std::shared_ptr<sampler::Director>& d) {
+      std::lock_guard<std::mutex> lock(steering_mu);
+      steering = d;
+    };
+  }
   const uint64_t target = opts.sample.target_accepted;
   if (!opts.check_device.empty()) {
     opts.check.device = opts.check_device;
@@ -400,6 +424,9 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--target-report", d.report,
                   "With directed sampling: write each target's nearest kernel (directed, and undirected with "
                   "--baseline) as CSV");
+  cmd->add_flag("--graded-steering", d.graded,
+                "With directed sampling and --check: a kernel joins the search, and counts toward the targets, "
+                "only once the dynamic checker passed it (both sides; see docs/SAMPLER.md)");
   opts->clang.add_to(*cmd, "sample");
   cmd->add_flag("--json", opts->json, "Print the summary as JSON");
   cmd->final_callback([opts, &global, &action] {

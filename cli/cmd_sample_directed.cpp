@@ -91,7 +91,9 @@ nlohmann::json directed_json(const sampler::SampleSummary& sum) {
                         {"replayed", sum.starts_replayed},
                         {"refused", sum.starts_refused},
                         {"forced_tokens", sum.forced_tokens}}},
-                      {"kernels_without_features", sum.unfeatured}};
+                      {"kernels_without_features", sum.unfeatured},
+                      {"graded", d.graded()},
+                      {"awaiting_verdict", d.awaiting_verdict()}};
   if (d.has_baseline()) j["baseline"] = side_json(d.report(true));
   return j;
 }
@@ -105,7 +107,8 @@ void print_directed(const sampler::SampleSummary& sum) {
         side, r.matched, r.targets, r.mean_distance ? fmt::format("{:.3f}", *r.mean_distance).c_str() : "-",
         (unsigned long long)r.kernels, (unsigned long long)r.exact_kernels);
   };
-  std::printf("directed sampling (distance: mean over the Grewe features of |log(1+a) - log(1+b)|):\n");
+  std::printf("directed sampling (distance: mean over the Grewe features of |log(1+a) - log(1+b)|)%s:\n",
+              d.graded() ? "; kernels count once the dynamic checker passed them (--graded-steering)" : "");
   line("directed", d.report(false));
   if (d.has_baseline()) line("undirected", d.report(true));
   std::printf(

@@ -24,6 +24,7 @@ struct DirectedFlags {
   bool baseline_only = false;   // --baseline-only
   double plain_share = sampler::DirectorOptions{}.plain_share;  // --plain-share
   std::string report;                                           // --target-report FILE.csv
+  bool graded = false;  // --graded-steering: only kernels the checker passed join the search
   bool any() const { return !target_features.empty() || held_out || explore; }
 };
 

@@ -82,28 +82,31 @@ void Checker::record_loop() {
     if (st.ok()) st = store_kernel_source(*db_, res->sha256, res->text, res->origin);
     if (st.ok()) st = record_pool_result(*db_, *res, records);
     bool passed = false;
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!st.ok()) {
-      if (failure_.ok()) failure_ = st;
-      failed_ = true;
-      pool_->stop();
-      continue;
-    }
-    ++summary_.checked;
-    for (const RunRecord& r : records) {
-      if (r.key.platform != check_platform_ || r.key.device != check_device_name_) continue;
-      ++summary_.outcomes[r.result.outcome];
-      passed |= r.result.outcome == Outcome::kPass;
-    }
-    if (passed) {
-      ++summary_.benchmark_grade;
-      ++benchmark_grade_;
-      if (!options_.out_dir.empty()) {
-        Status w = write_file_atomic(options_.out_dir + "/" + res->sha256 + ".cl", res->text);
-        if (!w.ok() && failure_.ok()) failure_ = w.with_context("writing a benchmark-grade kernel");
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!st.ok()) {
+        if (failure_.ok()) failure_ = st;
+        failed_ = true;
+        pool_->stop();
+        continue;
       }
+      ++summary_.checked;
+      for (const RunRecord& r : records) {
+        if (r.key.platform != check_platform_ || r.key.device != check_device_name_) continue;
+        ++summary_.outcomes[r.result.outcome];
+        passed |= r.result.outcome == Outcome::kPass;
+      }
+      if (passed) {
+        ++summary_.benchmark_grade;
+        ++benchmark_grade_;
+        if (!options_.out_dir.empty()) {
+          Status w = write_file_atomic(options_.out_dir + "/" + res->sha256 + ".cl", res->text);
+          if (!w.ok() && failure_.ok()) failure_ = w.with_context("writing a benchmark-grade kernel");
+        }
+      }
+      summary_.drive_seconds = since(started_);
     }
-    summary_.drive_seconds = since(started_);
+    if (options_.on_verdict) options_.on_verdict(res->text, passed);
   }
 }
 

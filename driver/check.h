@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,6 +38,9 @@ struct CheckOptions {
   std::string worker_binary;  // empty: default_worker_binary()
   std::string out_dir;        // benchmark-grade kernels as <sha256>.cl; "" = none
   std::string origin = "samples";
+  // Called on the recorder thread with each checked kernel's text and
+  // whether it is benchmark-grade, once its runs are stored.
+  std::function<void(const std::string& text, bool benchmark_grade)> on_verdict;
 };
 
 struct CheckSummary {

@@ -112,9 +112,34 @@ StreamStart Director::next() {
 }
 
 void Director::observe(int64_t tag, std::string text, const GreweVector& features) {
-  auto kernel = std::make_shared<const FeaturedKernel>(FeaturedKernel{std::move(text), features});
   std::lock_guard<std::mutex> lock(mu_);
+  if (opts_.graded) {
+    auto verdict = verdicts_.find(text);
+    if (verdict == verdicts_.end()) {
+      awaiting_.try_emplace(std::move(text), Awaiting{tag, features});  // a repeat keeps the first tag
+      return;
+    }
+    if (!verdict->second) return;
+  }
+  auto kernel = std::make_shared<const FeaturedKernel>(FeaturedKernel{std::move(text), features});
   (tag == kBaseline ? baseline_ : directed_).add(kernel);
+}
+
+void Director::graded(const std::string& text, bool passed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  verdicts_[text] = passed;
+  auto it = awaiting_.find(text);
+  if (it == awaiting_.end()) return;
+  if (passed) {
+    auto kernel = std::make_shared<const FeaturedKernel>(FeaturedKernel{text, it->second.features});
+    (it->second.tag == kBaseline ? baseline_ : directed_).add(kernel);
+  }
+  awaiting_.erase(it);
+}
+
+size_t Director::awaiting_verdict() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return awaiting_.size();
 }
 
 const Target* Director::target_of(int64_t tag) const {

@@ -18,6 +18,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sampler/batch_sampler.h"
@@ -87,6 +88,13 @@ struct DirectorOptions {
   // round-robin, and its header then asks the model for that target's
   // features (without it they are undirected, tagged kPlain).
   bool conditioned = false;
+  // --graded-steering (with --check): a kernel joins the search, and counts
+  // toward the targets, only once the dynamic checker passed it
+  // (Director::graded); kernels it failed, or never checked, are not
+  // continued. Without it, the search continues any accepted kernel, and
+  // on the H200 only 16% of directed kernels passed against 50% of
+  // undirected ones (docs/BENCHMARKS.md, "Fifteenth session").
+  bool graded = false;
   // Seconds since the run started (tests replace the steady clock).
   std::function<double()> clock;
 };
@@ -111,7 +119,15 @@ class Director {
   // Where a restarting stream starts (the sampling thread calls it).
   StreamStart next();
   // An accepted kernel of a stream started with `tag` (the store thread).
+  // With DirectorOptions::graded it waits for its verdict, unless it has
+  // one already (a repeat).
   void observe(int64_t tag, std::string text, const GreweVector& features);
+  // The dynamic checker's verdict on a kernel (any thread): a passing
+  // kernel that observe() saw joins its side's search now. Only with
+  // DirectorOptions::graded.
+  void graded(const std::string& text, bool passed);
+  // Observed kernels still waiting for a verdict.
+  size_t awaiting_verdict() const;
   // The target a tag steered to; nullptr for kPlain and kBaseline.
   const Target* target_of(int64_t tag) const;
 
@@ -121,6 +137,7 @@ class Director {
   const NearestKernels& baseline() const { return baseline_; }
   SteeringReport report(bool baseline) const;
   bool has_baseline() const { return opts_.baseline_slice_seconds > 0; }
+  bool graded() const { return opts_.graded; }
   uint64_t prefixes_offered() const { return offered_; }
 
  private:
@@ -137,6 +154,14 @@ class Director {
   size_t cursor_ = 0;  // the round-robin's next target
   size_t seed_cursor_ = 0;  // ... of conditioned restarts from the seed
   uint64_t offered_ = 0;
+  // DirectorOptions::graded: observed kernels by text, with the tag and
+  // features they were observed with, until their verdict; and verdicts.
+  struct Awaiting {
+    int64_t tag;
+    GreweVector features;
+  };
+  std::unordered_map<std::string, Awaiting> awaiting_;
+  std::unordered_map<std::string, bool> verdicts_;
   mutable std::mutex mu_;
 };
 

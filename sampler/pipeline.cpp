@@ -181,6 +181,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
     DirectorOptions dopts = opts.director;
     dopts.conditioned = headers.conditioned();
     director = std::make_shared<Director>(opts.targets, seed, dopts);
+    if (hooks.on_director) hooks.on_director(director);
     bopts.start = [&director, &headers] {
       StreamStart start = director->next();
       start.context = headers.header(start.tag);

@@ -62,8 +62,8 @@ struct SampleOptions : StreamOptions {
   DirectorOptions director;
 };
 
-// Ways a caller takes part in a run (`sample --check`): both are called on
-// the store thread.
+// Ways a caller takes part in a run (`sample --check`): on_accepted and stop
+// are called on the store thread, on_director on the caller's.
 struct SampleHooks {
   // Every new unique accepted kernel's normalized text, once counted (its
   // row is written with the next batch); may block, and the caller's pace
@@ -72,6 +72,9 @@ struct SampleHooks {
   // Polled between samples: true stops the run (a stop condition of its own,
   // so target_accepted, max_samples and time_limit may all be unset).
   std::function<bool()> stop;
+  // Directed sampling: the run's director, once, before the first stream
+  // starts (`--graded-steering` hands it the checker's verdicts).
+  std::function<void(const std::shared_ptr<Director>&)> on_director;
 };
 
 struct SampleSummary {

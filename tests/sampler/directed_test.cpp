@@ -45,6 +45,55 @@ TEST(NearestKernels, HasNoMeanDistanceBeforeTheFirstKernel) {
   EXPECT_FALSE(NearestKernels(&targets, 4).mean_distance().has_value());
 }
 
+// --graded-steering: the checker's verdict decides whether a kernel joins
+// the search; the target {4,0,...} is matched exactly by "k4".
+DirectorOptions graded_options() {
+  DirectorOptions o;
+  o.graded = true;
+  o.baseline_slice_seconds = 10;  // a baseline side to observe into
+  return o;
+}
+
+TEST(GradedSteering, AKernelJoinsTheSearchOnlyOnceTheCheckerPassedIt) {
+  Director d({{"t", {4, 0, 0, 0, 0, 0}}}, "k() {", graded_options());
+  d.observe(0, "k4", {4, 0, 0, 0, 0, 0});
+  EXPECT_EQ(0u, d.report(false).kernels);
+  EXPECT_FALSE(d.directed().matched(0));
+  EXPECT_EQ(1u, d.awaiting_verdict());
+  d.graded("k4", true);
+  EXPECT_TRUE(d.directed().matched(0));
+  EXPECT_EQ(1u, d.report(false).kernels);
+  EXPECT_EQ(0u, d.report(true).kernels);  // observed on the directed side: stays there
+  EXPECT_EQ(0u, d.awaiting_verdict());
+}
+
+TEST(GradedSteering, AFailedKernelNeverJoinsNorDoesARepeatOfIt) {
+  Director d({{"t", {4, 0, 0, 0, 0, 0}}}, "k() {", graded_options());
+  d.observe(0, "k4", {4, 0, 0, 0, 0, 0});
+  d.graded("k4", false);
+  d.observe(Director::kBaseline, "k4", {4, 0, 0, 0, 0, 0});  // sampled again
+  EXPECT_EQ(0u, d.report(false).kernels + d.report(true).kernels);
+  EXPECT_EQ(0u, d.awaiting_verdict());
+  EXPECT_FALSE(d.directed().matched(0));
+  EXPECT_EQ(Director::kPlain, d.next().tag);  // nothing to continue yet: the seed
+}
+
+TEST(GradedSteering, ARepeatOfAPassedKernelJoinsAtOnceOnItsOwnSide) {
+  Director d({{"t", {4, 0, 0, 0, 0, 0}}}, "k() {", graded_options());
+  d.graded("k4", true);  // a verdict before the kernel was observed
+  d.observe(Director::kBaseline, "k4", {4, 0, 0, 0, 0, 0});
+  EXPECT_TRUE(d.baseline().matched(0));
+  EXPECT_FALSE(d.directed().matched(0));
+  EXPECT_EQ(0u, d.awaiting_verdict());
+}
+
+TEST(GradedSteering, WithoutItEveryObservedKernelJoinsAtOnce) {
+  Director d({{"t", {4, 0, 0, 0, 0, 0}}}, "k() {", DirectorOptions{});
+  d.observe(0, "k4", {4, 0, 0, 0, 0, 0});
+  EXPECT_TRUE(d.directed().matched(0));
+  EXPECT_EQ(0u, d.awaiting_verdict());
+}
+
 TEST(StatementBoundaries, CutAfterStatementsAndBracesInsideTheBodyOnly) {
   const std::string k = "k(a;b) {\n  for (i = 0; i < 2; ++i) {\n    x;\n  }\n  y;\n}\ntail;";
   std::vector<size_t> cuts = statement_boundaries(k, 5);

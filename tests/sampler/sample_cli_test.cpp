@@ -1,5 +1,6 @@
 // End-to-end tests of `clgen sample` that need no trained model.
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -38,6 +39,22 @@ TEST(SampleCli, BadFlagValuesAreUsageErrors) {
     EXPECT_EQ(2, r.exit_code) << c.named << ": " << r.err;
     EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
   }
+}
+
+TEST(SampleCli, GradedSteeringNeedsTheCheckerAndTargets) {
+  std::string ws = temp_workspace("graded");
+  const std::string csv = ws + ".csv";
+  ASSERT_TRUE(write_file_atomic(csv, "comp,rational,mem,localmem,coalesced,atomic\n1,1,3,0,3,0\n").ok());
+  for (const auto& args : {std::vector<std::string>{"--graded-steering", "--check", "cpu"},
+                           std::vector<std::string>{"--graded-steering", "--target-features", csv}}) {
+    std::vector<std::string> cmd = {"--workspace", ws, "sample", "-n", "1"};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    auto r = run_clgen(cmd);
+    EXPECT_EQ(2, r.exit_code) << args.back() << ": " << r.err;
+    EXPECT_NE(r.err.find("--graded-steering"), std::string::npos) << r.err;
+  }
+  (void)remove_tree(ws);
+  std::remove(csv.c_str());
 }
 
 TEST(SampleCli, BadShardValuesAreUsageErrors) {

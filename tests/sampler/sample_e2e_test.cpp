@@ -310,6 +310,68 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
   }
 }
 
+// --graded-steering with --check cpu: a kernel counts toward a target only
+// once the checker passed it, so every target's nearest kernel in the
+// report, on either side, has a passing run, and none waits for a verdict
+// once the run is over.
+TEST_F(SampleEndToEnd, GradedSteeringReportsOnlyKernelsThatPassedTheChecker) {
+  if (HasFatalFailure()) return;
+  auto devices = run_clgen({"devices"});
+  if (devices.exit_code != 0 || devices.out.find("[CPU]") == std::string::npos)
+    GTEST_SKIP() << "no OpenCL CPU device: the dynamic check needs one";
+  const std::string k1 = std::string(CLGEN_TEST_DATA) + "/sampler/corpus/k1.cl";
+  const std::string targets = (root_ / "graded-targets.csv").string(), report = (root_ / "graded.csv").string();
+  auto f = run_clgen({"features", k1, "--out", targets});
+  ASSERT_EQ(0, f.exit_code) << f.err;
+  auto r = sample_json({"--time-limit",
+                        "15",
+                        "--seed",
+                        "6",
+                        "--temperature",
+                        "1.0",
+                        "--batch-size",
+                        "16",
+                        "--out",
+                        (root_ / "graded").string(),
+                        "--target-features",
+                        targets,
+                        "--baseline",
+                        "--baseline-slice",
+                        "5",
+                        "--target-report",
+                        report,
+                        "--check",
+                        "cpu",
+                        "--check-jobs",
+                        "2",
+                        "--check-timeout",
+                        "2",
+                        "--graded-steering"});
+  ASSERT_EQ(0, r.exit_code) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["steering"]["graded"].get<bool>()) << r.out;
+  EXPECT_EQ(0, j["steering"]["awaiting_verdict"].get<int>()) << r.out;
+  const int benchmark_grade = j["dynamically_valid"].get<int>();
+  auto db = Database::open(ws() + "/clgen.db");
+  ASSERT_TRUE(db.ok());
+  std::istringstream csv(slurp(report));
+  std::string line;
+  std::getline(csv, line);  // header
+  int reported = 0;
+  while (std::getline(csv, line)) {
+    const std::string sha = line.substr(line.rfind(',') + 1);
+    if (sha.empty()) continue;  // no kernel on that side
+    ++reported;
+    auto st = db->prepare("SELECT COUNT(*) FROM runs WHERE kernel_sha256 = ?1 AND outcome = 'pass'");
+    ASSERT_TRUE(st.ok());
+    ASSERT_TRUE(st->bind(1, sha).ok());
+    ASSERT_TRUE(*st->step());
+    EXPECT_EQ(1, st->column_int(0)) << sha << " is reported but did not pass";
+  }
+  // Without a benchmark-grade kernel nothing may be reported.
+  EXPECT_EQ(benchmark_grade == 0, reported == 0) << r.out;
+}
+
 // --explore takes its targets from the corpus (8 kernels of at least 3
 // distinct feature vectors): --explore-targets 2 steers toward 2 of them.
 TEST_F(SampleEndToEnd, ExploreSteersTowardTheRequestedNumberOfCorpusFeatureVectors) {
