@@ -23,7 +23,7 @@
 # checker (`clgen drive`, 16 workers, global size 4096, 1 s time-out, as
 # --check does) and time it. With CHECK="" the checker does not set the
 # sampler's pace (handing a kernel over blocks while it is busy, and it takes
-# some 30-50 kernels a second against the sampler's 100-200 new ones), and
+# some 30-80 kernels a second against the sampler's 100-300 new ones), and
 # the benchmark-grade column still counts the matched kernels that pass.
 # RESULTS (directory for the JSON and CSV; default gpu-results/directed).
 # Every run samples on its own copy of the workspace (database, models,
@@ -103,7 +103,7 @@ s = j["steering"]
 # MODE=undirected (--baseline-only) has only the baseline side.
 sides = [("directed", "directed"), ("baseline", "undirected")] if mode == "sliced" else \
         [("directed", "directed")] if mode == "directed" else [("baseline", "undirected")]
-has_runs = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone() is not None  # --check or MATCHED_CHECK
+has_runs = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone() is not None
 def graded(side):
     """Of the targets this side matched exactly, how many nearest kernels have a passing run."""
     shas = [r["nearest_sha256"] for r in rows if r["side"] == side and r["distance"] and float(r["distance"]) == 0]
