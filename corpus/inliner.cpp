@@ -155,7 +155,7 @@ class Inliner {
     if (name.empty()) {
       ++out_->unresolved;
       out_->unresolved_names.push_back(spec);
-      emit(line);
+      emit_unresolved(line, spec, depth);
       return ok_status();
     }
     std::string found;
@@ -175,7 +175,7 @@ class Inliner {
     if (r == Resolution::kMissing) {
       ++out_->unresolved;
       out_->unresolved_names.push_back(name);
-      emit(line);
+      emit_unresolved(line, name, depth);
       return ok_status();
     }
     if (stack_.count(found)) {
@@ -259,6 +259,9 @@ class Inliner {
     bool escaped = false;
     std::vector<std::string> dirs = {dir};
     dirs.insert(dirs.end(), opts_.include_dirs.begin(), opts_.include_dirs.end());
+    if (opts_.search_parent_dirs) {
+      for (std::string up = parent_dir(dir); !up.empty(); up = parent_dir(up)) dirs.push_back(up);  // "" is listed
+    }
     for (const auto& d : dirs) {
       auto norm = normalize_relative(d.empty() ? name : d + "/" + name);
       if (!norm) {
@@ -278,6 +281,17 @@ class Inliner {
     while (i < def.size() && is_ident_char(def[i])) ++i;
     if (i == 0 || i >= def.size() || (def[i] != ' ' && def[i] != '\t')) return;  // function-like or empty
     macros_[def.substr(0, i)] = strip_comment(def.substr(i));
+  }
+
+  // An unresolved directive: kept, or inside a body (depth > 0) written as
+  // the missing fragment's statement (InlineOptions::mark_missing_fragments).
+  void emit_unresolved(std::string_view line, const std::string& name, int depth) {
+    if (depth == 0 || !opts_.mark_missing_fragments) return emit(line);
+    std::string literal;
+    for (char c : name) {
+      if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) literal += c;
+    }
+    emit(std::string("(void)\"") + kMissingFragment + " " + literal + "\";");
   }
 
   void emit(std::string_view line) {

@@ -17,6 +17,10 @@ struct InlineOptions {
   // Directories searched after the including file's own directory, in order;
   // "" is the repository root.
   std::vector<std::string> include_dirs = {"include", "inc", "includes", "common", "src", "lib", ""};
+  // Then the including file's parent folders, nearest first: a build system
+  // often passes its kernel folder with -I, so `cl_kernel/image/x.cl` finds
+  // `#include <cl_common.h>` in `cl_kernel/` (Paddle-Lite).
+  bool search_parent_dirs = true;
   int max_depth = 32;                          // nesting limit
   uint64_t max_include_bytes = 1 << 20;        // an included file larger than this is not inlined
   uint64_t max_output_bytes = 16ull << 20;     // the inlined text may not grow beyond this
@@ -25,7 +29,17 @@ struct InlineOptions {
   // defines, so an includer that only calls its functions still compiles
   // (hashcat's kernels include `inc_common.cl`, which the snapshot lacks).
   bool header_for_missing_source = true;
+  // An include inside a function body that cannot be found (a code fragment
+  // the corpus lacks: hashcat's `#include COMPARE_M`, whose file the
+  // snapshot does not hold) is written as the statement
+  // `(void)"<kMissingFragment> NAME";` instead of the directive, so that the
+  // rest of the file still compiles; the preprocessor rejects the kernels
+  // whose code holds it (include_not_found) and keeps the others.
+  bool mark_missing_fragments = true;
 };
+
+// What starts the string literal of a missing fragment's statement.
+inline constexpr const char* kMissingFragment = "clgen: missing include";
 
 struct InlineResult {
   std::string text;
@@ -45,8 +59,9 @@ struct InlineResult {
 // Inlines the includes of `text`, which is the file at `path` in `tree`.
 //
 // Resolution: `#include "x.h"` and `#include <x.h>` look for x.h beside the
-// including file, then in each of `include_dirs`; the first regular file
-// found inside the tree wins. A header is inlined once per top-level file
+// including file, then in each of `include_dirs`, then (search_parent_dirs)
+// in the including file's parent folders; the first regular file found
+// inside the tree wins. A header is inlined once per top-level file
 // (like `#pragma once`), except inside a brace-delimited body, where code
 // fragments are included on purpose and are inlined each time.
 //

@@ -352,7 +352,7 @@
 #endif
 // type, missing in 2 files, rescues 2
 #ifndef sph_u32
-#define sph_u32 float
+#define sph_u32 uint
 #endif
 // type, missing in 42 files, rescues 1
 #ifndef DATA_TYPE4
@@ -484,7 +484,7 @@
 #endif
 // type, missing in 2 files, rescues 1
 #ifndef sph_u64
-#define sph_u64 float
+#define sph_u64 ulong
 #endif
 // From the shim inferred on the default corpus.
 // qualifier, missing in 685 files, rescues 6

@@ -246,7 +246,16 @@ CompileResult compile(std::string_view text, const CompileOptions& options) {
       (plain.category == category::kUndeclaredIdentifier ||
        plain.category == category::kUnknownTypeName) &&
       !plain.errors.empty() && shim_defines(plain.errors.front().name)) {
-    return attempt(true);
+    // The shim's guesses can clash with the input's own names (its `T2`
+    // vector type against sgminer's `sph_u64 T2[]` table): when the shim
+    // turns a missing name into another kind of error, the input's own
+    // error stands, and missing-name inference defines only what it lacks.
+    CompileResult shimmed = attempt(true);
+    if (shimmed.ok || shimmed.category == category::kUndeclaredIdentifier ||
+        shimmed.category == category::kUnknownTypeName) {
+      return shimmed;
+    }
+    return plain;
   }
   return plain;
 }

@@ -117,6 +117,7 @@ Expected<LocalSource> read_local_source(const std::string& path, const LocalSour
   RETURN_IF_ERROR(roots.add(dir.empty() ? "/" : dir).status());
   corpus::InlineOptions inline_options;
   inline_options.include_dirs.clear();  // the corpus's guesses (include/, src/, ...) are not clang's
+  inline_options.search_parent_dirs = false;
   for (const std::string& d : options.include_dirs) {
     ASSIGN_OR_RETURN(std::string root, roots.add(d));
     inline_options.include_dirs.push_back(std::move(root));

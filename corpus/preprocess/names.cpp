@@ -163,15 +163,20 @@ std::string propose_definition(std::string_view name, NameUse use, int arity) {
     case NameUse::kQualifier:
       return "#define " + n + (has(u, "KERNEL") ? " __kernel" : "");
     case NameUse::kType: {
-      // Integer aliases by width: u8/u16/u32/u64, i32, s64, uint32_t, ...
+      // Integer aliases by width: u8/u16/u32/u64, i32, s64, uint32_t, ...,
+      // also after a library prefix (sph_u32, sph_s64).
       std::string l = n;
       for (char& ch : l) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      bool uns = !l.empty() && l[0] == 'u';
-      bool sig = !l.empty() && (l[0] == 'i' || l[0] == 's');
-      if ((uns || sig) && (has(u, "64") || has(u, "32") || has(u, "16") || has(u, "8")) &&
-          l.find_first_not_of("uintsx0123468_t") == std::string::npos) {
-        const char* w = has(u, "64") ? "long" : has(u, "32") ? "int" : has(u, "16") ? "short" : "char";
-        return "#define " + n + " " + (uns ? "u" : "") + w;
+      const size_t prefix = l.rfind('_', l.size() >= 2 && l.substr(l.size() - 2) == "_t" ? l.size() - 3 : l.npos);
+      for (std::string_view a : {std::string_view(l), std::string_view(l).substr(prefix == l.npos ? 0 : prefix + 1)}) {
+        const std::string au = upper(std::string(a));
+        bool uns = !a.empty() && a[0] == 'u';
+        bool sig = !a.empty() && (a[0] == 'i' || a[0] == 's');
+        if ((uns || sig) && (has(au, "64") || has(au, "32") || has(au, "16") || has(au, "8")) &&
+            a.find_first_not_of("uintsx0123468_t") == std::string_view::npos) {
+          const char* w = has(au, "64") ? "long" : has(au, "32") ? "int" : has(au, "16") ? "short" : "char";
+          return "#define " + n + " " + (uns ? "u" : "") + w;
+        }
       }
       // A vector of its prefix's type: T4, DATA_T4, real2 (bolt's T4 beside T).
       size_t digits = n.size();

@@ -3,8 +3,10 @@
 #include <cctype>
 #include <optional>
 
+#include "corpus/inliner.h"
 #include "corpus/preprocess/names.h"
 #include "corpus/preprocess/preprocess.h"
+#include "support/log.h"
 #include "support/sha256.h"
 
 namespace clgen::preprocess {
@@ -13,7 +15,8 @@ namespace clgen::preprocess {
 // 3: alias keywords (kernel, global, ...) spelled __kernel, __global, ...
 // 4: the corpus is stored per kernel (extract_kernels), each with what it reaches
 // 5: names in an unknown attribute's arguments renamed; inputs up to 2 MiB
-constexpr const char* kPassesVersion = "5";
+// 6: __OPENCL_VERSION__ defined (support/clang/invocation.cpp); missing fragments rejected per kernel
+constexpr const char* kPassesVersion = "6";
 
 const char* rewrite_status_name(RewriteStatus status) {
   switch (status) {
@@ -41,6 +44,24 @@ std::string preprocessor_version(const CompileOptions& options) {
 
 namespace {
 
+// The file a missing fragment's statement in `text` names (corpus::
+// kMissingFragment, written by the include inliner), or nothing.
+std::optional<std::string> missing_fragment(std::string_view text) {
+  const std::string_view mark = corpus::kMissingFragment;
+  size_t at = text.find(mark);
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t begin = at + mark.size() + 1, end = text.find('"', begin);
+  return std::string(text.substr(begin, end == std::string_view::npos ? 0 : end - begin));
+}
+
+RewriteResult missing_fragment_rejection(const std::string& name) {
+  RewriteResult r;
+  r.status = RewriteStatus::kRejected;
+  r.category = category::kIncludeNotFound;
+  r.reason = "its code includes a file the corpus lacks: " + name;
+  return r;
+}
+
 RewriteResult bug(const char* pass, const Status& st) {
   RewriteResult r;
   r.status = RewriteStatus::kRewriteBug;
@@ -67,9 +88,10 @@ RewriteResult finish(const std::string& renamed, const CompileOptions& opts) {
   if (!formatted) return bug("format", formatted.status());
   CompileResult again = compile(*formatted, opts);
   RewriteResult r;
-  if (!again.ok && (again.category == category::kNoKernel ||
-                    again.category == category::kTooFewInstructions ||
-                    again.category == category::kPtxError)) {
+  // An input within the size limit whose macros expand it past the limit is
+  // rejected for its size, not a rewrite bug.
+  if (!again.ok && (again.category == category::kNoKernel || again.category == category::kTooFewInstructions ||
+                    again.category == category::kPtxError || again.category == category::kInputTooLarge)) {
     r.status = RewriteStatus::kRejected;
     r.category = again.category;
     r.reason = again.reason;
@@ -137,7 +159,10 @@ std::optional<InferredNames> inferred_for(std::string_view text, const Check& re
   }
   Expected<InferredNames> names =
       infer_missing_names(text, options, 8, rejected.first_round ? &*rejected.first_round : nullptr);
-  if (!names) return std::nullopt;
+  if (!names) {
+    spdlog::debug("no inferred definitions: {}", names.status().message());
+    return std::nullopt;
+  }
   return std::move(*names);
 }
 
@@ -211,6 +236,7 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
     return r;
   };
   if (text.size() > kMaxInputBytes) return rejected(compile(text, check));
+  if (auto name = missing_fragment(text)) return missing_fragment_rejection(*name);
   // The rename pass parses the expanded input in full, which is the check
   // the input needs: the input itself is compiled only when a pass fails,
   // to tell a rejected input (its own first error) from a rewrite bug, and
@@ -261,11 +287,22 @@ FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& o
   CompileOptions pass_opts = opts;
   pass_opts.shim = false;
   const char* failed = "";
+  size_t expanded_bytes = 0;
   auto expand_and_extract = [&]() -> Expected<std::vector<ExtractedKernel>> {
     failed = "expand";
     ASSIGN_OR_RETURN(std::string expanded, expand_main_file(text, pass_opts));
     failed = "extract";
+    expanded_bytes = expanded.size();
     return extract_kernels(expanded, pass_opts);
+  };
+  // Macros can expand an input within the limit past it (sgminer's hash
+  // rounds): a rejection of the input, not a rewrite bug.
+  auto expanded_too_large = [&] {
+    r.status = RewriteStatus::kRejected;
+    r.category = category::kInputTooLarge;
+    r.reason = "its macros expand it to " + std::to_string(expanded_bytes) + " bytes, beyond the limit of " +
+               std::to_string(kMaxInputBytes);
+    return r;
   };
   Expected<std::vector<ExtractedKernel>> kernels = expand_and_extract();
   std::optional<Check> checked;  // the input's check, once compiled
@@ -277,10 +314,11 @@ FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& o
       if (auto with = second_chance<FileRewriteResult>(text, *checked, options, check, pass)) return std::move(*with);
       return rejected(first);
     }
+    if (expanded_bytes > kMaxInputBytes) return expanded_too_large();
     if (!first.used_shim) return file_bug(failed, kernels.status());
     pass_opts.shim = true;
     kernels = expand_and_extract();
-    if (!kernels) return file_bug(failed, kernels.status());
+    if (!kernels) return expanded_bytes > kMaxInputBytes ? expanded_too_large() : file_bug(failed, kernels.status());
   }
   if (kernels->empty()) {
     // The input's own first error, when it has one that the expanded text
@@ -295,6 +333,12 @@ FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& o
   }
   r.status = RewriteStatus::kOk;
   for (ExtractedKernel& k : *kernels) {
+    if (auto name = missing_fragment(k.text)) {
+      RewriteResult one = missing_fragment_rejection(*name);
+      one.kernel_name = std::move(k.name);
+      r.kernels.push_back(std::move(one));
+      continue;
+    }
     Expected<std::string> renamed = rename_identifiers(canonicalize_qualifiers(k.text), pass_opts);
     RewriteResult one;
     if (!renamed) {

@@ -159,7 +159,8 @@ std::vector<Row> rows_of(const FileRewriteResult& r) {
 std::string corpus_preprocessor_version(const CorpusPreprocessOptions& options) {
   // repo: raw-string wrappers stripped; 1 with the repository prelude.
   // tpl: kernel templates instantiated (kernel_templates.h).
-  return preprocessor_version(options.compile) + (options.repository_prelude ? "-tpl-repo1" : "-tpl-repo0");
+  // inc2: includes searched in parent folders; missing fragments marked (corpus/inliner.h).
+  return preprocessor_version(options.compile) + (options.repository_prelude ? "-tpl-repo1" : "-tpl-repo0") + "-inc2";
 }
 
 Expected<CorpusPreprocessStats> preprocess_corpus(Database& db,

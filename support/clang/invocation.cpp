@@ -6,8 +6,12 @@
 namespace clgen::clang_support {
 
 std::vector<std::string> opencl_args(OpenClStd std, ArgStyle style, bool clang_builtins) {
-  std::vector<std::string> args = {std == OpenClStd::kCL20 ? "-cl-std=CL2.0" : "-cl-std=CL1.2", "-resource-dir",
-                                   resource_dir()};
+  // An OpenCL runtime defines __OPENCL_VERSION__ (the device's version)
+  // beside Clang's __OPENCL_C_VERSION__; kernels that test it (sgminer's
+  // `#ifndef __OPENCL_VERSION__` picks a host-side `long long`) need it too.
+  std::vector<std::string> args = {std == OpenClStd::kCL20 ? "-cl-std=CL2.0" : "-cl-std=CL1.2",
+                                   std == OpenClStd::kCL20 ? "-D__OPENCL_VERSION__=200" : "-D__OPENCL_VERSION__=120",
+                                   "-resource-dir", resource_dir()};
   auto cc1 = [&](const char* flag) {
     if (style == ArgStyle::kDriver) args.push_back("-Xclang");
     args.push_back(flag);

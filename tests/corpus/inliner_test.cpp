@@ -76,6 +76,28 @@ TEST_F(InlinerTest, SearchesIncludeDirectoriesOfTheRepository) {
   EXPECT_EQ(r.inlined, 1);
 }
 
+TEST_F(InlinerTest, SearchesTheIncludingFilesParentFoldersNearestFirst) {
+  // A build system passes the kernel folder with -I: image/k.cl names a header of cl_kernel/.
+  write("lite/cl_kernel/image/k.cl", "#include <cl_common.h>\nkernel void A() {}\n");
+  write("lite/cl_kernel/cl_common.h", "#define NEAR 1\n");
+  write("lite/cl_common.h", "#define FAR 1\n");
+  InlineResult r = run("lite/cl_kernel/image/k.cl");
+  EXPECT_EQ(r.text, "#define NEAR 1\nkernel void A() {}\n");
+  EXPECT_EQ(r.unresolved, 0);
+}
+
+TEST_F(InlinerTest, SearchesNoParentFolderWhenAskedNot) {
+  write("lite/cl_kernel/image/k.cl", "#include <cl_common.h>\nkernel void A() {}\n");
+  write("lite/cl_kernel/cl_common.h", "#define NEAR 1\n");
+  auto tree = open_directory_tree(repo());
+  ASSERT_TRUE(tree.ok());
+  InlineOptions options;
+  options.search_parent_dirs = false;
+  auto r = inline_includes(**tree, "lite/cl_kernel/image/k.cl", "#include <cl_common.h>\n", options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->unresolved, 1);
+}
+
 TEST_F(InlinerTest, KeepsAndCountsIncludesItCannotFind) {
   write("k.cl", "#include \"missing.h\"\n#include <stdio.h>\nkernel void A() {}\n");
   InlineResult r = run("k.cl");
@@ -191,6 +213,14 @@ TEST_F(InlinerTest, ExpandsIncludeMacrosAndReinlinesFragmentsInsideBodies) {
   EXPECT_EQ(r.text,
             "#define COMPARE_M M2S(INCLUDE_PATH/cmp.cl)\nvoid f() {\n  x++;\n}\nvoid g() {\n  x++;\n}\n");
   EXPECT_EQ(r.inlined, 2);
+}
+
+TEST_F(InlinerTest, WritesAMissingFragmentInsideABodyAsAStatement) {
+  write("k.cl", "#include \"missing.h\"\nkernel void A() {\n  #include \"frag.cl\"\n}\n");
+  InlineResult r = run("k.cl");
+  EXPECT_EQ(r.text,
+            std::string("#include \"missing.h\"\nkernel void A() {\n(void)\"") + kMissingFragment + " frag.cl\";\n}\n");
+  EXPECT_EQ(r.unresolved_names, (std::vector<std::string>{"missing.h", "frag.cl"}));
 }
 
 TEST_F(InlinerTest, IgnoresIncludesInsideComments) {

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "corpus/inliner.h"
 #include "corpus/preprocess/preprocess.h"
 #include "support/files.h"
 #include "tests/preprocess/golden.h"
@@ -252,6 +253,45 @@ TEST(RewriteKernels, RejectsAFileThatDoesNotCompileOnce) {
   // The same verdict as rewrite().
   RewriteResult whole = rewrite("__kernel void b(__global int* x) { x[0] = missing_name; }\n");
   EXPECT_EQ(whole.category, r.category);
+}
+
+TEST(RewriteKernels, RejectsOnlyTheKernelsThatReachAMissingFragment) {
+  // The include inliner writes a fragment the corpus lacks as this statement
+  // (corpus::kMissingFragment); the helper that holds it taints its callers.
+  const std::string missing = std::string("(void)\"") + corpus::kMissingFragment + " inc_comp_multi.cl\";";
+  std::string in = "void compare(__global int* x) { " + missing +
+                   " x[1] = 2; }\n"
+                   "__kernel void init(__global int* x) { x[get_global_id(0)] = 3; }\n"
+                   "__kernel void comp(__global int* x) { compare(x); }\n";
+  FileRewriteResult r = rewrite_kernels(in);
+  ASSERT_EQ(r.status, RewriteStatus::kOk) << r.category << " " << r.reason;
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].status, RewriteStatus::kOk) << r.kernels[0].reason;
+  EXPECT_EQ(r.kernels[1].kernel_name, "comp");
+  EXPECT_EQ(r.kernels[1].status, RewriteStatus::kRejected);
+  EXPECT_EQ(r.kernels[1].category, category::kIncludeNotFound);
+  EXPECT_TRUE(contains(r.kernels[1].reason, "inc_comp_multi.cl")) << r.kernels[1].reason;
+  // A whole file is rejected when it holds one.
+  RewriteResult whole = rewrite(in);
+  EXPECT_EQ(whole.category, category::kIncludeNotFound);
+}
+
+TEST(RewriteKernels, RejectsAFileWhoseMacrosExpandItPastTheSizeLimit) {
+  // 8^7 zeros, stringized: a 4 MiB literal from an input of under 1 KiB.
+  std::string in = "#define X1 0 0 0 0 0 0 0 0\n";
+  for (int i = 2; i <= 7; ++i) {
+    std::string prev = "X" + std::to_string(i - 1);
+    in += "#define X" + std::to_string(i);
+    for (int j = 0; j < 8; ++j) in += " " + prev;
+    in += "\n";
+  }
+  in +=
+      "#define S(x) #x\n#define E(x) S(x)\n__constant char t[] = E(X7);\n"
+      "__kernel void k(__global char* a) { a[get_global_id(0)] = t[get_global_id(0)]; }\n";
+  FileRewriteResult r = rewrite_kernels(in);
+  EXPECT_EQ(r.status, RewriteStatus::kRejected) << r.category << " " << r.reason;
+  EXPECT_EQ(r.category, category::kInputTooLarge);
+  EXPECT_TRUE(contains(r.reason, "macros expand")) << r.reason;
 }
 
 TEST(RewriteKernels, RejectsAFileWithoutKernels) {

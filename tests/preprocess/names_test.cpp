@@ -23,6 +23,10 @@ TEST(Definable, TypesAndQualifiersAnySpellingValuesOnlyMacroStyle) {
 TEST(ProposeDefinition, IntegerAliasesByWidthAndFloatOtherwise) {
   EXPECT_EQ(propose_definition("u32", NameUse::kType, 0), "#define u32 uint");
   EXPECT_EQ(propose_definition("s64", NameUse::kType, 0), "#define s64 long");
+  // After a library prefix too (sgminer's sph_u32); `_t` is no prefix.
+  EXPECT_EQ(propose_definition("sph_u32", NameUse::kType, 0), "#define sph_u32 uint");
+  EXPECT_EQ(propose_definition("sph_s64", NameUse::kType, 0), "#define sph_s64 long");
+  EXPECT_EQ(propose_definition("uint32_t", NameUse::kType, 0), "#define uint32_t uint");
   EXPECT_EQ(propose_definition("DATA_TYPE", NameUse::kType, 0), "#define DATA_TYPE float");
   EXPECT_EQ(propose_definition("INDEX_T", NameUse::kType, 0), "#define INDEX_T int");
   EXPECT_EQ(propose_definition("BLOCK", NameUse::kArraySize, 0), "#define BLOCK 64");

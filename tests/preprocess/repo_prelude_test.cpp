@@ -141,6 +141,24 @@ TEST(RawString, LeavesOrdinaryOpenClAlone) {
   EXPECT_FALSE(raw_string_contents("// only a comment\n").has_value());
 }
 
+TEST(CString, UnwrapsDeclarationsOfStringLiteralsAndUndoesTheirEscapes) {
+  // clBLAS's templates: literals spanning lines, escaped quotes and newlines.
+  const std::string file =
+      "/* license */\nstatic const char *axpy_kernel = \"\n__kernel void k(__global float* a) {\n"
+      "  printf(\\\"%d\\\\n\\\", 1); a[0] = 1;\n}\n\\n\";\n"
+      "const char two[] = \"int b;\" \" int c;\";\n";
+  EXPECT_EQ(strip_raw_string_wrapper(file),
+            "\n__kernel void k(__global float* a) {\n  printf(\"%d\\n\", 1); a[0] = 1;\n}\n\n"
+            "int b; int c;\n");
+}
+
+TEST(CString, LeavesFilesWithAnythingElseAlone) {
+  EXPECT_FALSE(c_string_contents("const char* s = \"x\";\n__kernel void k() {}\n").has_value());
+  EXPECT_FALSE(c_string_contents("__constant char s[] = \"x\";\n").has_value());
+  EXPECT_FALSE(c_string_contents("static const char *s = \"never closed\n").has_value());
+  EXPECT_FALSE(c_string_contents("static const int n = 4;\n").has_value());
+}
+
 TEST(RepositoryPrelude, AcceptsAKernelFileOnlyWithTheSiblingThatDefinesItsType) {
   std::vector<FixtureFile> files = {{"o/a", "cl/types.h", kTypes}, {"o/a", "cl/square.cl", kUser}};
   CorpusPreprocessStats off, on;
