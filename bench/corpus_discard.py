@@ -20,6 +20,22 @@ KERNEL = re.compile(r"\b\w*(?:kernel|KERNEL)\w*\b[^;{}()]*?\bvoid\s+\w+\s*\(")
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 
+def kernel_counts(text):
+    """(kernel definitions, of them with an empty body `{ }`) in `text`, comments removed."""
+    text = COMMENT.sub(" ", text)
+    n = empty = 0
+    for m in KERNEL.finditer(text):
+        n += 1
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        rest = text[i:i + 400].lstrip()
+        if rest.startswith("{") and rest[1:].lstrip().startswith("}"):
+            empty += 1
+    return n, empty
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("db")
@@ -33,10 +49,10 @@ def main():
             "SELECT o.sha256, r.owner, r.name FROM content_origins o JOIN repositories r ON r.id = o.repository_id "
             "WHERE o.role = 'kernel'"):
         repo_of.setdefault(sha, f"{owner}/{name}")
-    kernels_in = {}
+    kernels_in, empty_in = {}, {}
     for sha, text in db.execute("SELECT sha256, text FROM content_files"):
         if sha in repo_of:
-            kernels_in[sha] = len(KERNEL.findall(COMMENT.sub(" ", text)))
+            kernels_in[sha], empty_in[sha] = kernel_counts(text)
     rows = defaultdict(list)
     inferred = set()
     for sha, kernel, status, cat, inf in db.execute(
@@ -58,6 +74,7 @@ def main():
         per_repo[repo]["files"] += 1
         kernels["all"] += max(kernels_in.get(sha, 0), len(r) if r[0][0] else 0)
         kernels["ok"] += ok
+        kernels["empty"] += empty_in.get(sha, 0)
         if ok:
             files["ok"] += 1
             per_repo[repo]["ok"] += 1
@@ -74,6 +91,11 @@ def main():
     kn, kok = kernels["all"], kernels["ok"]
     print(f"kernels: {kok} accepted of {kn} defined in the files; discarded {kn - kok} "
           f"({100 * (kn - kok) / max(kn, 1):.1f}%)")
+    # An empty body (`{ }`, hashcat's unused vector-width variants) has no
+    # code to keep; the share without them, beside the one with them.
+    ke = kernels["empty"]
+    print(f"kernels with a body: {kok} accepted of {kn - ke} ({ke} have an empty body `{{ }}`); discarded "
+          f"{kn - ke - kok} ({100 * (kn - ke - kok) / max(kn - ke, 1):.1f}%)")
     print("discarded files by reason:")
     for k, v in reasons.most_common():
         print(f"  {k:45s} {v}")

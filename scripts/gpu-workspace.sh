@@ -5,6 +5,10 @@
 # without samples, driver runs or training records, and with only the newest
 # preprocessor version's results. The GPU machine has no
 # corpus miner (no libgit2 there, and no network), so the corpus travels.
+# MAX_TEXT=N also leaves out accepted kernels of more than N characters (no
+# training config reads kernels over its max_file_chars, 8,000 at most; the
+# 2026-11-27 snapshot rows hold 338 kernels over 100,000 characters, 2.6 MiB
+# of the compressed file), to keep a call's carry under 64 MiB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORKSPACE=${1:-clgen-work}
@@ -12,7 +16,7 @@ NAME=${2:-clgen}
 [ -f "$WORKSPACE/clgen.db" ] || { echo "gpu-workspace: $WORKSPACE/clgen.db missing (run scripts/run-default.sh)" >&2; exit 1; }
 mkdir -p .wsmin
 rm -f ".wsmin/$NAME.db" ".wsmin/$NAME.db.xz"
-/usr/bin/python3 - "$WORKSPACE/clgen.db" ".wsmin/$NAME.db" <<'PY'
+/usr/bin/python3 - "$WORKSPACE/clgen.db" ".wsmin/$NAME.db" "${MAX_TEXT:-0}" <<'PY'
 import sqlite3, sys
 src = sqlite3.connect(sys.argv[1])
 dst = sqlite3.connect(sys.argv[2])
@@ -28,6 +32,10 @@ dst.execute("DELETE FROM preprocessed WHERE preprocessor_version != "
 # their rows stay (sizes, provenance), their texts go (the snapshot's
 # hashcat headers alone would push a call past its 64 MiB).
 dst.execute("UPDATE content_files SET text = ''")
+if int(sys.argv[3]) > 0:
+    gone = dst.execute("DELETE FROM preprocessed WHERE status = 'ok' AND LENGTH(normalized_text) > ?",
+                       (int(sys.argv[3]),)).rowcount
+    print(f"left out {gone} accepted kernels of more than {sys.argv[3]} characters")
 dst.commit()
 dst.execute("VACUUM")
 for (name,) in dst.execute("SELECT name FROM sqlite_master WHERE type='table'"):
