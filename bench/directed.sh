@@ -15,7 +15,9 @@
 # WORKSPACE (gpu-work/github: a workspace whose $CONFIG model is trained),
 # CONFIG (configs/github.toml), CLGEN (build-gpu/cli/clgen, else
 # build/cli/clgen), DEVICE (cuda), BATCH (8192), SEED (1), TEMPERATURE (0.8),
-# SLICE (10), CHECK (gpu; "" = no dynamic check), ARGS (an --args spec; ""
+# SLICE (10), SPLIT (time: `--baseline-split`; "streams" gives each side half
+# the batch for the whole run, which time slices do not at full speed: see
+# docs/SAMPLER.md), CHECK (gpu; "" = no dynamic check), ARGS (an --args spec; ""
 # = free signature), TARGETS (a targets CSV instead of the held-out
 # kernels), SAMPLE_FLAGS (more `clgen sample` flags, e.g. "--max-refusals 32"),
 # MATCHED_CHECK (a device, e.g. gpu; "" = none): after sampling, drive only
@@ -41,6 +43,7 @@ BATCH=${BATCH:-8192}
 SEED=${SEED:-1}
 TEMPERATURE=${TEMPERATURE:-0.8}
 SLICE=${SLICE:-10}
+SPLIT=${SPLIT:-time}
 CHECK=${CHECK-gpu}
 MATCHED_CHECK=${MATCHED_CHECK:-}
 MODE=${MODE:-sliced}
@@ -55,7 +58,7 @@ mkdir -p "$RESULTS"
 for minutes in "$@"; do
   name=$MODE-${minutes}min
   case $MODE in
-    sliced) seconds=$(python3 -c "print(round(2 * 60 * $minutes))"); side=(--baseline --baseline-slice "$SLICE") ;;
+    sliced) seconds=$(python3 -c "print(round(2 * 60 * $minutes))"); side=(--baseline --baseline-slice "$SLICE" --baseline-split "$SPLIT") ;;
     directed) seconds=$(python3 -c "print(round(60 * $minutes))"); side=() ;;
     undirected) seconds=$(python3 -c "print(round(60 * $minutes))"); side=(--baseline-only) ;;
     *) echo "directed.sh: MODE is sliced, directed or undirected" >&2; exit 2 ;;

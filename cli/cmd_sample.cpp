@@ -118,6 +118,7 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
     opts.sample.director.baseline_only = true;
   }
   if (opts.directed.baseline) opts.sample.director.baseline_slice_seconds = opts.directed.slice_seconds;
+  opts.sample.director.baseline_by_stream = opts.directed.split == "streams";
   if (opts.directed.graded && (!opts.directed.any() || opts.check_device.empty()))
     return usage_error(
         "--graded-steering steers directed sampling by the dynamic checker's verdicts: give --check and "
@@ -416,6 +417,12 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--baseline-slice", d.slice_seconds, "Seconds of each --baseline slice")
       ->capture_default_str()
       ->check(finite_range(0.001, 1e6));
+  cmd->add_option("--baseline-split", d.split,
+                  "How --baseline shares the run: time (alternate slices of --baseline-slice seconds) or streams "
+                  "(the odd streams of the batch undirected for the whole run: each side has half the batch, "
+                  "however long its streams run)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"time", "streams"}));
   cmd->add_option("--plain-share", d.plain_share,
                   "With directed sampling: the share of restarts from the plain seed (1 = undirected sampling "
                   "that still reports its distance to the targets)")

@@ -94,7 +94,10 @@ nlohmann::json directed_json(const sampler::SampleSummary& sum) {
                       {"kernels_without_features", sum.unfeatured},
                       {"graded", d.graded()},
                       {"awaiting_verdict", d.awaiting_verdict()}};
-  if (d.has_baseline()) j["baseline"] = side_json(d.report(true));
+  if (d.has_baseline()) {
+    j["baseline"] = side_json(d.report(true));
+    j["baseline_split"] = d.baseline_split();
+  }
   return j;
 }
 
@@ -110,7 +113,12 @@ void print_directed(const sampler::SampleSummary& sum) {
   std::printf("directed sampling (distance: mean over the Grewe features of |log(1+a) - log(1+b)|)%s:\n",
               d.graded() ? "; kernels count once the dynamic checker passed them (--graded-steering)" : "");
   line("directed", d.report(false));
-  if (d.has_baseline()) line("undirected", d.report(true));
+  if (d.has_baseline()) {
+    line("undirected", d.report(true));
+    std::printf("  the undirected side had %s\n", std::string(d.baseline_split()) == "streams"
+                                                      ? "the odd streams of the batch for the whole run"
+                                                      : "every other time slice");
+  }
   std::printf(
       "  streams continued from a kernel's prefix: %llu (%llu refused, started from the seed); %llu tokens "
       "replayed\n",

@@ -21,6 +21,7 @@ struct DirectedFlags {
   size_t explore_count = 50;    // --explore-targets
   bool baseline = false;        // --baseline
   double slice_seconds = 10;    // --baseline-slice
+  std::string split = "time";   // --baseline-split: time | streams
   bool baseline_only = false;   // --baseline-only
   double plain_share = sampler::DirectorOptions{}.plain_share;  // --plain-share
   std::string report;                                           // --target-report FILE.csv

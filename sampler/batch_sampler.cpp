@@ -196,7 +196,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     s.backtracks = 0;
     s.refused_draws.clear();
     if (!opts_.start) return;
-    StreamStart start = opts_.start();
+    StreamStart start = opts_.start(int(&s - streams.data()));
     s.tag = start.tag;
     s.start_refused = false;
     s.context = std::move(start.context);

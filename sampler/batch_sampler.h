@@ -102,14 +102,15 @@ struct BatchSamplerOptions : StreamOptions {
   // Threads that draw the streams' tokens and step their constraints and
   // stop rules (0 = cores - 1, at most 16; 1 = only the sampling thread).
   unsigned threads = 0;
-  // Called on the sampling thread at every stream's (re)start; null = every
+  // Called on the sampling thread at every stream's (re)start, with the
+  // stream's index in the batch (0 .. batch_size - 1); null = every
   // stream starts from seed_text. A longer text is replayed after seed_text
   // token by token in the batch's own steps (no extra model pass; spelled
   // greedily with the longest token texts), the constraint following it. A
   // text that does not begin with seed_text, that the tokens cannot spell,
   // that the constraint refuses or that closes the kernel starts the stream
   // from seed_text instead (BatchSamplerStats::starts_refused).
-  std::function<StreamStart()> start;
+  std::function<StreamStart(int stream)> start;
 };
 
 struct BatchSamplerStats {

@@ -68,9 +68,10 @@ Director::Director(std::vector<Target> targets, std::string seed_text, DirectorO
       start_(std::chrono::steady_clock::now()),
       rng_(opts_.seed) {}
 
-bool Director::baseline_slice() const {
+bool Director::baseline_slice(int stream) const {
   if (opts_.baseline_only) return true;
   if (opts_.baseline_slice_seconds <= 0) return false;
+  if (opts_.baseline_by_stream && stream >= 0) return stream % 2 == 1;
   double t =
       opts_.clock ? opts_.clock() : std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return int64_t(t / opts_.baseline_slice_seconds) % 2 == 1;
@@ -87,9 +88,9 @@ StreamStart Director::seed_start() {
   return {seed_text_, kPlain};
 }
 
-StreamStart Director::next() {
+StreamStart Director::next(int stream) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (baseline_slice()) return {seed_text_, kBaseline};
+  if (baseline_slice(stream)) return {seed_text_, kBaseline};
   const size_t n = targets_.size();
   if (directed_.kernels() == 0 || n == 0 || std::uniform_real_distribution<double>(0, 1)(rng_) < opts_.plain_share)
     return seed_start();

@@ -78,6 +78,12 @@ struct DirectorOptions {
   // > 0: --baseline; streams alternately start undirected (from the plain
   // seed, their kernels kept apart) for slices of this many seconds.
   double baseline_slice_seconds = 0;
+  // --baseline-split streams: with --baseline, the odd streams of the batch
+  // are undirected for the whole run instead, so each side has half the
+  // batch all the time. Time slices give the side whose streams run longer
+  // more than its share: a stream keeps its side until it ends, and a
+  // directed stream first replays its prefix (docs/SAMPLER.md).
+  bool baseline_by_stream = false;
   // --baseline-only: every stream is a baseline stream (the undirected
   // side in a run of its own; a conditioned model's plain restarts would
   // otherwise still be steered).
@@ -112,12 +118,13 @@ class Director {
  public:
   // Stream tags (StreamStart::tag) other than a target's index.
   static constexpr int64_t kPlain = -1;     // directed run, plain seed, no target
-  static constexpr int64_t kBaseline = -2;  // a baseline slice's stream
+  static constexpr int64_t kBaseline = -2;  // a baseline stream (a slice's, or an odd stream's)
 
   Director(std::vector<Target> targets, std::string seed_text, DirectorOptions options);
 
-  // Where a restarting stream starts (the sampling thread calls it).
-  StreamStart next();
+  // Where restarting stream `stream` (its index in the batch; -1 when not
+  // known) starts. The sampling thread calls it.
+  StreamStart next(int stream = -1);
   // An accepted kernel of a stream started with `tag` (the store thread).
   // With DirectorOptions::graded it waits for its verdict, unless it has
   // one already (a repeat).
@@ -137,11 +144,14 @@ class Director {
   const NearestKernels& baseline() const { return baseline_; }
   SteeringReport report(bool baseline) const;
   bool has_baseline() const { return opts_.baseline_slice_seconds > 0; }
+  // How the baseline shares the run: "streams" or "time" (DirectorOptions::baseline_by_stream).
+  const char* baseline_split() const { return opts_.baseline_by_stream ? "streams" : "time"; }
   bool graded() const { return opts_.graded; }
   uint64_t prefixes_offered() const { return offered_; }
 
  private:
-  bool baseline_slice() const;
+  // True when a stream restarting now is a baseline stream.
+  bool baseline_slice(int stream) const;
   // A start from the seed: for the next unmatched target when conditioned.
   StreamStart seed_start();
 

@@ -182,13 +182,13 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
     dopts.conditioned = headers.conditioned();
     director = std::make_shared<Director>(opts.targets, seed, dopts);
     if (hooks.on_director) hooks.on_director(director);
-    bopts.start = [&director, &headers] {
-      StreamStart start = director->next();
+    bopts.start = [&director, &headers](int stream) {
+      StreamStart start = director->next(stream);
       start.context = headers.header(start.tag);
       return start;
     };
   } else if (headers.conditioned()) {
-    bopts.start = [&headers, &seed] { return StreamStart{seed, -1, headers.header(-1)}; };
+    bopts.start = [&headers, &seed](int) { return StreamStart{seed, -1, headers.header(-1)}; };
   }
   BatchSampler sampler(model, bopts);
   Status sampler_status;

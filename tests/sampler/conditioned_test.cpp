@@ -37,7 +37,7 @@ TEST(ConditionedStart, TheContextReachesTheModelBeforeTheSeedButNotTheSample) {
   BatchSamplerOptions o;
   o.seed_text = "k() {";
   o.constraint = nullptr;
-  o.start = [] { return StreamStart{"k() {", 3, "// comp 1\n"}; };
+  o.start = [](int) { return StreamStart{"k() {", 3, "// comp 1\n"}; };
   auto s = testing::first_samples(model, o, 3);
   ASSERT_EQ(3u, s.size());
   for (const RawSample& r : s) {
@@ -58,7 +58,7 @@ TEST(ConditionedStart, AStreamWithoutContextIsFedTheSeedAlone) {
   ScriptedModel model(1, {" a; }"});
   BatchSamplerOptions o;
   o.seed_text = "k() {";
-  o.start = [] { return StreamStart{"k() {", 0, ""}; };
+  o.start = [](int) { return StreamStart{"k() {", 0, ""}; };
   testing::first_samples(model, o, 2);
   for (const auto& [stream, text] : model.fed) EXPECT_EQ("k() {", text);
 }
@@ -144,7 +144,7 @@ size_t kernels_until_matched(bool baseline, long target, size_t samples) {
   Director director(targets, "k() {", opts);
   BatchSamplerOptions o;
   o.seed_text = "k() {";
-  o.start = [&] {
+  o.start = [&](int) {
     StreamStart s = director.next();
     s.context = headers.header(s.tag);
     return s;

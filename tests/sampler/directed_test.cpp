@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -128,7 +129,7 @@ TEST(BatchSamplerStart, ALongerStartTextIsReplayedThenContinued) {
   ScriptedModel model(1, {"xxx b; }"});
   BatchSamplerOptions o;
   o.seed_text = "k() {";
-  o.start = [] { return StreamStart{"k() { a;", 7}; };
+  o.start = [](int) { return StreamStart{"k() { a;", 7}; };
   BatchSamplerStats stats;
   auto s = testing::first_samples(model, o, 1, &stats);
   ASSERT_EQ(1u, s.size());
@@ -148,7 +149,7 @@ TEST(BatchSamplerStart, AStartTextThatCannotBeReplayedFallsBackToTheSeedAndIsCou
     ScriptedModel model(1, {" b; }"});
     BatchSamplerOptions o;
     o.seed_text = "k() {";
-    o.start = [&] { return StreamStart{bad, 3}; };
+    o.start = [&](int) { return StreamStart{bad, 3}; };
     BatchSamplerStats stats;
     auto s = testing::first_samples(model, o, 1, &stats);
     ASSERT_EQ(1u, s.size());
@@ -169,7 +170,7 @@ TEST(BatchSamplerStart, AStartTextTheConstraintRefusesFallsBackToTheSeed) {
   o.constraint = &tables;
   int calls = 0;
   // A ')' with no '(' open cannot compile; the second start is fine.
-  o.start = [&] { return StreamStart{seed + (calls++ == 0 ? "\n  a[0] = 1);" : "\n  a[0] = 2;"), 0}; };
+  o.start = [&](int) { return StreamStart{seed + (calls++ == 0 ? "\n  a[0] = 1);" : "\n  a[0] = 2;"), 0}; };
   BatchSamplerStats stats;
   testing::first_samples(model, o, 2, &stats);
   EXPECT_EQ(1u, stats.starts_refused);
@@ -208,7 +209,7 @@ void steer(Director& director, size_t samples, const std::function<bool()>& done
   GrowingModel model(4);
   BatchSamplerOptions o;
   o.seed_text = "k() {";
-  o.start = [&] { return director.next(); };
+  o.start = [&](int stream) { return director.next(stream); };
   BatchSampler sampler(model, o);
   size_t n = 0;
   Status st = sampler.run(
@@ -284,6 +285,52 @@ TEST(SteeringLoop, BaselineOnlyMakesEveryStreamABaselineStreamInEverySlice) {
     now = t;
     EXPECT_EQ(Director::kBaseline, director.next().tag) << "at " << t << " s";
   }
+}
+
+TEST(SteeringLoop, BaselineByStreamMakesTheOddStreamsUndirectedAtAnyTime) {
+  double now = 0;
+  DirectorOptions opts;
+  opts.baseline_slice_seconds = 10;
+  opts.baseline_by_stream = true;
+  opts.clock = [&] { return now; };
+  Director director({{"t", {1, 0, 0, 0, 0, 0}}}, "k() {", opts);
+  for (double t : {0.0, 10.5, 20.5}) {
+    now = t;
+    EXPECT_EQ(Director::kBaseline, director.next(1).tag) << "at " << t << " s";
+    EXPECT_EQ(Director::kBaseline, director.next(7).tag) << "at " << t << " s";
+    EXPECT_NE(Director::kBaseline, director.next(0).tag) << "at " << t << " s";
+    EXPECT_NE(Director::kBaseline, director.next(6).tag) << "at " << t << " s";
+  }
+  EXPECT_STREQ("streams", director.baseline_split());
+}
+
+TEST(SteeringLoop, TheSamplerNamesEachRestartingStream) {
+  GrowingModel model(4);
+  BatchSamplerOptions o;
+  o.seed_text = "k() {";
+  std::set<int> streams;
+  o.start = [&](int stream) {
+    streams.insert(stream);
+    return StreamStart{"k() {", 0};
+  };
+  BatchSampler sampler(model, o);
+  size_t n = 0;
+  Status st = sampler.run([&](RawSample&&) { return ++n < 40; }, [] { return false; });
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(streams, (std::set<int>{0, 1, 2, 3}));
+}
+
+TEST(SteeringLoop, BothSidesSampleFromTheStartWhenTheBaselineSplitsTheStreams) {
+  // One time slice spans the whole run, so only the stream split gives the
+  // undirected side any kernel.
+  DirectorOptions opts;
+  opts.seed = 1;
+  opts.baseline_slice_seconds = 1e6;
+  opts.baseline_by_stream = true;
+  Director director({{"nine", {9, 0, 0, 0, 0, 0}}}, "k() {", opts);
+  steer(director, 400, [] { return false; });
+  EXPECT_GT(director.report(false).kernels, 0u);
+  EXPECT_GT(director.report(true).kernels, 0u);
 }
 
 }  // namespace

@@ -57,6 +57,14 @@ TEST(SampleCli, GradedSteeringNeedsTheCheckerAndTargets) {
   std::remove(csv.c_str());
 }
 
+TEST(SampleCli, TheBaselineSplitsOnlyByTimeOrByStreams) {
+  std::string ws = temp_workspace("split");
+  auto r = run_clgen({"--workspace", ws, "sample", "-n", "1", "--baseline-split", "halves"});
+  EXPECT_EQ(2, r.exit_code) << r.err;
+  EXPECT_NE(r.err.find("--baseline-split"), std::string::npos) << r.err;
+  (void)remove_tree(ws);
+}
+
 TEST(SampleCli, BadShardValuesAreUsageErrors) {
   // Checked before the workspace or a model is looked at.
   for (const char* shard : {"3/2", "1/1", "a/b", "0/0", "2", "-1/2", "1/2/3"}) {

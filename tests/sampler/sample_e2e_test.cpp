@@ -291,6 +291,7 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
   ASSERT_TRUE(j.contains("steering")) << r.out;
   EXPECT_EQ(1, j["steering"]["directed"]["targets"].get<int>());
   EXPECT_EQ(1, j["steering"]["baseline"]["targets"].get<int>());
+  EXPECT_EQ("time", j["steering"]["baseline_split"]) << r.out;  // the default
   const int kernels = j["steering"]["directed"]["kernels"].get<int>() + j["steering"]["baseline"]["kernels"].get<int>();
   EXPECT_GE(kernels, 1) << r.out;
   // The report: one row per side for the one target.
