@@ -22,12 +22,12 @@ class InlinerTest : public ::testing::Test {
   }
   std::string repo() const { return root_ / "repo"; }
   void write(const std::string& rel, const std::string& text) { write_text(repo() + "/" + rel, text); }
-  InlineResult run(const std::string& path) {
+  InlineResult run(const std::string& path, const InlineOptions& options = {}) {
     auto tree = open_directory_tree(repo());
     EXPECT_TRUE(tree.ok()) << tree.status().message();
     auto text = (*tree)->read(path, 1 << 20);
     EXPECT_TRUE(text.ok()) << text.status().message();
-    auto r = inline_includes(**tree, path, *text);
+    auto r = inline_includes(**tree, path, *text, options);
     EXPECT_TRUE(r.ok()) << r.status().message();
     return *r;
   }
@@ -89,13 +89,9 @@ TEST_F(InlinerTest, SearchesTheIncludingFilesParentFoldersNearestFirst) {
 TEST_F(InlinerTest, SearchesNoParentFolderWhenAskedNot) {
   write("lite/cl_kernel/image/k.cl", "#include <cl_common.h>\nkernel void A() {}\n");
   write("lite/cl_kernel/cl_common.h", "#define NEAR 1\n");
-  auto tree = open_directory_tree(repo());
-  ASSERT_TRUE(tree.ok());
   InlineOptions options;
   options.search_parent_dirs = false;
-  auto r = inline_includes(**tree, "lite/cl_kernel/image/k.cl", "#include <cl_common.h>\n", options);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->unresolved, 1);
+  EXPECT_EQ(run("lite/cl_kernel/image/k.cl", options).unresolved, 1);
 }
 
 TEST_F(InlinerTest, KeepsAndCountsIncludesItCannotFind) {
