@@ -21,6 +21,7 @@ const char* name_use_name(NameUse use) {
     case NameUse::kArraySize: return "array size";
     case NameUse::kFunctionMacro: return "function-like macro";
     case NameUse::kQualifier: return "qualifier";
+    case NameUse::kWorkGroupSize: return "work-group size";
   }
   return "?";
 }
@@ -92,6 +93,27 @@ bool is_macro_style(std::string_view name) {
   return letter;
 }
 
+namespace {
+
+// True when byte `at` of `text` lies inside the parentheses of a
+// `reqd_work_group_size(...)` or `work_group_size_hint(...)` attribute.
+bool in_work_group_size_attribute(std::string_view text, size_t at) {
+  for (std::string_view attr : {"reqd_work_group_size", "work_group_size_hint"}) {
+    size_t from = at > 256 ? at - 256 : 0;
+    size_t p = text.substr(0, at).rfind(attr);
+    if (p == std::string_view::npos || p < from) continue;
+    int depth = 0;
+    for (size_t i = p + attr.size(); i < at; ++i) {
+      if (text[i] == '(') ++depth;
+      else if (text[i] == ')' && --depth <= 0) break;
+    }
+    if (depth > 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 NameUse classify_use(std::string_view text, int64_t offset, std::string_view name, bool unknown_type,
                      int* arity) {
   if (offset < 0 || static_cast<size_t>(offset) >= text.size()) {
@@ -153,6 +175,7 @@ NameUse classify_use(std::string_view text, int64_t offset, std::string_view nam
       }
     }
   }
+  if (in_work_group_size_attribute(text, static_cast<size_t>(offset))) return NameUse::kWorkGroupSize;
   return NameUse::kValue;
 }
 
@@ -197,6 +220,8 @@ std::string propose_definition(std::string_view name, NameUse use, int arity) {
     }
     case NameUse::kArraySize:
       return "#define " + n + " 64";
+    case NameUse::kWorkGroupSize:  // 16 x 16 fits every device's work-group limit
+      return "#define " + n + " 16";
     case NameUse::kValue: {
       if (u == "M_PI" || has(u, "PI")) return "#define " + n + " 3.14159265358979323846f";
       if (has(u, "EPS")) return "#define " + n + " 1e-6f";
@@ -235,6 +260,10 @@ bool definable(std::string_view name, NameUse use) {
     case NameUse::kValue:
     case NameUse::kArraySize:
       return is_macro_style(name);
+    case NameUse::kWorkGroupSize:
+      // A host constant of any spelling (QSVEnc's `-D rtgmc_bob_block_x=32`):
+      // no variable can stand there.
+      return true;
     case NameUse::kFunctionMacro:
       // Only a conversion to a host-supplied type (propose_definition).
       return name.size() > 8 && name.compare(0, 8, "CONVERT_") == 0 && is_macro_style(name);

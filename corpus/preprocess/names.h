@@ -15,8 +15,11 @@
 namespace clgen::preprocess {
 
 // kQualifier: written before a declaration's type ("KERNEL_FQ void f(...)").
-enum class NameUse { kType, kValue, kArraySize, kFunctionMacro, kQualifier };
-const char* name_use_name(NameUse use);  // "type" | "value" | "array size" | "function-like macro" | "qualifier"
+// kWorkGroupSize: an argument of `reqd_work_group_size` or
+// `work_group_size_hint`, which must be an integer constant.
+enum class NameUse { kType, kValue, kArraySize, kFunctionMacro, kQualifier, kWorkGroupSize };
+// "type" | "value" | "array size" | "function-like macro" | "qualifier" | "work-group size"
+const char* name_use_name(NameUse use);
 
 // Classifies the use of `name` written at byte `offset` of `text`;
 // `unknown_type` when Clang reported it as an unknown type name. For a

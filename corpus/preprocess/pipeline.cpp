@@ -36,7 +36,8 @@ std::string preprocessor_version(const CompileOptions& options) {
   v += options.shim ? "-shim-" + sha256_hex(shim_text()).substr(0, 8) : "-noshim";
   if (options.to_ptx) v += "-ptx";
   if (options.min_instructions != 3) v += "-min" + std::to_string(options.min_instructions);
-  if (options.infer_names) v += "-infer3";  // 2: host macros (host_macros.h); 3: image macro families
+  // 2: host macros (host_macros.h); 3: image macro families; 4: work-group sizes, byte-order marks
+  if (options.infer_names) v += "-infer4";
   if (options.opencl20) v += "-cl20";
   else if (options.opencl20_fallback) v += "-cl20fallback";
   return v;
@@ -52,6 +53,12 @@ std::optional<std::string> missing_fragment(std::string_view text) {
   if (at == std::string_view::npos) return std::nullopt;
   size_t begin = at + mark.size() + 1, end = text.find('"', begin);
   return std::string(text.substr(begin, end == std::string_view::npos ? 0 : end - begin));
+}
+
+// `text` without a leading byte-order mark: Clang allows one only at the
+// very start, and inference puts its definitions before the text.
+std::string_view without_bom(std::string_view text) {
+  return text.substr(0, 3) == "\xEF\xBB\xBF" ? text.substr(3) : text;
 }
 
 RewriteResult missing_fragment_rejection(const std::string& name) {
@@ -225,6 +232,7 @@ std::optional<Result> second_chance(std::string_view text, const Check& checked,
 }  // namespace
 
 RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
+  text = without_bom(text);
   const RewriteOptions ro(options);
   const CompileOptions& opts = ro.passes;
   const CompileOptions& check = ro.check;
@@ -265,6 +273,7 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
 }
 
 FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& options) {
+  text = without_bom(text);
   const RewriteOptions ro(options);
   const CompileOptions& opts = ro.passes;
   const CompileOptions& check = ro.check;

@@ -1,5 +1,7 @@
 // Tests of per-file missing-name inference (corpus/preprocess/names.h) and
 // its use by rewrite() and rewrite_kernels(), and the OpenCL C 2.0 fallback.
+#include <cstring>
+
 #include <gtest/gtest.h>
 
 #include "corpus/preprocess/names.h"
@@ -122,6 +124,21 @@ TEST(InferMissingNames, RefusesALowerCaseVariableTheInputForgot) {
   EXPECT_NE(names.status().message().find("'scale'"), std::string::npos) << names.status().message();
 }
 
+TEST(InferMissingNames, DefinesAWorkGroupSizeOfAnySpellingAsAConstant) {
+  // QSVEnc's host passes `-D pmd_block_x=32`: inside reqd_work_group_size
+  // no variable can stand, so a lower-case name there is a host constant.
+  const char* text =
+      "__kernel __attribute__((reqd_work_group_size(pmd_block_x, pmd_block_y, 1)))\n"
+      "void f(__global float* x) { x[get_global_id(0)] = 2.0f; }\n";
+  const char* name = std::strstr(text, "pmd_block_y");
+  EXPECT_EQ(classify_use(text, name - text, "pmd_block_y", false, nullptr), NameUse::kWorkGroupSize);
+  EXPECT_EQ(classify_use("int a = b, c;", 8, "b", false, nullptr), NameUse::kValue);  // not in an attribute
+  auto names = infer_missing_names(text, CompileOptions{});
+  ASSERT_TRUE(names.ok()) << names.status().message();
+  EXPECT_EQ(names->prelude, "#define pmd_block_x 16\n#define pmd_block_y 16\n");
+  EXPECT_TRUE(compile(names->prelude + text).ok);
+}
+
 TEST(InferMissingNames, FailsWhenAnErrorOtherThanAMissingNameRemains) {
   // WIDTH is definable, but the call of an undeclared function is not.
   const char* text =
@@ -147,6 +164,15 @@ TEST(RewriteKernels, RescuesAFileThroughInferredNamesAndRecordsThem) {
   plain.shim = false;
   plain.infer_names = false;
   EXPECT_TRUE(compile(k.text, plain).ok);
+}
+
+TEST(RewriteKernels, AByteOrderMarkDoesNotStopInference) {
+  // Inference puts its definitions before the text, where a byte-order mark
+  // would be an unexpected character (QSVEnc's files start with one).
+  FileRewriteResult r =
+      rewrite_kernels("\xEF\xBB\xBF__kernel void f(__global float* x) { x[get_global_id(0)] = FACTOR * 2.0f; }\n");
+  EXPECT_EQ(r.status, RewriteStatus::kOk) << r.category << " " << r.reason;
+  EXPECT_EQ(r.inferred, "#define FACTOR 64\n");
 }
 
 TEST(RewriteKernels, WithoutInferenceTheFileIsRejectedForItsFirstMissingName) {
