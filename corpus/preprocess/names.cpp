@@ -99,9 +99,10 @@ namespace {
 // `reqd_work_group_size(...)` or `work_group_size_hint(...)` attribute.
 bool in_work_group_size_attribute(std::string_view text, size_t at) {
   for (std::string_view attr : {"reqd_work_group_size", "work_group_size_hint"}) {
-    size_t from = at > 256 ? at - 256 : 0;
-    size_t p = text.substr(0, at).rfind(attr);
-    if (p == std::string_view::npos || p < from) continue;
+    const size_t from = at > 256 ? at - 256 : 0;  // an attribute's arguments are short
+    size_t p = text.substr(from, at - from).rfind(attr);
+    if (p == std::string_view::npos) continue;
+    p += from;
     int depth = 0;
     for (size_t i = p + attr.size(); i < at; ++i) {
       if (text[i] == '(') ++depth;
