@@ -6,6 +6,7 @@
 #include <set>
 
 #include "corpus/content_check.h"
+#include "support/utf8.h"
 
 namespace clgen::corpus {
 
@@ -208,7 +209,7 @@ class Inliner {
     stack_.insert(found);
     // A byte-order mark starts the included file, not the includer's text:
     // inlined mid-file it is an unexpected character to Clang.
-    if (body->compare(0, 3, "\xEF\xBB\xBF") == 0) body->erase(0, 3);
+    body->erase(0, body->size() - without_byte_order_mark(*body).size());
     Status st = process(found, *body, nesting + 1, depth);
     stack_.erase(found);
     if (!out_->text.empty() && out_->text.back() != '\n') out_->text += '\n';

@@ -122,6 +122,10 @@ void Director::observe(int64_t tag, std::string text, const GreweVector& feature
     }
     if (!verdict->second) return;
   }
+  join(tag, std::move(text), features);
+}
+
+void Director::join(int64_t tag, std::string text, const GreweVector& features) {
   auto kernel = std::make_shared<const FeaturedKernel>(FeaturedKernel{std::move(text), features});
   (tag == kBaseline ? baseline_ : directed_).add(kernel);
 }
@@ -131,10 +135,7 @@ void Director::graded(const std::string& text, bool passed) {
   verdicts_[text] = passed;
   auto it = awaiting_.find(text);
   if (it == awaiting_.end()) return;
-  if (passed) {
-    auto kernel = std::make_shared<const FeaturedKernel>(FeaturedKernel{text, it->second.features});
-    (it->second.tag == kBaseline ? baseline_ : directed_).add(kernel);
-  }
+  if (passed) join(it->second.tag, text, it->second.features);
   awaiting_.erase(it);
 }
 

@@ -152,6 +152,8 @@ class Director {
  private:
   // True when a stream restarting now is a baseline stream.
   bool baseline_slice(int stream) const;
+  // Adds a kernel to the search of the side `tag` names (mu_ held).
+  void join(int64_t tag, std::string text, const GreweVector& features);
   // A start from the seed: for the next unmatched target when conditioned.
   StreamStart seed_start();
 

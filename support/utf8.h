@@ -8,6 +8,12 @@
 
 namespace clgen {
 
+// `text` without a leading UTF-8 byte-order mark: Clang accepts one only at
+// the very start of its input, so a text put after other text loses it.
+inline std::string_view without_byte_order_mark(std::string_view text) {
+  return text.substr(0, 3) == "\xEF\xBB\xBF" ? text.substr(3) : text;
+}
+
 // True when `text` is well-formed UTF-8 (no overlongs, surrogates or values
 // above U+10FFFF).
 bool is_valid_utf8(std::string_view text);

@@ -8,6 +8,7 @@
 #include "corpus/preprocess/preprocess.h"
 #include "support/log.h"
 #include "support/sha256.h"
+#include "support/utf8.h"
 
 namespace clgen::preprocess {
 
@@ -53,12 +54,6 @@ std::optional<std::string> missing_fragment(std::string_view text) {
   if (at == std::string_view::npos) return std::nullopt;
   size_t begin = at + mark.size() + 1, end = text.find('"', begin);
   return std::string(text.substr(begin, end == std::string_view::npos ? 0 : end - begin));
-}
-
-// `text` without a leading byte-order mark: Clang allows one only at the
-// very start, and inference puts its definitions before the text.
-std::string_view without_bom(std::string_view text) {
-  return text.substr(0, 3) == "\xEF\xBB\xBF" ? text.substr(3) : text;
 }
 
 RewriteResult missing_fragment_rejection(const std::string& name) {
@@ -232,7 +227,7 @@ std::optional<Result> second_chance(std::string_view text, const Check& checked,
 }  // namespace
 
 RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
-  text = without_bom(text);
+  text = without_byte_order_mark(text);  // inference puts its definitions before the text
   const RewriteOptions ro(options);
   const CompileOptions& opts = ro.passes;
   const CompileOptions& check = ro.check;
@@ -273,7 +268,7 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
 }
 
 FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& options) {
-  text = without_bom(text);
+  text = without_byte_order_mark(text);  // inference puts its definitions before the text
   const RewriteOptions ro(options);
   const CompileOptions& opts = ro.passes;
   const CompileOptions& check = ro.check;

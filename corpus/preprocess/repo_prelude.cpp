@@ -9,6 +9,7 @@
 #include "corpus/preprocess/text_scan.h"
 #include "corpus/preprocess/tokens.h"
 #include "support/text.h"
+#include "support/utf8.h"
 
 namespace clgen::preprocess {
 
@@ -182,7 +183,7 @@ RepositoryIndex::RepositoryIndex(std::vector<RepositoryFile> files) : files_(std
             [](const RepositoryFile& a, const RepositoryFile& b) { return a.path < b.path; });
   for (size_t i = 0; i < files_.size(); ++i) {
     // A byte-order mark is allowed only at the start of the compiler's input.
-    if (files_[i].text.compare(0, 3, "\xEF\xBB\xBF") == 0) files_[i].text.erase(0, 3);
+    files_[i].text.erase(0, files_[i].text.size() - without_byte_order_mark(files_[i].text).size());
     std::vector<std::string> macros;
     std::vector<std::string> toks = code_tokens(files_[i].text, macros);
     files_[i].has_kernel = has_kernel(toks);
