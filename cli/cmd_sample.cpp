@@ -125,6 +125,8 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
         "--target-features, --held-out-targets or --explore");
   opts.sample.director.graded = opts.directed.graded;
   opts.sample.director.plain_share = opts.directed.plain_share;
+  opts.sample.director.near_share = opts.directed.near_share;
+  opts.sample.director.near_cuts = opts.directed.near_cuts;
   opts.sample.director.seed = opts.sample.seed;
   opts.sample.max_backtracks = opts.backtracks >= 0 ? opts.backtracks : opts.check_device.empty() ? kBacktracks : 0;
   std::string model_id = opts.model_id;
@@ -428,6 +430,14 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
                   "that still reports its distance to the targets)")
       ->capture_default_str()
       ->check(finite_range(0.0, 1.0));
+  cmd->add_option("--near-share", d.near_share,
+                  "With directed sampling: the share of continuations whose target is drawn by how near its "
+                  "nearest kernel is (weight exp(-d / 0.05)) instead of in round-robin order")
+      ->capture_default_str()
+      ->check(finite_range(0.0, 1.0));
+  cmd->add_flag("--near-cuts", d.near_cuts,
+                "With directed sampling: cut a kernel at distance d from its target among the last max(1/4, "
+                "d / 0.1) of its statement boundaries, so near kernels keep most of their body");
   cmd->add_option("--target-report", d.report,
                   "With directed sampling: write each target's nearest kernel (directed, and undirected with "
                   "--baseline) as CSV");

@@ -93,6 +93,8 @@ nlohmann::json directed_json(const sampler::SampleSummary& sum) {
                         {"forced_tokens", sum.forced_tokens}}},
                       {"kernels_without_features", sum.unfeatured},
                       {"graded", d.graded()},
+                      {"near_share", d.options().near_share},
+                      {"near_cuts", d.options().near_cuts},
                       {"awaiting_verdict", d.awaiting_verdict()}};
   if (d.has_baseline()) {
     j["baseline"] = side_json(d.report(true));

@@ -24,6 +24,8 @@ struct DirectedFlags {
   std::string split = "time";   // --baseline-split: time | streams
   bool baseline_only = false;   // --baseline-only
   double plain_share = sampler::DirectorOptions{}.plain_share;  // --plain-share
+  double near_share = sampler::DirectorOptions{}.near_share;    // --near-share
+  bool near_cuts = sampler::DirectorOptions{}.near_cuts;        // --near-cuts
   std::string report;                                           // --target-report FILE.csv
   bool graded = false;  // --graded-steering: only kernels the checker passed join the search
   bool any() const { return !target_features.empty() || held_out || explore; }

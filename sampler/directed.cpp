@@ -3,6 +3,7 @@
 #include "sampler/directed.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -88,28 +89,55 @@ StreamStart Director::seed_start() {
   return {seed_text_, kPlain};
 }
 
+std::optional<size_t> Director::pick_target() {
+  const size_t n = targets_.size();
+  if (opts_.near_share > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < opts_.near_share) {
+    std::vector<double> weights(n, 0.0);
+    bool any = false;
+    for (size_t t = 0; t < n; ++t) {
+      if (directed_.matched(t) || directed_.nearest(t).empty()) continue;
+      weights[t] = std::exp(-directed_.nearest(t).front().distance / opts_.near_scale);
+      any = any || weights[t] > 0;
+    }
+    if (any) return std::discrete_distribution<size_t>(weights.begin(), weights.end())(rng_);
+  }
+  // Round-robin over the targets no kernel matches yet.
+  for (size_t k = 0; k < n; ++k) {
+    const size_t t = (cursor_ + k) % n;
+    if (directed_.matched(t)) continue;
+    cursor_ = (t + 1) % n;
+    return t;
+  }
+  return std::nullopt;
+}
+
+size_t Director::pick_cut(const std::vector<size_t>& cuts, double distance) {
+  size_t first = 0;
+  if (opts_.near_cuts) {
+    const double window = std::clamp(distance / 0.1, 0.25, 1.0);
+    first = std::min(cuts.size() - 1, size_t(double(cuts.size()) * (1 - window)));
+  }
+  return cuts[std::uniform_int_distribution<size_t>(first, cuts.size() - 1)(rng_)];
+}
+
 StreamStart Director::next(int stream) {
   std::lock_guard<std::mutex> lock(mu_);
   if (baseline_slice(stream)) return {seed_text_, kBaseline};
   const size_t n = targets_.size();
   if (directed_.kernels() == 0 || n == 0 || std::uniform_real_distribution<double>(0, 1)(rng_) < opts_.plain_share)
     return seed_start();
-  // Round-robin over the targets no kernel matches yet.
-  for (size_t k = 0; k < n; ++k) {
-    const size_t t = (cursor_ + k) % n;
-    if (directed_.matched(t)) continue;
-    cursor_ = (t + 1) % n;
-    const auto& beam = directed_.nearest(t);
-    const FeaturedKernel& from = *beam[std::uniform_int_distribution<size_t>(0, beam.size() - 1)(rng_)].kernel;
-    // A kernel that cannot be continued: its target's start from the seed.
-    const int64_t plain = opts_.conditioned ? int64_t(t) : kPlain;
-    if (from.text.compare(0, seed_text_.size(), seed_text_) != 0) return {seed_text_, plain};
-    std::vector<size_t> cuts = statement_boundaries(from.text, seed_text_.size());
-    if (cuts.empty()) return {seed_text_, plain};
-    ++offered_;
-    return {from.text.substr(0, cuts[std::uniform_int_distribution<size_t>(0, cuts.size() - 1)(rng_)]), int64_t(t)};
-  }
-  return {seed_text_, kPlain};  // every target is matched: undirected
+  const std::optional<size_t> t = pick_target();
+  if (!t) return {seed_text_, kPlain};  // every target is matched: undirected
+  const auto& beam = directed_.nearest(*t);
+  const NearestKernels::Entry& from = beam[std::uniform_int_distribution<size_t>(0, beam.size() - 1)(rng_)];
+  // A kernel that cannot be continued: its target's start from the seed.
+  const int64_t plain = opts_.conditioned ? int64_t(*t) : kPlain;
+  const std::string& text = from.kernel->text;
+  if (text.compare(0, seed_text_.size(), seed_text_) != 0) return {seed_text_, plain};
+  std::vector<size_t> cuts = statement_boundaries(text, seed_text_.size());
+  if (cuts.empty()) return {seed_text_, plain};
+  ++offered_;
+  return {text.substr(0, pick_cut(cuts, from.distance)), int64_t(*t)};
 }
 
 void Director::observe(int64_t tag, std::string text, const GreweVector& features) {

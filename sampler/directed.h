@@ -75,6 +75,18 @@ struct DirectorOptions {
   // Share of directed restarts from the plain seed: new starting points
   // that continuation alone would not reach.
   double plain_share = 0.1;
+  // --near-share: the share of continuations whose target is drawn by how
+  // near its nearest kernel already is (weight exp(-d / near_scale) over
+  // the unmatched targets) instead of the round-robin. Exact matches count,
+  // and a near miss (one feature off by one) is finished by a small edit
+  // far more often than a distant target is reached.
+  double near_share = 0;
+  double near_scale = 0.05;
+  // --near-cuts: a continuation of a kernel at distance d from its target
+  // is cut among the last max(1/4, d / 0.1) of its statement boundaries
+  // (all of them from d = 0.1), so a near kernel keeps most of its body and
+  // the model rewrites only its end; otherwise the cut is uniform.
+  bool near_cuts = false;
   // > 0: --baseline; streams alternately start undirected (from the plain
   // seed, their kernels kept apart) for slices of this many seconds.
   double baseline_slice_seconds = 0;
@@ -147,6 +159,7 @@ class Director {
   // How the baseline shares the run: "streams" or "time" (DirectorOptions::baseline_by_stream).
   const char* baseline_split() const { return opts_.baseline_by_stream ? "streams" : "time"; }
   bool graded() const { return opts_.graded; }
+  const DirectorOptions& options() const { return opts_; }
   uint64_t prefixes_offered() const { return offered_; }
 
  private:
@@ -156,6 +169,11 @@ class Director {
   void join(int64_t tag, std::string text, const GreweVector& features);
   // A start from the seed: for the next unmatched target when conditioned.
   StreamStart seed_start();
+  // The unmatched target a continuation steers to (mu_ held); nullopt when
+  // every target is matched.
+  std::optional<size_t> pick_target();
+  // Where to cut `cuts` (ascending) for a kernel at `distance` (mu_ held).
+  size_t pick_cut(const std::vector<size_t>& cuts, double distance);
 
   std::vector<Target> targets_;
   std::string seed_text_;

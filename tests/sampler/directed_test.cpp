@@ -333,5 +333,60 @@ TEST(SteeringLoop, BothSidesSampleFromTheStartWhenTheBaselineSplitsTheStreams) {
   EXPECT_GT(director.report(true).kernels, 0u);
 }
 
+TEST(NearSteering, NearShareDrawsTheTargetWhoseNearestKernelIsClosest) {
+  // The kernel has 9 statements: d = |log 11 - log 10| / 6 (0.016) from
+  // "ten", |log 1001 - log 10| / 6 (0.77) from "thousand". The round-robin
+  // alternates; drawn by nearness, "ten" gets nearly every continuation.
+  std::vector<Target> targets = {{"ten", {10, 0, 0, 0, 0, 0}}, {"thousand", {1000, 0, 0, 0, 0, 0}}};
+  auto count_ten = [&](double near_share) {
+    DirectorOptions opts;
+    opts.seed = 3;
+    opts.plain_share = 0;
+    opts.near_share = near_share;
+    Director d(targets, "k() {", opts);
+    d.observe(Director::kPlain, "k() { x; x; x; x; x; x; x; x; x; }", {9, 0, 0, 0, 0, 0});
+    int ten = 0;
+    for (int i = 0; i < 200; ++i) ten += d.next().tag == 0;
+    return ten;
+  };
+  EXPECT_EQ(100, count_ten(0));
+  EXPECT_GE(count_ten(1), 195);
+}
+
+TEST(NearSteering, NearShareSkipsMatchedTargets) {
+  DirectorOptions opts;
+  opts.seed = 3;
+  opts.plain_share = 0;
+  opts.near_share = 1;
+  Director d({{"nine", {9, 0, 0, 0, 0, 0}}, {"thousand", {1000, 0, 0, 0, 0, 0}}}, "k() {", opts);
+  d.observe(Director::kPlain, "k() { x; x; x; x; x; x; x; x; x; }", {9, 0, 0, 0, 0, 0});
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(1, d.next().tag);
+}
+
+TEST(NearSteering, NearCutsKeepMostOfANearKernelAndCutFarOnesAnywhere) {
+  // 40 statements: 41 boundaries after the seed ("{" of the body is the seed's).
+  std::string body;
+  for (int i = 0; i < 40; ++i) body += " x;";
+  const std::string text = "k() {" + body + " }";
+  const size_t all = statement_boundaries(text, 5).size();
+  auto shortest_prefix = [&](bool near_cuts, long target_comp) {
+    DirectorOptions opts;
+    opts.seed = 4;
+    opts.plain_share = 0;
+    opts.near_cuts = near_cuts;
+    Director d({{"t", {target_comp, 0, 0, 0, 0, 0}}}, "k() {", opts);
+    d.observe(Director::kPlain, text, {40, 0, 0, 0, 0, 0});
+    size_t shortest = text.size();
+    for (int i = 0; i < 300; ++i) shortest = std::min(shortest, d.next().text.size());
+    return shortest;
+  };
+  // Target 41 is near (d = 0.004): only the last quarter of the boundaries.
+  const size_t last_quarter = statement_boundaries(text, 5)[all - all / 4 - 1];
+  EXPECT_GE(shortest_prefix(true, 41), last_quarter);
+  EXPECT_LT(shortest_prefix(false, 41), text.size() / 4);
+  // Target 4 is far (d = 0.35): anywhere, as without --near-cuts.
+  EXPECT_LT(shortest_prefix(true, 4), text.size() / 4);
+}
+
 }  // namespace
 }  // namespace clgen::sampler
