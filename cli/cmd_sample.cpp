@@ -432,12 +432,13 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
       ->check(finite_range(0.0, 1.0));
   cmd->add_option("--near-share", d.near_share,
                   "With directed sampling: the share of continuations whose target is drawn by how near its "
-                  "nearest kernel is (weight exp(-d / 0.05)) instead of in round-robin order")
+                  "nearest kernel is (weight exp(-d / 0.05)) instead of in round-robin order (0: round-robin only)")
       ->capture_default_str()
       ->check(finite_range(0.0, 1.0));
-  cmd->add_flag("--near-cuts", d.near_cuts,
+  cmd->add_flag("--near-cuts,!--no-near-cuts", d.near_cuts,
                 "With directed sampling: cut a kernel at distance d from its target among the last max(1/4, "
-                "d / 0.1) of its statement boundaries, so near kernels keep most of their body");
+                "d / 0.1) of its statement boundaries, so near kernels keep most of their body (default; "
+                "--no-near-cuts cuts uniformly)");
   cmd->add_option("--target-report", d.report,
                   "With directed sampling: write each target's nearest kernel (directed, and undirected with "
                   "--baseline) as CSV");

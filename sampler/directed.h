@@ -79,14 +79,16 @@ struct DirectorOptions {
   // near its nearest kernel already is (weight exp(-d / near_scale) over
   // the unmatched targets) instead of the round-robin. Exact matches count,
   // and a near miss (one feature off by one) is finished by a small edit
-  // far more often than a distant target is reached.
-  double near_share = 0;
+  // far more often than a distant target is reached. 0.5 with near_cuts:
+  // 249 targets matched against 201 for the round-robin alone, in one minute
+  // on the H200 (docs/BENCHMARKS.md, "Seventeenth session").
+  double near_share = 0.5;
   double near_scale = 0.05;
   // --near-cuts: a continuation of a kernel at distance d from its target
   // is cut among the last max(1/4, d / 0.1) of its statement boundaries
   // (all of them from d = 0.1), so a near kernel keeps most of its body and
   // the model rewrites only its end; otherwise the cut is uniform.
-  bool near_cuts = false;
+  bool near_cuts = true;
   // > 0: --baseline; streams alternately start undirected (from the plain
   // seed, their kernels kept apart) for slices of this many seconds.
   double baseline_slice_seconds = 0;

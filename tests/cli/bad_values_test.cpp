@@ -101,7 +101,7 @@ const std::map<std::string, Skip> kValid = {
     {"sample --filter-threads", {{"0"}, "0 means cores - 1"}},
     {"sample --check-jobs", {{"0"}, "0 means one per core"}},
     {"sample --plain-share", {{"0"}, "every directed restart continues a kernel's prefix"}},
-    {"sample --near-share", {{"0"}, "0 leaves every continuation to the round-robin"}},
+    {"sample --near-share", {{"0"}, "0 leaves every continuation to the round-robin; the default is 0.5"}},
     {"sample --repairs", {{"0"}, "0 means abandon at once (no repair)"}},
     {"sample --backtracks", {{"0"}, "0 turns backtracking off"}},
     {"sample --temperature", {{"0", "18446744073709551617"}, "0 is greedy; any finite temperature is a distribution"}},

@@ -292,6 +292,8 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
   EXPECT_EQ(1, j["steering"]["directed"]["targets"].get<int>());
   EXPECT_EQ(1, j["steering"]["baseline"]["targets"].get<int>());
   EXPECT_EQ("time", j["steering"]["baseline_split"]) << r.out;  // the default
+  EXPECT_EQ(0.5, j["steering"]["near_share"].get<double>()) << r.out;  // near-first steering by default
+  EXPECT_TRUE(j["steering"]["near_cuts"].get<bool>()) << r.out;
   const int kernels = j["steering"]["directed"]["kernels"].get<int>() + j["steering"]["baseline"]["kernels"].get<int>();
   EXPECT_GE(kernels, 1) << r.out;
   // The report: one row per side for the one target.
