@@ -2,11 +2,12 @@
 // feature vectors by search over the kernels it accepts (docs/SAMPLER.md,
 // "Directed sampling"). For every target the nearest accepted kernels are
 // kept; a restarting stream continues a prefix of one of them, cut at a
-// random statement boundary inside its body, for the next unmatched target
-// in round-robin order. The model, the constraint and the filter are the
-// undirected sampler's; only where streams start changes (and, for a
-// feature-conditioned model, the header each stream starts after:
-// start_headers.h).
+// statement boundary inside its body (late in a kernel near its target),
+// for an unmatched target: the next in round-robin order, or one drawn by
+// how near its nearest kernel is (DirectorOptions::near_share). The
+// model, the constraint and the filter are the undirected sampler's; only
+// where streams start changes (and, for a feature-conditioned model, the
+// header each stream starts after: start_headers.h).
 #pragma once
 
 #include <chrono>
