@@ -28,6 +28,9 @@
 # some 30-80 kernels a second against the sampler's 100-300 new ones), and
 # the benchmark-grade column still counts the matched kernels that pass.
 # RESULTS (directory for the JSON and CSV; default gpu-results/directed).
+# KERNELS_DIR (where each run's accepted kernels go, as RUN-kernels; default
+# $RESULTS; on the GPU machine, a folder outside $OUT: tens of thousands of
+# files do not come back from a call).
 # Every run samples on its own copy of the workspace (database, models,
 # vocabularies) under $RUNS_DIR (default $WORKSPACE/directed-runs): on the
 # workspace itself, a second run of the same seed would replay the first's
@@ -50,9 +53,10 @@ MODE=${MODE:-sliced}
 ARGS=${ARGS:-}
 TARGETS=${TARGETS:-}
 RESULTS=${RESULTS:-gpu-results/directed}
+KERNELS_DIR=${KERNELS_DIR:-$RESULTS}
 RUNS_DIR=${RUNS_DIR:-$WS/directed-runs}
 [ $# -gt 0 ] || set -- 1
-mkdir -p "$RESULTS"
+mkdir -p "$RESULTS" "$KERNELS_DIR"
 [ -f "$WS/clgen.db" ] || { echo "directed.sh: no workspace at $WS (train $CONFIG first)" >&2; exit 1; }
 
 for minutes in "$@"; do
@@ -65,7 +69,7 @@ for minutes in "$@"; do
   esac
   flags=(--config "$CONFIG" --device "$DEVICE" --batch-size "$BATCH" --seed "$SEED" --temperature "$TEMPERATURE"
          -n 0 --time-limit "$seconds" "${side[@]}"
-         --target-report "$RESULTS/$name-targets.csv" --out "$RESULTS/$name-kernels" --json)
+         --target-report "$RESULTS/$name-targets.csv" --out "$KERNELS_DIR/$name-kernels" --json)
   if [ -n "$TARGETS" ]; then flags+=(--target-features "$TARGETS"); else flags+=(--held-out-targets); fi
   [ -z "$ARGS" ] || flags+=(--args "$ARGS")
   # shellcheck disable=SC2206
@@ -86,7 +90,7 @@ seen = set()
 for r in csv.DictReader(open(sys.argv[1])):
     if r["distance"] and float(r["distance"]) == 0 and r["nearest_sha256"] not in seen:
         seen.add(r["nearest_sha256"])
-        print(os.path.join(sys.argv[2], r["nearest_sha256"] + ".cl"))' "$RESULTS/$name-targets.csv" "$RESULTS/$name-kernels")
+        print(os.path.join(sys.argv[2], r["nearest_sha256"] + ".cl"))' "$RESULTS/$name-targets.csv" "$KERNELS_DIR/$name-kernels")
     started=$(date +%s.%N)
     if [ ${#matched[@]} -gt 0 ]; then
       "$CLGEN" --workspace "$run_ws" -q drive "${matched[@]}" --device "$MATCHED_CHECK" -j 16 --gsize 4096 \

@@ -19,6 +19,11 @@
 #   directed5   5 minutes of directed sampling alone
 #   undirected5 5 minutes of undirected sampling alone (--baseline-only), same
 #               model, its own call
+#   alone1      one minute each, one after the other, same model: directed
+#               (the default near-first steering), directed with the earlier
+#               round-robin (--near-share 0 --no-near-cuts), and undirected;
+#               the fair comparison (docs/SAMPLER.md). ~4.5 minutes; fits a
+#               call with build and train. Tables under $DIR/alone1/
 # The feature-conditioned model (configs/github-cond.toml: github.toml with
 # training.feature_prefix; docs/SAMPLER.md, "Feature-conditioned model"):
 #   train_cond  train it for at most $TRAIN_SECONDS (skipped when trained);
@@ -82,6 +87,18 @@ phase_sliced2() { bench sliced 2; }
 phase_sliced4() { bench sliced 4; }
 phase_directed5() { bench directed 5; }
 phase_undirected5() { bench undirected 5; }
+phase_alone1() {
+  local v n mode flags
+  for v in "near:directed:" "round-robin:directed:--near-share 0 --no-near-cuts" "undirected:undirected:"; do
+    IFS=: read -r n mode flags <<< "$v"
+    mkdir -p "$DIR/alone1/$n"
+    MODE=$mode CLGEN=$CLGEN WORKSPACE=$WS RESULTS=$DIR/alone1/$n KERNELS_DIR=gpu-work/alone1-kernels/$n \
+      CONFIG=configs/github.toml SAMPLE_FLAGS="${SAMPLE_FLAGS:-} $flags" ./bench/directed.sh 1 > "$DIR/alone1/$n/table.txt" ||
+      { tail -5 "$DIR/alone1/$n/table.txt"; return 1; }
+    echo "== $n"
+    grep -E '^\| 1 |samples in' "$DIR/alone1/$n/table.txt"
+  done
+}
 phase_cond1() { bench sliced 1 configs/github-cond.toml; }
 phase_cond2() { bench sliced 2 configs/github-cond.toml; }
 phase_cond4() { bench sliced 4 configs/github-cond.toml; }
