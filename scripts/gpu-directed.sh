@@ -37,7 +37,7 @@
 # samples without the checker setting the pace and checks only the matched
 # kernels afterwards.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 RESULTS=${OUT:-gpu-results}
 DIR=$RESULTS/directed
 CLGEN=${BUILD_DIR:-build-gpu}/cli/clgen
