@@ -24,6 +24,11 @@
 #               round-robin (--near-share 0 --no-near-cuts), and undirected;
 #               the fair comparison (docs/SAMPLER.md). ~4.5 minutes; fits a
 #               call with build and train. Tables under $DIR/alone1/
+#   quality1    one minute of directed (near-first) and one of undirected
+#               sampling, same model, then 300 random accepted kernels of each
+#               through the checker and `clgen features` (bench/run_quality.py):
+#               what steering does to the kernels' complexity. ~5 minutes
+# directed5 and undirected5 end with the same quality line for their run.
 # The feature-conditioned model (configs/github-cond.toml: github.toml with
 # training.feature_prefix; docs/SAMPLER.md, "Feature-conditioned model"):
 #   train_cond  train it for at most $TRAIN_SECONDS (skipped when trained);
@@ -51,8 +56,12 @@ bench() {  # MODE MINUTES [CONFIG]: results of another config than github.toml u
   [ "$config" = configs/github.toml ] || dir=$DIR/$(basename "$config" .toml)
   [ -z "$PLAIN_SHARE" ] || flags="$flags --plain-share $PLAIN_SHARE"
   mkdir -p "$dir"
-  MODE=$1 CLGEN=$CLGEN WORKSPACE=$WS RESULTS=$dir CONFIG=$config SAMPLE_FLAGS=$flags ./bench/directed.sh "$2" |
-    tee "$dir/table-$1-$2min.txt"
+  MODE=$1 CLGEN=$CLGEN WORKSPACE=$WS RESULTS=$dir KERNELS_DIR=gpu-work/kernels CONFIG=$config SAMPLE_FLAGS=$flags \
+    ./bench/directed.sh "$2" | tee "$dir/table-$1-$2min.txt"
+}
+quality() {  # MODE MINUTES RESULTS: bench/run_quality.py on that run's workspace copy
+  python3 bench/run_quality.py --clgen "$CLGEN" --workspace "$WS/directed-runs/$1-$2min" --n 300 --device gpu \
+    --label "$1, $2 min" --targets-csv "$3/$1-$2min-targets.csv" | tee "$3/quality-$1-$2min.txt"
 }
 
 phase_build() { OUT=$RESULTS ./scripts/gpu-check.sh build; }
@@ -85,8 +94,19 @@ phase_targets() {
 phase_sliced1() { bench sliced 1; }
 phase_sliced2() { bench sliced 2; }
 phase_sliced4() { bench sliced 4; }
-phase_directed5() { bench directed 5; }
-phase_undirected5() { bench undirected 5; }
+phase_directed5() { bench directed 5 && quality directed 5 "$DIR"; }
+phase_undirected5() { bench undirected 5 && quality undirected 5 "$DIR"; }
+phase_quality1() {
+  local mode
+  for mode in directed undirected; do
+    mkdir -p "$DIR/quality1"
+    MODE=$mode CLGEN=$CLGEN WORKSPACE=$WS RESULTS=$DIR/quality1 KERNELS_DIR=gpu-work/kernels \
+      CONFIG=configs/github.toml SAMPLE_FLAGS="${SAMPLE_FLAGS:-}" ./bench/directed.sh 1 > "$DIR/quality1/table-$mode.txt" ||
+      { tail -5 "$DIR/quality1/table-$mode.txt"; return 1; }
+    grep -E '^\| 1 |samples in' "$DIR/quality1/table-$mode.txt"
+  done
+  for mode in directed undirected; do quality "$mode" 1 "$DIR/quality1" || return 1; done
+}
 phase_alone1() {
   local v n mode flags
   for v in "near:directed:" "round-robin:directed:--near-share 0 --no-near-cuts" "undirected:undirected:"; do
