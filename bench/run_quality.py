@@ -6,13 +6,17 @@ go through the dynamic checker (`clgen drive`, 16 workers, global size 4096,
 their Grewe features. Prints one line: kernels drawn of accepted, checker
 outcomes, median comp and mem, the share with comp >= 10 and the share using
 `__local` memory. With --targets-csv (a `--target-report`), also the share
-whose six Grewe features equal one of the targets'.
+whose six Grewe features equal one of the targets'. With --export, writes
+the drawn kernels as JSON lines (text, outcome, the six features), a few
+hundred KB, so that their failures can be read on another machine.
 
 Usage: bench/run_quality.py --clgen build/cli/clgen --workspace RUN_WS
          [--n 300] [--seed 1] [--device gpu] [--label NAME] [--targets-csv FILE]
+         [--export FILE.jsonl]
 """
 import argparse
 import csv
+import json
 import os
 import random
 import sqlite3
@@ -34,6 +38,7 @@ def main():
     ap.add_argument("--device", default="gpu")
     ap.add_argument("--label", default="")
     ap.add_argument("--targets-csv", default="")
+    ap.add_argument("--export", default="")
     a = ap.parse_args()
     db = sqlite3.connect(os.path.join(a.workspace, "clgen.db"))
     rows = db.execute("SELECT normalized_sha256, normalized_text FROM samples WHERE status = 'accepted' "
@@ -53,12 +58,18 @@ def main():
         if r.returncode != 0:
             print(f"{a.label}: drive failed: {r.stderr.strip()[-500:]}")
             return 1
-    outcomes = {}
+    outcomes, outcome_of = {}, []
     for sha, _ in picked:
         got = [o for (o,) in db.execute("SELECT outcome FROM runs WHERE kernel_sha256 = ?", (sha,))]
         o = "pass" if "pass" in got else (got[0] if got else "not driven")
         outcomes[o] = outcomes.get(o, 0) + 1
-    fs = [f for f in features(a.clgen, [t for _, t in picked]) if f is not None]
+        outcome_of.append(o)
+    all_fs = features(a.clgen, [t for _, t in picked])
+    fs = [f for f in all_fs if f is not None]
+    if a.export:
+        with open(a.export, "w") as out:
+            for (_, text), o, f in zip(picked, outcome_of, all_fs):
+                out.write(json.dumps({"text": text, "outcome": o, "grewe": f}) + "\n")
     n = len(picked)
     line = (f"{a.label}: {n} of {len(rows)} accepted; checker pass {outcomes.get('pass', 0)} "
             f"({100 * outcomes.get('pass', 0) / n:.1f}%); "

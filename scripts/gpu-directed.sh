@@ -61,7 +61,8 @@ bench() {  # MODE MINUTES [CONFIG]: results of another config than github.toml u
 }
 quality() {  # MODE MINUTES RESULTS: bench/run_quality.py on that run's workspace copy
   python3 bench/run_quality.py --clgen "$CLGEN" --workspace "$WS/directed-runs/$1-$2min" --n 300 --device gpu \
-    --label "$1, $2 min" --targets-csv "$3/$1-$2min-targets.csv" | tee "$3/quality-$1-$2min.txt"
+    --label "$1, $2 min" --targets-csv "$3/$1-$2min-targets.csv" --export "$3/quality-$1-$2min.jsonl" |
+    tee "$3/quality-$1-$2min.txt"
 }
 
 phase_build() { OUT=$RESULTS ./scripts/gpu-check.sh build; }
