@@ -23,6 +23,19 @@ inline std::string generated_name(size_t n, bool upper) {
   return s;
 }
 
+// True for the lower-case words of at most four letters that only C++
+// reserves: its alternative operator spellings and a few keywords. OpenCL C
+// allows them as names, but clang-format reads the text as C++ and lays a
+// variable `or` out as the operator (`or [0]`), so the rewriter never
+// generates them (a kernel reaches `or` after some 400 variables; the
+// sampler's constraint, whose samples never declare that many, does not
+// follow this).
+inline bool is_cpp_only_word(std::string_view w) {
+  for (std::string_view r : {"and", "asm", "new", "not", "or", "this", "try", "xor"})
+    if (w == r) return true;
+  return false;
+}
+
 // The inverse of generated_name: the index of `w`, or -1 when `w` is not
 // 1-4 letters of one case.
 inline long generated_index(std::string_view w) {

@@ -17,7 +17,8 @@ namespace clgen::preprocess {
 // 4: the corpus is stored per kernel (extract_kernels), each with what it reaches
 // 5: names in an unknown attribute's arguments renamed; inputs up to 2 MiB
 // 6: __OPENCL_VERSION__ defined (support/clang/invocation.cpp); missing fragments rejected per kernel
-constexpr const char* kPassesVersion = "6";
+// 7: generated names skip words only C++ reserves (`or`: generated_names.h)
+constexpr const char* kPassesVersion = "7";
 
 const char* rewrite_status_name(RewriteStatus status) {
   switch (status) {

@@ -148,7 +148,7 @@ class RenameConsumer : public clang::ASTConsumer {
     }
     clang::Preprocessor& pp = ci_.getPreprocessor();
     auto usable = [&](const std::string& name) {
-      if (kept.count(name) || short_builtin_names().count(name)) return false;
+      if (kept.count(name) || short_builtin_names().count(name) || is_cpp_only_word(name)) return false;
       clang::IdentifierInfo& ii = pp.getIdentifierTable().get(name);
       if (ii.isKeyword(ctx.getLangOpts()) || pp.isMacroDefined(&ii)) return false;
       for (const clang::NamedDecl* d : ctx.getTranslationUnitDecl()->lookup(&ii)) {

@@ -133,6 +133,22 @@ TEST(RenamePass, SkipsNamesTheInputKeeps) {
   EXPECT_NE(out->find("b[0].a = 1"), std::string::npos) << *out;
 }
 
+TEST(RenamePass, NeverNamesAVariableAfterACppOperator) {
+  // Past `do` and `if`, the 406th variable (v404) would be `or`, which
+  // clang-format spaces as C++'s operator; it becomes `os`.
+  std::string body;
+  for (int i = 0; i < 410; ++i) body += "  int v" + std::to_string(i) + " = " + std::to_string(i) + ";\n";
+  body += "  x[0] = v407 + v408;\n";
+  auto out = rename_identifiers("__kernel void k(__global int* x) {\n" + body + "}\n");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out->find(" or "), std::string::npos);
+  EXPECT_NE(out->find("int os = 404;"), std::string::npos);
+  EXPECT_NE(out->find("a[0] = ov + ow;"), std::string::npos);
+  auto formatted = format_source(*out);
+  ASSERT_TRUE(formatted.ok());
+  EXPECT_NE(formatted->find("a[0] = ov + ow;"), std::string::npos);
+}
+
 TEST(RenamePass, RenamesNamesInTheArgumentsOfAnUnknownAttribute) {
   // Clang drops an unknown attribute with its arguments, so they are no
   // references in the AST; left as written they name nothing after renaming.
