@@ -31,6 +31,7 @@
 
 #include "corpus/preprocess/frontend_internal.h"
 #include "corpus/preprocess/index_bounds.h"
+#include "corpus/preprocess/uninitialized.h"
 #include "support/clang/crash_recovery.h"
 
 namespace clgen::preprocess {
@@ -477,8 +478,13 @@ class UsefulnessConsumer : public clang::ASTConsumer {
   void HandleTranslationUnit(clang::ASTContext& ctx) override {
     for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
       const auto* fn = dyn_cast<clang::FunctionDecl>(d);
-      if (fn && fn->hasAttr<clang::OpenCLKernelAttr>() && fn->doesThisDeclarationHaveABody())
-        out_->push_back(KernelAnalysis(fn).run());
+      if (!fn || !fn->hasAttr<clang::OpenCLKernelAttr>() || !fn->doesThisDeclarationHaveABody()) continue;
+      // An undefined value makes whatever the kernel stores undefined too.
+      if (auto read = internal::uninitialized_read(*fn, ctx)) {
+        out_->push_back({false, "uninitialized_read", "kernel " + fn->getNameAsString() + ": " + *read});
+        continue;
+      }
+      out_->push_back(KernelAnalysis(fn).run());
     }
   }
 

@@ -271,6 +271,45 @@ TEST(UsefulnessTest, KeepsIndicesThatCanStayInsideTheBuffer) {
       "  int d = get_global_id(0);\n  a[d + c] = b[d];\n}\n");
 }
 
+TEST(UsefulnessTest, RejectsAKernelThatReadsAVariableInItsOwnInitializer) {
+  // Directed sampling's continuations inherit this from the kernel they
+  // continue: `d` holds whatever the register held.
+  expect_useless(
+      "kernel void A(global uint* a, global const uint* b) {\n"
+      "  uint c = get_global_id(0);\n  int d = d * (8 * d + 2) * c + 16;\n  a[c] = b[c] + d;\n}\n",
+      "uninitialized_read");
+}
+
+TEST(UsefulnessTest, RejectsALoopBoundedByAVariableNothingInitializes) {
+  expect_useless(
+      "kernel void A(global float* a, global const float* b) {\n"
+      "  int c = get_global_id(0);\n  int e;\n"
+      "  for (int i = 0; i < e; i++) a[c] += b[i];\n}\n",
+      "uninitialized_read");
+}
+
+TEST(UsefulnessTest, KeepsAVariableThatOnlySomePathsLeaveUninitialized) {
+  // The work-items that skip the assignment may be none.
+  expect_useful(
+      "kernel void A(global float* a, global const float* b, int n) {\n"
+      "  int c = get_global_id(0);\n  float e;\n  if (c < n) e = b[c];\n  a[c] = e;\n}\n");
+  expect_useful(
+      "kernel void A(global float* a, global const float* b, int n) {\n"
+      "  int c = get_global_id(0);\n  float s;\n"
+      "  for (int i = 0; i < n; i++) { if (i == 0) s = 0.0f; s += b[i]; }\n  a[c] = s;\n}\n");
+}
+
+TEST(UsefulnessTest, KeepsAVectorAndAStructFilledMemberByMember) {
+  expect_useful(
+      "kernel void A(global float4* a, global const float* b) {\n"
+      "  int c = get_global_id(0);\n  float4 r;\n"
+      "  r.x = b[c]; r.y = b[c] * 2.0f; r.z = 0.0f; r.w = 1.0f;\n  a[c] = r;\n}\n");
+  expect_useful(
+      "typedef struct { float x; int n; } P;\n"
+      "kernel void A(global P* a, global const float* b) {\n"
+      "  int c = get_global_id(0);\n  P p;\n  p.x = b[c]; p.n = c;\n  a[c] = p;\n}\n");
+}
+
 TEST(UsefulnessTest, TextThatDoesNotParseIsAnError) {
   auto v = check_usefulness("kernel void A(global float* a) { a[0] = undeclared; }\n");
   ASSERT_FALSE(v.ok());
