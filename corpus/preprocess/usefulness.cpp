@@ -29,6 +29,8 @@
 #include <clang/Frontend/FrontendAction.h>
 #include <fmt/format.h>
 
+#include "corpus/preprocess/conditions.h"
+#include "corpus/preprocess/endless_loop.h"
 #include "corpus/preprocess/frontend_internal.h"
 #include "corpus/preprocess/index_bounds.h"
 #include "corpus/preprocess/uninitialized.h"
@@ -172,35 +174,10 @@ class KernelAnalysis {
     bool past_end = false;      // a[i] with i >= S for every work-item (index_bounds.h)
   };
 
-  // True when `a` and `b` are the same expression (as Clang profiles them,
-  // implicit casts and parentheses aside) and evaluating it changes nothing.
   bool same_expression(const clang::Expr* a, const clang::Expr* b) const {
-    const clang::ASTContext& ctx = fn_->getASTContext();
-    a = strip(a);
-    b = strip(b);
-    if (a->HasSideEffects(ctx) || b->HasSideEffects(ctx)) return false;
-    llvm::FoldingSetNodeID ida, idb;
-    a->Profile(ida, ctx, true);
-    b->Profile(idb, ctx, true);
-    return ida == idb;
+    return internal::same_expression(a, b, fn_->getASTContext());
   }
-
-  // True when `e` is false whatever the values: `x < x`, `x > x`, `x != x`
-  // for integers (a NaN differs from itself), and && / || of such.
-  bool always_false(const clang::Expr* e) const {
-    e = strip(e);
-    const auto* b = e ? dyn_cast<clang::BinaryOperator>(e) : nullptr;
-    if (!b) return false;
-    switch (b->getOpcode()) {
-      case clang::BO_LAnd: return always_false(b->getLHS()) || always_false(b->getRHS());
-      case clang::BO_LOr: return always_false(b->getLHS()) && always_false(b->getRHS());
-      case clang::BO_LT:
-      case clang::BO_GT: return same_expression(b->getLHS(), b->getRHS());
-      case clang::BO_NE:
-        return strip(b->getLHS())->getType()->isIntegerType() && same_expression(b->getLHS(), b->getRHS());
-      default: return false;
-    }
-  }
+  bool always_false(const clang::Expr* e) const { return internal::always_false(e, fn_->getASTContext()); }
 
   // True when `child` of `s` runs only if an always-false condition holds.
   bool dead_branch(const clang::Stmt* s, const clang::Stmt* child) const {
@@ -482,6 +459,11 @@ class UsefulnessConsumer : public clang::ASTConsumer {
       // An undefined value makes whatever the kernel stores undefined too.
       if (auto read = internal::uninitialized_read(*fn, ctx)) {
         out_->push_back({false, "uninitialized_read", "kernel " + fn->getNameAsString() + ": " + *read});
+        continue;
+      }
+      // A loop that can never end holds the device until the checker's time-out.
+      if (auto loop = internal::endless_loop(*fn, ctx)) {
+        out_->push_back({false, "endless_loop", "kernel " + fn->getNameAsString() + ": " + *loop});
         continue;
       }
       out_->push_back(KernelAnalysis(fn).run());

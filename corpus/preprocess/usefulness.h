@@ -1,9 +1,12 @@
 // The static usefulness check: whether a kernel that compiles can write
 // output that depends on its input, decided from its AST before any device
-// runs it. It rejects five kinds of kernels the dynamic checker fails:
+// runs it. It rejects six kinds of kernels the dynamic checker fails:
 //   uninitialized_read     a variable is read before anything is stored to
 //                          it, on every path to the read (uninitialized.h):
 //                          what the kernel stores is undefined;
+//   endless_loop           a loop whose condition nothing in the loop can
+//                          change, and nothing leaves (endless_loop.h): it
+//                          never runs, or it runs forever;
 //   no_global_store        nothing is ever written to __global memory;
 //   no_effective_store     every __global store copies a location onto
 //                          itself (`a[i] = a[i]`) or is under a condition
@@ -31,7 +34,7 @@ namespace clgen::preprocess {
 
 struct UsefulnessVerdict {
   bool useful = true;
-  std::string category;  // "" when useful, else one of the five above
+  std::string category;  // "" when useful, else one of the six above
   std::string reason;    // names the kernel and what it found
 };
 

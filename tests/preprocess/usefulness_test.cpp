@@ -310,6 +310,66 @@ TEST(UsefulnessTest, KeepsAVectorAndAStructFilledMemberByMember) {
       "  int c = get_global_id(0);\n  P p;\n  p.x = b[c]; p.n = c;\n  a[c] = p;\n}\n");
 }
 
+TEST(UsefulnessTest, RejectsALoopWhoseConditionNothingInTheLoopChanges) {
+  // As sampled: neither k nor c changes in the body.
+  expect_useless(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n  int k = b[c];\n  int n = 0;\n"
+      "  while (k < c) {\n    n += b[k];\n    if (n > 4) n = 0;\n  }\n  a[c] = n;\n}\n",
+      "endless_loop");
+  // The increment steps another variable than the condition reads.
+  expect_useless(
+      "kernel void A(global float* a, global const float* b) {\n"
+      "  int f = 0;\n"
+      "  for (unsigned g = 0; g < get_local_size(0); f++) a[get_global_id(0)] = b[f];\n}\n",
+      "endless_loop");
+  // No condition at all, and nothing leaves.
+  expect_useless(
+      "kernel void A(global float* a, global const float* b) {\n"
+      "  int c = get_global_id(0);\n  do { a[c] = b[c]; } while (c >= 0);\n  for (;;) a[c] += 1.0f;\n}\n",
+      "endless_loop");
+  UsefulnessVerdict v = verdict(
+      "kernel void A(global int* a) {\n  int c = get_global_id(0);\n  int k = 0;\n"
+      "  while (k < c) a[c] = c;\n}\n");
+  EXPECT_NE(v.reason.find("the loop at line 4 never changes what its condition reads (k, c)"), std::string::npos)
+      << v.reason;
+}
+
+TEST(UsefulnessTest, KeepsLoopsThatCanEnd) {
+  const char* loops[] = {
+      // the body or the increment writes what the condition reads
+      "for (int i = 0; i < c; i++) a[i] += b[i];",
+      "int i = c; while (i > 0) { a[i] = b[i]; i /= 2; }",
+      "int i = 0; while (i < 8) { if (b[i] > 0) i += 2; else ++i; a[c] += i; }",
+      "float4 v = (float4)(0.0f); while (v.x < 4.0f) { v.x += b[c]; a[c] = v.x; }",
+      // a way out other than the condition
+      "while (1) { a[c] = b[c]; if (b[c] > 0) break; }",
+      "for (;;) { a[c] = b[c]; return; }",
+      // a condition that may change behind the loop's back: memory, a
+      // variable written through a pointer, an atomic
+      "while (b[c] > 0) a[c] = 1;",
+      "int k = 0; int* p = &k; while (k < 4) { *p += 1; a[c] = k; }",
+      "while (atomic_add(&a[0], 0) < 3) a[c] = 1;",
+      // a condition false from the start: the loop never runs
+      "while (0) a[c] = 1; a[c] = b[c];",
+      "int k = c; while (k < k) a[c] = 1; a[c] = b[c];",
+      // a break in a nested loop leaves only that loop, but the outer one
+      // has its own increment
+      "for (int i = 0; i < 4; ++i) { for (;;) { break; } a[c] = b[i]; }",
+  };
+  for (const char* body : loops)
+    expect_useful(std::string("kernel void A(global int* a, global const int* b) {\n  int c = get_global_id(0);\n  ") +
+                  body + "\n}\n");
+}
+
+TEST(UsefulnessTest, ABreakOutOfAnInnerLoopDoesNotEndTheOuterOne) {
+  expect_useless(
+      "kernel void A(global int* a, global const int* b) {\n  int c = get_global_id(0);\n  int k = 0;\n"
+      "  while (k < c) {\n    for (int i = 0; i < 4; i++) { if (b[i] > 0) break; }\n"
+      "    switch (b[c]) { case 1: break; default: a[c] = 1; }\n  }\n}\n",
+      "endless_loop");
+}
+
 TEST(UsefulnessTest, TextThatDoesNotParseIsAnError) {
   auto v = check_usefulness("kernel void A(global float* a) { a[0] = undeclared; }\n");
   ASSERT_FALSE(v.ok());
