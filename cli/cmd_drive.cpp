@@ -76,6 +76,9 @@ void print_table(const driver::DriveSummary& s) {
   std::printf("sources: %llu, driven now: %llu, already stored: %llu, workers started: %d\n",
               static_cast<unsigned long long>(s.sources), static_cast<unsigned long long>(s.driven),
               static_cast<unsigned long long>(s.already_stored), s.workers_started);
+  if (s.timeouts_retried > 0)
+    std::printf("timed out beside other runs and driven again alone: %d (%d of them no longer timed out)\n",
+                s.timeouts_retried, s.timeouts_cleared);
 }
 
 Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
@@ -185,6 +188,9 @@ void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& actio
          "--shuffle", d.shuffle_seed,
          "Drive the sources in an order shuffled by this seed, so --limit takes a fair sample (0: stored order)")
       ->capture_default_str();
+  cmd->add_flag("!--no-timeout-retry", d.retry_timeouts_alone,
+                "Keep a time-out beside other runs as it is, instead of driving the kernel again alone (each retry "
+                "holds every job for up to two time-outs)");
   cmd->add_option("--jobs,-j", d.jobs, "Kernels driven at once, each in its own worker (0: one per core, at most 16)")
       ->capture_default_str()
       ->check(CLI::Range(0u, 256u));

@@ -243,6 +243,8 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
       nlohmann::json outcomes = nlohmann::json::object();
       for (const auto& [o, n] : check->outcomes) outcomes[driver::outcome_name(o)] = n;
       j["check_device"] = check->check_device;
+      j["timeouts_retried"] = check->timeouts_retried;
+      j["timeouts_cleared"] = check->timeouts_cleared;
       j["checked"] = check->checked;
       j["dynamically_valid"] = check->benchmark_grade;
       j["wall_seconds"] = wall;
@@ -300,6 +302,9 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
                 check->checked / std::max(check->drive_seconds, 1e-9));
     for (const auto& [o, n] : check->outcomes)
       std::printf("    %-30s %llu\n", driver::outcome_name(o), (unsigned long long)n);
+    if (check->timeouts_retried > 0)
+      std::printf("    timed out beside other runs and driven again alone: %d (%d no longer timed out)\n",
+                  check->timeouts_retried, check->timeouts_cleared);
     std::printf("benchmark-grade kernels written to %s\n", opts.check.out_dir.c_str());
   }
   return ok_status();
@@ -390,6 +395,9 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--check-timeout", opts->check.timeout_s, "Wall-clock seconds per checked kernel")
       ->capture_default_str()
       ->check(finite_range(0.001, 604800.0));
+  cmd->add_flag("!--no-check-timeout-retry", opts->check.retry_timeouts_alone,
+                "Keep a check's time-out beside other runs as it is, instead of checking the kernel again alone "
+                "(each retry holds the checker for up to two time-outs)");
   cmd->add_option("--check-out", opts->check_out,
                   "Directory for benchmark-grade kernels (default: <workspace>/benchmark-grade/<model "
                   "id>, or <--out>-benchmark-grade)");

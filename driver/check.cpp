@@ -51,6 +51,7 @@ Expected<std::unique_ptr<Checker>> Checker::start(Database db, CheckOptions opti
   popts.global_sizes = {options.global_size};
   popts.runs = options.runs;
   popts.seed = options.seed;
+  popts.retry_timeouts_alone = options.retry_timeouts_alone;
   popts.worker = wopts;
   popts.threads = options.jobs ? options.jobs : default_drive_jobs();
   popts.queue_capacity = 2 * popts.threads;
@@ -115,6 +116,8 @@ Expected<CheckSummary> Checker::finish() {
   if (recorder_.joinable()) recorder_.join();
   std::lock_guard<std::mutex> lock(mu_);
   RETURN_IF_ERROR(failure_);
+  summary_.timeouts_retried = pool_->timeouts_retried();
+  summary_.timeouts_cleared = pool_->timeouts_cleared();
   return summary_;
 }
 

@@ -34,6 +34,7 @@ struct CheckOptions {
   int runs = 10;  // profiled repetitions of passing kernels
   uint64_t seed = 20170204;
   double timeout_s = 10;  // per kernel × device; a sampled kernel is short or useless
+  bool retry_timeouts_alone = true;  // RunSettings::retry_timeouts_alone
   uint64_t memory_limit_mb = 0;
   std::string worker_binary;  // empty: default_worker_binary()
   std::string out_dir;        // benchmark-grade kernels as <sha256>.cl; "" = none
@@ -50,6 +51,8 @@ struct CheckSummary {
   std::map<Outcome, uint64_t> outcomes;  // runs on the check device
   std::string check_device;              // "PLATFORM: DEVICE"
   double drive_seconds = 0;              // from start() to the last stored result
+  int timeouts_retried = 0;              // runs that timed out beside others, driven again alone
+  int timeouts_cleared = 0;              // ... that did not time out alone
 };
 
 class Checker {

@@ -315,6 +315,8 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   RETURN_IF_ERROR_CTX(feed_status, "leasing sources");
   if (interrupted()) summary.interrupted = true;
   summary.workers_started = worker.started() + pool.workers_started();
+  summary.timeouts_retried = pool.timeouts_retried();
+  summary.timeouts_cleared = pool.timeouts_cleared();
   std::string csv = csv_header();
   int instance = 0;
   for (const auto& runs : by_source)

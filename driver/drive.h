@@ -37,9 +37,9 @@ struct DriveOptions : RunSettings {
   std::string csv_path;          // write every selected run here as CSV
   bool show_progress = true;
   // Drive threads, each with its own worker per device, running one kernel
-  // at a time; 0 = default_drive_jobs(). Every run's outcome is the one it
-  // gets when driven alone (own worker process); only the wall clock is
-  // shared, so timeouts are wall-clock limits under load.
+  // at a time; 0 = default_drive_jobs(). Every run has its own worker
+  // process; the device and the wall clock are shared, so a run that times
+  // out beside others is driven again alone (PoolOptions::retry_timeouts_alone).
   unsigned jobs = 0;
 };
 
@@ -49,6 +49,8 @@ struct DriveSummary {
   uint64_t already_stored = 0;           // runs found in the database and skipped
   uint64_t sources = 0;
   int workers_started = 0;
+  int timeouts_retried = 0;  // runs that timed out beside others, driven again alone
+  int timeouts_cleared = 0;  // ... that did not time out alone
   bool interrupted = false;
   std::vector<std::string> notes;        // e.g. "no samples table: ..."
 };

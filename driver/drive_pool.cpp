@@ -223,7 +223,23 @@ PoolResult DrivePool::drive_source(const PoolSource& src, std::vector<std::uniqu
             job.warmup = options_.warmup;
             job.seed = options_.seed;
             job.build_options = options_.build_options;
+            RunGate::Ticket ticket = gate_.lock_shared();
             auto result = worker.drive(job);
+            const bool overlapped = gate_.overlapped(ticket);
+            gate_.unlock_shared();
+            if (result.ok() && result->outcome == Outcome::kTimeout && overlapped && options_.retry_timeouts_alone &&
+                !stop_now()) {
+              // Alone: the runs in flight finish (each within its time-out)
+              // and no new one starts until this one is done.
+              std::lock_guard<RunGate> alone(gate_);
+              result = worker.drive(job);
+              ++retried_;
+              if (result.ok()) {
+                if (result->outcome != Outcome::kTimeout) ++cleared_;
+                result->message = "timed out beside other runs; driven again alone" +
+                                  (result->message.empty() ? "" : ": " + result->message);
+              }
+            }
             if (!result.ok()) {
               res.error = result.status().with_context("driving " + src.origin + ":" + sig.name);
               return res;

@@ -1,9 +1,9 @@
 // Drives kernel sources concurrently: a fixed number of drive threads, each
 // with its own worker processes (one per device), take sources from a
 // bounded queue, run the argument analysis and every kernel × device × size
-// of the source, and hand back the source's runs in order. Each run is still
-// one kernel in one isolated worker, so its outcome is what the kernel gets
-// when driven alone; only the wall clock is shared.
+// of the source, and hand back the source's runs in order. Each run is
+// one kernel in one isolated worker; the device is shared, so a run that
+// times out beside others is driven again alone (retry_timeouts_alone).
 #pragma once
 
 #include <atomic>
@@ -17,6 +17,7 @@
 
 #include "driver/analysis_worker.h"
 #include "driver/devices.h"
+#include "driver/run_gate.h"
 #include "driver/runs.h"
 #include "driver/worker.h"
 #include "support/bounded_queue.h"
@@ -35,6 +36,11 @@ struct RunSettings {
   int warmup = 1;
   uint64_t seed = 20170204;  // payload A; payload B uses seed + 1
   std::string build_options;
+  // A run that timed out while other runs were in flight is driven again
+  // alone (RunGate), and the second outcome stands: on one GPU a hanging
+  // kernel can make its neighbours time out (docs/DRIVER.md). Each retry
+  // holds the whole pool for up to two time-outs.
+  bool retry_timeouts_alone = true;
 };
 
 struct PoolOptions : RunSettings {
@@ -97,6 +103,10 @@ class DrivePool {
   void stop();
   // Worker processes started so far, over all threads.
   int workers_started() const { return started_.load(); }
+  // Runs that timed out beside others and were driven again alone, and how
+  // many of those did not time out alone.
+  int timeouts_retried() const { return retried_.load(); }
+  int timeouts_cleared() const { return cleared_.load(); }
 
  private:
   void thread_main();
@@ -110,6 +120,8 @@ class DrivePool {
   std::atomic<bool> stopping_{false};
   std::atomic<unsigned> live_{0};
   std::atomic<int> started_{0};
+  std::atomic<int> retried_{0}, cleared_{0};
+  RunGate gate_;
   std::vector<std::thread> threads_;
 };
 

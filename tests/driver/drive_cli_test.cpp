@@ -226,6 +226,47 @@ TEST_F(DriveCliTest, ConcurrentDriveGivesEveryKernelItsSequentialOutcomeAndCsvOr
   EXPECT_EQ(csv_columns(csv1), csv_columns(csv4));
 }
 
+TEST_F(DriveCliTest, ATimeoutBesideOtherRunsIsDrivenAgainAloneAndOnlyThen) {
+  std::vector<std::string> files = {kernel_path("infinite_loop.cl"), kernel_path("saxpy.cl"),
+                                    kernel_path("matmul_2d.cl"), kernel_path("args_mix.cl")};
+  auto drive = [&](const std::string& jobs, bool retry = true) {
+    auto args = drive_args(files);
+    args.insert(args.end(), {"--timeout", "6", "--jobs", jobs});
+    if (!retry) args.push_back("--no-timeout-retry");
+    return run_clgen(args);
+  };
+  auto fresh_database = [&] {
+    fs::remove(ws_ / "clgen.db");
+    fs::remove(ws_ / "clgen.db-wal");
+    fs::remove(ws_ / "clgen.db-shm");
+  };
+  const std::string retried = "timed out beside other runs and driven again alone: 1 (0 of them no longer timed out)";
+  const std::string timeout_message =
+      "SELECT COUNT(*) FROM runs WHERE outcome='timeout' AND message LIKE 'timed out beside other runs; driven "
+      "again alone%'";
+  // Two jobs: saxpy.cl starts while the endless kernel runs, so its time-out
+  // is not its own for certain; alone, it times out again, and that stands.
+  auto two = drive("2");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(two.out.find(retried), std::string::npos) << two.out;
+  EXPECT_EQ(count(timeout_message), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='pass'"), 3);
+  // One job: every run was alone already.
+  fresh_database();
+  auto one = drive("1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out.find("driven again alone"), std::string::npos) << one.out;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='timeout'"), 1);
+  EXPECT_EQ(count(timeout_message), 0);
+  // --no-timeout-retry keeps the first time-out.
+  fresh_database();
+  auto kept = drive("2", false);
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_EQ(kept.out.find("driven again alone"), std::string::npos) << kept.out;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='timeout'"), 1);
+  EXPECT_EQ(count(timeout_message), 0);
+}
+
 TEST_F(DriveCliTest, SamplesWithoutASamplesTableSkipCleanly) {
   auto r = run_clgen(drive_args({"--samples"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
