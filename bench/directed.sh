@@ -122,6 +122,11 @@ def graded(side):
     return f"{ok}/{len(shas)}"
 print(f"{j['samples']} samples in {j['seconds']:.0f}s, model {j['model_id']}; streams continued from a prefix: "
       f"{s['starts']['replayed']} ({s['starts']['refused']} refused)")
+# Where the run's tokens and samples went: replayed prefixes against the
+# whole, and the filter's verdicts (rejection categories included).
+print(f"new accepted {j['accepted']}, passed the filter {j['passed_filter']}, training copies "
+      f"{j['training_copies']}; tokens {j['tokens']}, replayed {s['starts']['forced_tokens']}; "
+      f"bottleneck {j['bottleneck']}; rejected by category {json.dumps(j['by_category'], sort_keys=True)}")
 print(f"| minutes per side | side | targets | matched exactly | mean normalized distance | kernels | "
       f"kernels matching a target | benchmark-grade matched |")
 print("|---|---|---|---|---|---|---|---|")

@@ -104,7 +104,7 @@ phase_quality1() {
     MODE=$mode CLGEN=$CLGEN WORKSPACE=$WS RESULTS=$DIR/quality1 KERNELS_DIR=gpu-work/kernels \
       CONFIG=configs/github.toml SAMPLE_FLAGS="${SAMPLE_FLAGS:-}" ./bench/directed.sh 1 > "$DIR/quality1/table-$mode.txt" ||
       { tail -5 "$DIR/quality1/table-$mode.txt"; return 1; }
-    grep -E '^\| 1 |samples in' "$DIR/quality1/table-$mode.txt"
+    grep -E '^\| 1 |samples in|^new accepted' "$DIR/quality1/table-$mode.txt"
   done
   for mode in directed undirected; do quality "$mode" 1 "$DIR/quality1" || return 1; done
 }
@@ -117,7 +117,7 @@ phase_alone1() {
       CONFIG=configs/github.toml SAMPLE_FLAGS="${SAMPLE_FLAGS:-} $flags" ./bench/directed.sh 1 > "$DIR/alone1/$n/table.txt" ||
       { tail -5 "$DIR/alone1/$n/table.txt"; return 1; }
     echo "== $n"
-    grep -E '^\| 1 |samples in' "$DIR/alone1/$n/table.txt"
+    grep -E '^\| 1 |samples in|^new accepted' "$DIR/alone1/$n/table.txt"
   done
 }
 phase_cond1() { bench sliced 1 configs/github-cond.toml; }
