@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -108,6 +109,22 @@ class KernelAnalysis {
     const std::string kernel = fn_->getNameAsString();
     UsefulnessVerdict v;
     if (unknown_store_) return v;
+    // overlapping_stores: every work-item stores unconditionally to p[id + j]
+    // and to p[id + k], j != k, so work-item i and work-item i + j - k
+    // write one location, in no defined order.
+    if (!item_exit_)
+      for (const Store& a : stores_)
+        for (const Store& b : stores_)
+          if (a.id_base && a.id_base == b.id_base && a.id_offset < b.id_offset && b.id_offset - a.id_offset < 4096) {
+            v.useful = false;
+            v.category = "overlapping_stores";
+            v.reason = fmt::format(
+                "kernel {}: every work-item stores to {}[{}] and to {}[{}] (id: get_global_id(0)), so "
+                "neighbouring work-items write one location in no defined order",
+                kernel, a.id_base->getNameAsString(), id_plus(a.id_offset), b.id_base->getNameAsString(),
+                id_plus(b.id_offset));
+            return v;
+          }
     if (stores_.empty()) {
       v.useful = false;
       v.category = "no_global_store";
@@ -172,7 +189,47 @@ class KernelAnalysis {
     bool dead = false;          // under a condition that is always false
     bool self_copy = false;     // a[i] = a[i]
     bool past_end = false;      // a[i] with i >= S for every work-item (index_bounds.h)
+    // An unconditional store `p[id + k]` (id: get_global_id(0), directly or
+    // through a variable assigned only that): p and k, for overlapping_stores.
+    const clang::ValueDecl* id_base = nullptr;
+    int64_t id_offset = 0;
   };
+
+  static std::string id_plus(int64_t k) {
+    return k == 0 ? "id" : fmt::format("id {} {}", k < 0 ? '-' : '+', k < 0 ? -k : k);
+  }
+  // Whether `e` is get_global_id(0), directly or through a variable whose
+  // one assignment is its initializer get_global_id(0).
+  bool is_global_id0(const clang::Expr* e) const {
+    e = strip(e);
+    if (const auto* call = dyn_cast<clang::CallExpr>(e)) {
+      if (callee_name(call) != "get_global_id" || call->getNumArgs() != 1) return false;
+      clang::Expr::EvalResult r;
+      return call->getArg(0)->EvaluateAsInt(r, fn_->getASTContext()) && r.Val.getInt() == 0;
+    }
+    const auto* ref = dyn_cast<clang::DeclRefExpr>(e);
+    const auto* var = ref ? dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    if (!var || vars_[kLoop].count(var)) return false;
+    int assigned = 0;
+    const clang::Expr* value = nullptr;
+    for (const Assignment& a : assignments_)
+      if (a.var == var) ++assigned, value = a.value;
+    return assigned == 1 && value == var->getInit() && value && is_global_id0(value);
+  }
+  // `id + k`, `k + id`, `id - k` or `id` with an integer constant k.
+  std::optional<int64_t> global_id_offset(const clang::Expr* idx) const {
+    idx = strip(idx);
+    if (is_global_id0(idx)) return 0;
+    const auto* b = dyn_cast<clang::BinaryOperator>(idx);
+    if (!b || (b->getOpcode() != clang::BO_Add && b->getOpcode() != clang::BO_Sub)) return std::nullopt;
+    clang::Expr::EvalResult r;
+    const clang::ASTContext& ctx = fn_->getASTContext();
+    if (is_global_id0(b->getLHS()) && b->getRHS()->EvaluateAsInt(r, ctx))
+      return b->getOpcode() == clang::BO_Add ? r.Val.getInt().getExtValue() : -r.Val.getInt().getExtValue();
+    if (b->getOpcode() == clang::BO_Add && is_global_id0(b->getRHS()) && b->getLHS()->EvaluateAsInt(r, ctx))
+      return r.Val.getInt().getExtValue();
+    return std::nullopt;
+  }
 
   bool same_expression(const clang::Expr* a, const clang::Expr* b) const {
     return internal::same_expression(a, b, fn_->getASTContext());
@@ -372,6 +429,13 @@ class KernelAnalysis {
     if (const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(strip(lhs)))
       if (const auto* ref = dyn_cast<clang::DeclRefExpr>(strip(sub->getIdx())))
         st.scalar_index = isa<clang::ParmVarDecl>(ref->getDecl()) && ref->getType()->isIntegerType();
+    if (const auto* sub = dyn_cast<clang::ArraySubscriptExpr>(strip(lhs)); sub && conds_.empty() && !st.dead)
+      if (const auto* base = dyn_cast<clang::DeclRefExpr>(strip(sub->getBase()));
+          base && isa<clang::ParmVarDecl>(base->getDecl()))
+        if (auto k = global_id_offset(sub->getIdx())) {
+          st.id_base = base->getDecl();
+          st.id_offset = *k;
+        }
     stores_.push_back(st);
   }
 

@@ -1,12 +1,15 @@
 // The static usefulness check: whether a kernel that compiles can write
 // output that depends on its input, decided from its AST before any device
-// runs it. It rejects six kinds of kernels the dynamic checker fails:
+// runs it. It rejects seven kinds of kernels the dynamic checker fails:
 //   uninitialized_read     a variable is read before anything is stored to
 //                          it, on every path to the read (uninitialized.h):
 //                          what the kernel stores is undefined;
 //   endless_loop           a loop whose condition nothing in the loop can
 //                          change, and nothing leaves (endless_loop.h): it
 //                          never runs, or it runs forever;
+//   overlapping_stores     every work-item stores unconditionally to
+//                          p[id + j] and p[id + k], j != k (id:
+//                          get_global_id(0)): neighbours race on one location;
 //   no_global_store        nothing is ever written to __global memory;
 //   no_effective_store     every __global store copies a location onto
 //                          itself (`a[i] = a[i]`) or is under a condition
@@ -34,7 +37,7 @@ namespace clgen::preprocess {
 
 struct UsefulnessVerdict {
   bool useful = true;
-  std::string category;  // "" when useful, else one of the six above
+  std::string category;  // "" when useful, else one of the seven above
   std::string reason;    // names the kernel and what it found
 };
 

@@ -370,6 +370,37 @@ TEST(UsefulnessTest, ABreakOutOfAnInnerLoopDoesNotEndTheOuterOne) {
       "endless_loop");
 }
 
+TEST(UsefulnessTest, RejectsNeighbouringWorkItemsStoringToOneLocation) {
+  // Work-item d writes c[d + 1], and work-item d + 1 writes c[d + 1] too.
+  expect_useless(
+      "kernel void A(global float* a, global const float* b, global float* c) {\n"
+      "  size_t d = get_global_id(0);\n  c[d] = a[d] + b[d + 1];\n  c[d + 1] = b[d] * 2.0f;\n}\n",
+      "overlapping_stores");
+  expect_useless(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  a[get_global_id(0) - 1] = b[0];\n  a[2 + get_global_id(0)] = b[1];\n}\n",
+      "overlapping_stores");
+  UsefulnessVerdict v = verdict(
+      "kernel void A(global int* a, global const int* b) {\n  const int d = get_global_id(0);\n"
+      "  a[d + 3] = b[d];\n  a[d + 4] = b[d];\n}\n");
+  EXPECT_NE(v.reason.find("stores to a[id + 3] and to a[id + 4]"), std::string::npos) << v.reason;
+}
+
+TEST(UsefulnessTest, KeepsStoresThatNeighbouringWorkItemsDoNotShare) {
+  const char* bodies[] = {
+      "a[d] = b[d]; a[d] = a[d] * 2;",                                // one location per work-item, twice
+      "a[d] = b[d]; c[d + 1] = b[d];",                                // two buffers
+      "a[d] = b[d]; if (d > 0) a[d + 1] = b[d];",                     // one of them under a condition
+      "int e = d; e = e * 2; a[e] = b[d]; a[e + 1] = b[d];",          // not the id any more
+      "a[get_global_id(1)] = b[d]; a[get_global_id(1) + 1] = b[d];",  // another dimension
+      "if (b[d] > 0) return; a[d] = b[d]; a[d + 1] = 0;",             // not every work-item stores
+  };
+  for (const char* body : bodies)
+    expect_useful(std::string("kernel void A(global int* a, global const int* b, global int* c) {\n"
+                              "  int d = get_global_id(0);\n  ") +
+                  body + "\n}\n");
+}
+
 TEST(UsefulnessTest, TextThatDoesNotParseIsAnError) {
   auto v = check_usefulness("kernel void A(global float* a) { a[0] = undeclared; }\n");
   ASSERT_FALSE(v.ok());
