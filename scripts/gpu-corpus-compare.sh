@@ -20,10 +20,10 @@
 #   export   per workspace, NAME-driven.jsonl: each driven sample (text,
 #            outcome, kernel runtime) and NAME-outcomes.tsv; features are computed
 #            from these where Clang 15 is installed (bench/corpus-quality.sh)
-#   tables_ab, check: see their functions below
+#   tables_ab, check, directed: see their functions below
 #   pack     the logs and exports into results.tar.xz
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 RESULTS=${OUT:-gpu-results}
 BUILD_DIR=${BUILD_DIR:-build-gpu}
 CLGEN=$BUILD_DIR/cli/clgen
@@ -171,6 +171,51 @@ phase_check() {
       --temperature 0.8 --seed 7 --time-limit "${CHECK_SECONDS:-40}" -n 0 --args "float*,float*,float*,int" \
       --check gpu --check-jobs 16 --check-timeout 1 $flags --json > "$RESULTS/$name.json" 2> "$RESULTS/$name.err"
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","accepted_per_minute","seconds","checked","dynamically_valid","dynamically_valid_per_minute","check_outcomes","backtracks")})' "$RESULTS/$name.json" || tail -5 "$RESULTS/$name.err"
+  done
+}
+
+# directed  one minute of sampling on each of $NAMES per mode of $MODES (default
+#           "directed"; "undirected" = --baseline-only), every run toward the
+#           same targets: the kernels of the repositories configs/github.toml
+#           holds out, written once as targets.csv from a 1-sample probe on a
+#           copy of the github workspace. Each run samples on its own copy of its
+#           workspace (bench/directed.sh, without the checker setting the pace);
+#           then 300 random accepted kernels of it go through the checker and
+#           `clgen features` (bench/run_quality.py). PLAIN_SHARE sets
+#           --plain-share of directed runs. Tables under $RESULTS/directed-NAME/
+phase_directed() {
+  local n mode dir targets=$RESULTS/targets.csv flags=${SAMPLE_FLAGS:-}
+  [ -z "${PLAIN_SHARE:-}" ] || flags="$flags --plain-share $PLAIN_SHARE"
+  if [ ! -f "$targets" ]; then
+    workspace github && ws_copy github gpu-work/targets-probe || return 1
+    "$CLGEN" --workspace gpu-work/targets-probe -q sample --config configs/github.toml --device cuda --held-out-targets \
+      --max-samples 1 -n 0 --batch-size 1 --max-length 8 --target-report gpu-work/targets-probe/report.csv \
+      --out gpu-work/targets-probe/out > /dev/null 2> "$RESULTS/targets-probe.err" || { tail -5 "$RESULTS/targets-probe.err"; return 1; }
+    python3 - gpu-work/targets-probe/report.csv "$targets" <<'PY' || return 1
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["side"] == "directed"]
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["target", "comp", "rational", "mem", "localmem", "coalesced", "atomic"])
+    for r in rows:
+        w.writerow([r["target"], *r["target_values"].split(",")])
+print(len(rows), "held-out targets written to", sys.argv[2])
+PY
+  fi
+  for mode in ${MODES:-directed}; do
+    for n in $NAMES; do
+      workspace "$n" || return 1
+      dir=$RESULTS/directed-$n
+      mkdir -p "$dir"
+      log "$mode sampling on $n ($(config_of "$n")), 1 minute"
+      MODE=$mode CLGEN=$CLGEN WORKSPACE=gpu-work/$n RESULTS=$dir KERNELS_DIR=gpu-work/kernels-$n CONFIG=$(config_of "$n") \
+        TARGETS=$targets CHECK='' SAMPLE_FLAGS="$flags" ./bench/directed.sh 1 > "$dir/table-$mode.txt" ||
+        { tail -5 "$dir/table-$mode.txt"; return 1; }
+      grep -E '^\| 1 |samples in|^new accepted' "$dir/table-$mode.txt"
+      python3 bench/run_quality.py --clgen "$CLGEN" --workspace "gpu-work/$n/directed-runs/$mode-1min" --n 300 \
+        --device gpu --label "$n, $mode, 1 min" --targets-csv "$dir/$mode-1min-targets.csv" \
+        --export "$dir/quality-$mode.jsonl" | tee "$dir/quality-$mode.txt"
+    done
   done
 }
 
