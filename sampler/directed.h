@@ -74,8 +74,11 @@ std::vector<size_t> statement_boundaries(std::string_view kernel, size_t from);
 struct DirectorOptions {
   size_t beam = 4;  // nearest kernels kept per target; a prefix comes from one of them, uniformly
   // Share of directed restarts from the plain seed: new starting points
-  // that continuation alone would not reach.
-  double plain_share = 0.1;
+  // that continuation alone would not reach. Most training copies come from
+  // these restarts: on the H200 with the GitHub model, 0.02 against 0.1 gave
+  // 0.9% against 1.9% copies among filter passes and 235 against 240 targets
+  // matched in a minute (docs/BENCHMARKS.md, "Twentieth session").
+  double plain_share = 0.02;
   // --near-share: the share of continuations whose target is drawn by how
   // near its nearest kernel already is (weight exp(-d / near_scale) over
   // the unmatched targets) instead of the round-robin. Exact matches count,
