@@ -182,7 +182,8 @@ phase_check() {
 #           workspace (bench/directed.sh, without the checker setting the pace);
 #           then 300 random accepted kernels of it go through the checker and
 #           `clgen features` (bench/run_quality.py). PLAIN_SHARE sets
-#           --plain-share of directed runs. Tables under $RESULTS/directed-NAME/
+#           --plain-share of directed runs. Tables under $RESULTS/directed-NAME/;
+#           end the call with `pack`: a call brings back only a few files
 phase_directed() {
   local n mode dir targets=$RESULTS/targets.csv flags=${SAMPLE_FLAGS:-}
   [ -z "${PLAIN_SHARE:-}" ] || flags="$flags --plain-share $PLAIN_SHARE"
