@@ -252,9 +252,10 @@ PY
   done
 }
 
-phase_pack() {
-  tar -C "$RESULTS" -cJf "$RESULTS/results.tar.xz" --exclude results.tar.xz . && ls -la "$RESULTS/results.tar.xz"
-  find "$RESULTS" -mindepth 1 ! -name results.tar.xz -delete
+phase_pack() {  # the archive is written outside $RESULTS: tar fails on a folder that changes as it reads it
+  local tmp
+  tmp=$(mktemp) && tar -C "$RESULTS" -cJf "$tmp" --exclude results.tar.xz . && mv "$tmp" "$RESULTS/results.tar.xz" &&
+    ls -la "$RESULTS/results.tar.xz" && find "$RESULTS" -mindepth 1 ! -name results.tar.xz -delete
 }
 
 for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; exit 1; }; done
