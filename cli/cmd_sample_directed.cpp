@@ -132,18 +132,23 @@ void print_directed(const sampler::SampleSummary& sum) {
 
 Status write_target_report(const sampler::SampleSummary& sum, const std::string& path) {
   const sampler::Director& d = *sum.director;
-  std::string csv = "target,target_values,side,distance,nearest_values,nearest_sha256\n";
+  // exact_sha256: every kept kernel that matches the target exactly
+  // (';'-separated, the nearest first), for checks that ask whether some
+  // exact match is benchmark-grade, not only the first.
+  std::string csv = "target,target_values,side,distance,nearest_values,nearest_sha256,exact_sha256\n";
   for (int side = 0; side < (d.has_baseline() ? 2 : 1); ++side) {
     const sampler::NearestKernels& n = side ? d.baseline() : d.directed();
     for (size_t t = 0; t < d.targets().size(); ++t) {
       std::vector<std::string> row = {d.targets()[t].label, sampler::grewe_values(d.targets()[t].features),
                                       side ? "undirected" : "directed"};
       if (n.nearest(t).empty()) {
-        row.insert(row.end(), {"", "", ""});
+        row.insert(row.end(), {"", "", "", ""});
       } else {
         const auto& e = n.nearest(t).front();
+        std::string exact;
+        for (const auto& k : n.exact(t)) exact += (exact.empty() ? "" : ";") + sha256_hex(k->text);
         row.insert(row.end(), {fmt::format("{:.6f}", e.distance), sampler::grewe_values(e.kernel->features),
-                               sha256_hex(e.kernel->text)});
+                               sha256_hex(e.kernel->text), exact});
       }
       csv += csv_row(row) + "\n";
     }

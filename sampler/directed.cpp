@@ -34,6 +34,13 @@ size_t NearestKernels::add(const std::shared_ptr<const FeaturedKernel>& kernel) 
   return improved;
 }
 
+std::vector<std::shared_ptr<const FeaturedKernel>> NearestKernels::exact(size_t t) const {
+  std::vector<std::shared_ptr<const FeaturedKernel>> out;
+  for (const Entry& e : nearest_[t])
+    if (e.distance == 0) out.push_back(e.kernel);  // the beam is nearest first and keeps arrival order among equals
+  return out;
+}
+
 size_t NearestKernels::matched_count() const {
   size_t n = 0;
   for (size_t t = 0; t < nearest_.size(); ++t) n += matched(t);

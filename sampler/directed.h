@@ -51,6 +51,10 @@ class NearestKernels {
   const std::vector<Entry>& nearest(size_t t) const { return nearest_[t]; }
   // A kernel with all six features equal to the target's.
   bool matched(size_t t) const { return !nearest_[t].empty() && nearest_[t][0].distance == 0; }
+  // Target `t`'s kept kernels with all six features equal to its own, in
+  // the order they came (at most `beam`: a full beam of exact kernels takes
+  // no more), so a matched target has several candidates for the checker.
+  std::vector<std::shared_ptr<const FeaturedKernel>> exact(size_t t) const;
   size_t matched_count() const;
   // The mean over targets of the nearest kernel's distance; nullopt before
   // the first kernel.

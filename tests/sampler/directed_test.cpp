@@ -41,6 +41,26 @@ TEST(NearestKernels, KeepsTheBeamNearestDistinctKernelsPerTarget) {
   EXPECT_EQ(1u, n.exact_kernels());
 }
 
+// The report's exact_sha256: every kept kernel at distance 0, in the order
+// they came; a near kernel is not one, and a full beam of exact kernels
+// takes no more.
+TEST(NearestKernels, ExactListsTheKeptKernelsThatMatchInArrivalOrder) {
+  std::vector<Target> targets = {{"t", {4, 0, 0, 0, 0, 0}}};
+  NearestKernels n(&targets, 3);
+  n.add(kernel("k3", {3, 0, 0, 0, 0, 0}));
+  EXPECT_TRUE(n.exact(0).empty());
+  n.add(kernel("k4a", {4, 0, 0, 0, 0, 0}));
+  n.add(kernel("k4b", {4, 0, 0, 0, 0, 0}));
+  ASSERT_EQ(2u, n.exact(0).size());
+  EXPECT_EQ("k4a", n.exact(0)[0]->text);
+  EXPECT_EQ("k4b", n.exact(0)[1]->text);
+  n.add(kernel("k4c", {4, 0, 0, 0, 0, 0}));  // pushes the near k3 out
+  n.add(kernel("k4d", {4, 0, 0, 0, 0, 0}));  // the beam is full of exact kernels
+  ASSERT_EQ(3u, n.exact(0).size());
+  EXPECT_EQ("k4a", n.exact(0)[0]->text);
+  EXPECT_EQ("k4c", n.exact(0)[2]->text);
+}
+
 TEST(NearestKernels, HasNoMeanDistanceBeforeTheFirstKernel) {
   std::vector<Target> targets = {{"t", {}}};
   EXPECT_FALSE(NearestKernels(&targets, 4).mean_distance().has_value());

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -300,6 +301,23 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
   std::string csv = slurp(report);
   EXPECT_EQ(3, std::count(csv.begin(), csv.end(), '\n')) << csv;
   EXPECT_NE(std::string::npos, csv.find(k1 + ":A,\"1,1,3,0,3,0\",directed,")) << csv;
+  EXPECT_EQ(0u, csv.find("target,target_values,side,distance,nearest_values,nearest_sha256,exact_sha256\n")) << csv;
+  // A row's exact matches start with its nearest kernel when that one is at
+  // distance 0, and there are none otherwise.
+  std::istringstream rows(csv);
+  std::string row;
+  std::getline(rows, row);
+  while (std::getline(rows, row)) {
+    const size_t last = row.rfind(',');
+    const std::string exact = row.substr(last + 1), before = row.substr(0, last);
+    const std::string nearest = before.substr(before.rfind(',') + 1);
+    const bool at_zero = before.find(",0.000000,") != std::string::npos;
+    if (at_zero) {
+      EXPECT_EQ(0u, exact.find(nearest)) << row;
+    } else {
+      EXPECT_TRUE(exact.empty()) << row;
+    }
+  }
   // k1.cl's features (comp, rational, mem, localmem, coalesced, atomic):
   // `e < d` 1 comparison; `a[e] + b[e]` 1 operator; a, b, c read or written
   // once each, all subscripted by a variable.
@@ -315,8 +333,8 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
 
 // --graded-steering with --check cpu: a kernel counts toward a target only
 // once the checker passed it, so every target's nearest kernel in the
-// report, on either side, has a passing run, and none waits for a verdict
-// once the run is over.
+// report, and every exact match it lists, on either side, has a passing
+// run, and none waits for a verdict once the run is over.
 TEST_F(SampleEndToEnd, GradedSteeringReportsOnlyKernelsThatPassedTheChecker) {
   if (HasFatalFailure()) return;
   auto devices = run_clgen({"devices"});
@@ -362,14 +380,22 @@ TEST_F(SampleEndToEnd, GradedSteeringReportsOnlyKernelsThatPassedTheChecker) {
   std::getline(csv, line);  // header
   int reported = 0;
   while (std::getline(csv, line)) {
-    const std::string sha = line.substr(line.rfind(',') + 1);
+    // The last two columns: nearest_sha256, exact_sha256 (';'-separated).
+    const size_t last = line.rfind(',');
+    const std::string exact = line.substr(last + 1), before = line.substr(0, last);
+    const std::string sha = before.substr(before.rfind(',') + 1);
     if (sha.empty()) continue;  // no kernel on that side
     ++reported;
-    auto st = db->prepare("SELECT COUNT(*) FROM runs WHERE kernel_sha256 = ?1 AND outcome = 'pass'");
-    ASSERT_TRUE(st.ok());
-    ASSERT_TRUE(st->bind(1, sha).ok());
-    ASSERT_TRUE(*st->step());
-    EXPECT_EQ(1, st->column_int(0)) << sha << " is reported but did not pass";
+    std::vector<std::string> shas = {sha};
+    std::istringstream listed(exact);
+    for (std::string e; std::getline(listed, e, ';');) shas.push_back(e);
+    for (const std::string& h : shas) {
+      auto st = db->prepare("SELECT COUNT(*) FROM runs WHERE kernel_sha256 = ?1 AND outcome = 'pass'");
+      ASSERT_TRUE(st.ok());
+      ASSERT_TRUE(st->bind(1, h).ok());
+      ASSERT_TRUE(*st->step());
+      EXPECT_EQ(1, st->column_int(0)) << h << " is reported but did not pass";
+    }
   }
   // Without a benchmark-grade kernel nothing may be reported.
   EXPECT_EQ(benchmark_grade == 0, reported == 0) << r.out;
