@@ -110,13 +110,15 @@ TEST_F(PipelineTest, StoresEverySampleWithItsVerdict) {
 
 // With several filter workers the store still takes rows in draw order:
 // the first draw of a kernel is the accepted one although a later draw of it
-// is filtered first (the first draw makes Clang expand a macro to a million
-// tokens in an #if that the normalized kernel does not show).
+// is filtered first (the first draw makes Clang expand a macro to four
+// million tokens in an #if that the normalized kernel does not show; with
+// one million, a loaded 2-core machine filtered it no slower than the second
+// draw, whose thread pays for its first Clang run).
 TEST_F(PipelineTest, SeveralFilterWorkersStoreRowsInDrawOrder) {
   std::string slow = "\n#define X0 1";
-  for (int i = 1; i <= 20; ++i)
+  for (int i = 1; i <= 22; ++i)
     slow += "\n#define X" + std::to_string(i) + " X" + std::to_string(i - 1) + "+X" + std::to_string(i - 1);
-  slow += "\n#if X20\n#endif" + kAdd;
+  slow += "\n#if X22\n#endif" + kAdd;
   ScriptedModel model(1, {slow, kAdd});
   SampleOptions o = options();
   o.max_length = 2000;
@@ -137,7 +139,8 @@ TEST_F(PipelineTest, SeveralFilterWorkersStoreRowsInDrawOrder) {
   }
   ASSERT_EQ(2u, statuses.size());
   // The second draw's filter ended first (it began a few hundred model steps later).
-  ASSERT_GT(seconds[0], 5 * seconds[1]) << "the first draw was not the slow one to filter";
+  ASSERT_GT(seconds[0], 2 * seconds[1]) << "the first draw was not the slow one to filter: " << seconds[0]
+                                        << " s against " << seconds[1] << " s";
   EXPECT_EQ((std::vector<std::string>{"accepted", "duplicate"}), statuses);
 }
 
