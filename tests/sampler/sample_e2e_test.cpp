@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/csv.h"
 #include "support/files.h"
 #include "support/sha256.h"
 #include "support/sqlite.h"
@@ -308,11 +309,11 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
   std::string row;
   std::getline(rows, row);
   while (std::getline(rows, row)) {
-    const size_t last = row.rfind(',');
-    const std::string exact = row.substr(last + 1), before = row.substr(0, last);
-    const std::string nearest = before.substr(before.rfind(',') + 1);
-    const bool at_zero = before.find(",0.000000,") != std::string::npos;
-    if (at_zero) {
+    auto f =
+        csv_line_fields(row);  // target, target_values, side, distance, nearest_values, nearest_sha256, exact_sha256
+    ASSERT_TRUE(f.ok() && f->size() == 7) << row;
+    const std::string &nearest = (*f)[5], &exact = (*f)[6];
+    if ((*f)[3] == "0.000000") {
       EXPECT_EQ(0u, exact.find(nearest)) << row;
     } else {
       EXPECT_TRUE(exact.empty()) << row;
@@ -380,14 +381,13 @@ TEST_F(SampleEndToEnd, GradedSteeringReportsOnlyKernelsThatPassedTheChecker) {
   std::getline(csv, line);  // header
   int reported = 0;
   while (std::getline(csv, line)) {
-    // The last two columns: nearest_sha256, exact_sha256 (';'-separated).
-    const size_t last = line.rfind(',');
-    const std::string exact = line.substr(last + 1), before = line.substr(0, last);
-    const std::string sha = before.substr(before.rfind(',') + 1);
+    auto f = csv_line_fields(line);  // ..., nearest_sha256, exact_sha256 (';'-separated)
+    ASSERT_TRUE(f.ok() && f->size() == 7) << line;
+    const std::string& sha = (*f)[5];
     if (sha.empty()) continue;  // no kernel on that side
     ++reported;
     std::vector<std::string> shas = {sha};
-    std::istringstream listed(exact);
+    std::istringstream listed((*f)[6]);
     for (std::string e; std::getline(listed, e, ';');) shas.push_back(e);
     for (const std::string& h : shas) {
       auto st = db->prepare("SELECT COUNT(*) FROM runs WHERE kernel_sha256 = ?1 AND outcome = 'pass'");
