@@ -180,7 +180,7 @@ phase_check() {
 #           holds out, written once as targets.csv from a 1-sample probe on a
 #           copy of the github workspace. Each run samples on its own copy of its
 #           workspace (bench/directed.sh, without the checker setting the pace);
-#           then 300 random accepted kernels of it go through the checker and
+#           then $QUALITY_N (default 300) random accepted kernels of it go through the checker and
 #           `clgen features` (bench/run_quality.py). PLAIN_SHARE sets
 #           --plain-share of directed runs. Tables under $RESULTS/directed-NAME/;
 #           end the call with `pack`: a call brings back only a few files
@@ -213,7 +213,7 @@ PY
         TARGETS=$targets CHECK='' SAMPLE_FLAGS="$flags" ./bench/directed.sh 1 > "$dir/table-$mode.txt" ||
         { tail -5 "$dir/table-$mode.txt"; return 1; }
       grep -E '^\| 1 |samples in|^new accepted' "$dir/table-$mode.txt"
-      python3 bench/run_quality.py --clgen "$CLGEN" --workspace "gpu-work/$n/directed-runs/$mode-1min" --n 300 \
+      python3 bench/run_quality.py --clgen "$CLGEN" --workspace "gpu-work/$n/directed-runs/$mode-1min" --n "${QUALITY_N:-300}" \
         --device gpu --label "$n, $mode, 1 min" --targets-csv "$dir/$mode-1min-targets.csv" \
         --export "$dir/quality-$mode.jsonl" | tee "$dir/quality-$mode.txt"
     done

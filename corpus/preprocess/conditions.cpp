@@ -1,9 +1,119 @@
 // Shared facts about expressions (conditions.h).
 #include "corpus/preprocess/conditions.h"
 
+#include <optional>
+
+#include <clang/AST/Attr.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/Stmt.h>
 #include <llvm/ADT/FoldingSet.h>
 
 namespace clgen::preprocess::internal {
+
+namespace {
+
+using clang::dyn_cast;
+
+// True when some plain assignment in `s` stores to `parm` (`a = b;`): the
+// argument may then hold any pointer, null included. `a += k` and `a++`
+// keep a buffer's pointer inside (or one past) the buffer.
+bool assigned(const clang::Stmt* s, const clang::ParmVarDecl* parm) {
+  if (!s) return false;
+  if (const auto* b = dyn_cast<clang::BinaryOperator>(s); b && b->getOpcode() == clang::BO_Assign) {
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts());
+        ref && ref->getDecl() == parm)
+      return true;
+  }
+  if (const auto* u = dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf) {
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(u->getSubExpr()->IgnoreParenImpCasts());
+        ref && ref->getDecl() == parm)
+      return true;  // written through a pointer we do not follow
+  }
+  for (const clang::Stmt* child : s->children())
+    if (assigned(child, parm)) return true;
+  return false;
+}
+
+// True when `e` is a __global pointer argument of a kernel that the kernel
+// never assigns: the checker passes every such argument a buffer, so it is
+// never null.
+bool non_null_buffer(const clang::Expr* e) {
+  const auto* ref = dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+  const auto* parm = ref ? dyn_cast<clang::ParmVarDecl>(ref->getDecl()) : nullptr;
+  if (!parm) return false;
+  const auto* p = parm->getType()->getAs<clang::PointerType>();
+  if (!p || p->getPointeeType().getAddressSpace() != clang::LangAS::opencl_global) return false;
+  const auto* fn = dyn_cast<clang::FunctionDecl>(parm->getDeclContext());
+  if (!fn || !fn->hasAttr<clang::OpenCLKernelAttr>()) return false;
+  return !assigned(fn->getBody(), parm);
+}
+
+bool null_constant(const clang::Expr* e, const clang::ASTContext& ctx) {
+  return e->IgnoreParenImpCasts()->isNullPointerConstant(const_cast<clang::ASTContext&>(ctx),
+                                                         clang::Expr::NPC_ValueDependentIsNotNull) !=
+         clang::Expr::NPCK_NotNull;
+}
+
+// The value of a comparison of a buffer argument with a null pointer:
+// false for `==`, true for `!=`.
+std::optional<bool> buffer_null_test(const clang::BinaryOperator* b, const clang::ASTContext& ctx) {
+  if (b->getOpcode() != clang::BO_EQ && b->getOpcode() != clang::BO_NE) return std::nullopt;
+  bool null_test = (non_null_buffer(b->getLHS()) && null_constant(b->getRHS(), ctx)) ||
+                   (non_null_buffer(b->getRHS()) && null_constant(b->getLHS(), ctx));
+  if (!null_test) return std::nullopt;
+  return b->getOpcode() == clang::BO_NE;
+}
+
+bool integer_operands(const clang::BinaryOperator* b) {
+  return b->getLHS()->IgnoreParenImpCasts()->getType()->isIntegerType();
+}
+
+// The value `e` has whatever the values of its variables, when it has one.
+std::optional<bool> fixed_value(const clang::Expr* e, const clang::ASTContext& ctx) {
+  if (!e) return std::nullopt;
+  e = e->IgnoreParenImpCasts();
+  if (!e->isValueDependent() && !e->HasSideEffects(ctx)) {
+    bool value = false;
+    if (e->EvaluateAsBooleanCondition(value, ctx)) return value;
+  }
+  if (const auto* u = dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_LNot) {
+    if (non_null_buffer(u->getSubExpr())) return false;
+    if (auto v = fixed_value(u->getSubExpr(), ctx)) return !*v;
+    return std::nullopt;
+  }
+  const auto* b = dyn_cast<clang::BinaryOperator>(e);
+  if (!b) return std::nullopt;
+  switch (b->getOpcode()) {
+    case clang::BO_LAnd: {
+      auto l = fixed_value(b->getLHS(), ctx), r = fixed_value(b->getRHS(), ctx);
+      if ((l && !*l) || (r && !*r)) return false;
+      if (l && r) return true;
+      return std::nullopt;
+    }
+    case clang::BO_LOr: {
+      auto l = fixed_value(b->getLHS(), ctx), r = fixed_value(b->getRHS(), ctx);
+      if ((l && *l) || (r && *r)) return true;
+      if (l && r) return false;
+      return std::nullopt;
+    }
+    case clang::BO_LT:
+    case clang::BO_GT:
+      if (same_expression(b->getLHS(), b->getRHS(), ctx)) return false;
+      return std::nullopt;
+    case clang::BO_LE:
+    case clang::BO_GE:
+      if (integer_operands(b) && same_expression(b->getLHS(), b->getRHS(), ctx)) return true;
+      return std::nullopt;
+    case clang::BO_EQ:
+    case clang::BO_NE:
+      if (auto null = buffer_null_test(b, ctx)) return *null;
+      if (integer_operands(b) && same_expression(b->getLHS(), b->getRHS(), ctx)) return b->getOpcode() == clang::BO_EQ;
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
 
 bool same_expression(const clang::Expr* a, const clang::Expr* b, const clang::ASTContext& ctx) {
   a = a->IgnoreParenImpCasts();
@@ -16,19 +126,13 @@ bool same_expression(const clang::Expr* a, const clang::Expr* b, const clang::AS
 }
 
 bool always_false(const clang::Expr* e, const clang::ASTContext& ctx) {
-  e = e ? e->IgnoreParenImpCasts() : nullptr;
-  const auto* b = e ? clang::dyn_cast<clang::BinaryOperator>(e) : nullptr;
-  if (!b) return false;
-  switch (b->getOpcode()) {
-    case clang::BO_LAnd: return always_false(b->getLHS(), ctx) || always_false(b->getRHS(), ctx);
-    case clang::BO_LOr: return always_false(b->getLHS(), ctx) && always_false(b->getRHS(), ctx);
-    case clang::BO_LT:
-    case clang::BO_GT: return same_expression(b->getLHS(), b->getRHS(), ctx);
-    case clang::BO_NE:
-      return b->getLHS()->IgnoreParenImpCasts()->getType()->isIntegerType() &&
-             same_expression(b->getLHS(), b->getRHS(), ctx);
-    default: return false;
-  }
+  auto v = fixed_value(e, ctx);
+  return v && !*v;
+}
+
+bool always_true(const clang::Expr* e, const clang::ASTContext& ctx) {
+  auto v = fixed_value(e, ctx);
+  return v && *v;
 }
 
 }  // namespace clgen::preprocess::internal

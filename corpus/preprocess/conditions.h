@@ -12,8 +12,16 @@ namespace clgen::preprocess::internal {
 // implicit casts and parentheses aside) and evaluating it changes nothing.
 bool same_expression(const clang::Expr* a, const clang::Expr* b, const clang::ASTContext& ctx);
 
-// True when `e` is false whatever the values: `x < x`, `x > x`, `x != x`
-// for integers (a NaN differs from itself), and && / || of such.
+// True when `e` is false whatever the values: a constant that folds to
+// false; `x < x`, `x > x`, `x != x` for integers (a NaN differs from
+// itself); a kernel's __global buffer argument compared equal to a null
+// pointer (`a == 0`, `!a`), which the checker's payload never passes; `!`
+// of an always-true condition, and && / || of such.
 bool always_false(const clang::Expr* e, const clang::ASTContext& ctx);
+
+// True when `e` is true whatever the values: the mirror of always_false
+// (`x >= x`, `x <= x`, `x == x` for integers, `a != 0` for a buffer
+// argument, a constant that folds to true, `!`, && and ||).
+bool always_true(const clang::Expr* e, const clang::ASTContext& ctx);
 
 }  // namespace clgen::preprocess::internal

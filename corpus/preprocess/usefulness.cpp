@@ -235,14 +235,41 @@ class KernelAnalysis {
     return internal::same_expression(a, b, fn_->getASTContext());
   }
   bool always_false(const clang::Expr* e) const { return internal::always_false(e, fn_->getASTContext()); }
+  bool always_true(const clang::Expr* e) const { return internal::always_true(e, fn_->getASTContext()); }
 
-  // True when `child` of `s` runs only if an always-false condition holds.
+  // True when `child` of `s` runs only if an always-false condition holds
+  // (the else of an always-true one).
   bool dead_branch(const clang::Stmt* s, const clang::Stmt* child) const {
-    if (const auto* i = dyn_cast<clang::IfStmt>(s)) return child == i->getThen() && always_false(i->getCond());
+    if (const auto* i = dyn_cast<clang::IfStmt>(s)) {
+      return (child == i->getThen() && always_false(i->getCond())) ||
+             (child && child == i->getElse() && always_true(i->getCond()));
+    }
     if (const auto* w = dyn_cast<clang::WhileStmt>(s)) return child == w->getBody() && always_false(w->getCond());
     if (const auto* f = dyn_cast<clang::ForStmt>(s))
       return (child == f->getBody() || child == f->getInc()) && f->getCond() && always_false(f->getCond());
     return false;
+  }
+
+  // True when `s` returns from the kernel whenever it runs: `return`, a
+  // block holding such a statement, an `if` whose taken branches all return.
+  bool always_returns(const clang::Stmt* s) const {
+    if (!s) return false;
+    if (isa<clang::ReturnStmt>(s)) return true;
+    if (const auto* block = dyn_cast<clang::CompoundStmt>(s))
+      return std::any_of(block->body_begin(), block->body_end(),
+                         [&](const clang::Stmt* c) { return always_returns(c); });
+    if (const auto* i = dyn_cast<clang::IfStmt>(s)) {
+      bool then_returns = always_returns(i->getThen()), else_returns = always_returns(i->getElse());
+      return (then_returns && else_returns) || (then_returns && always_true(i->getCond())) ||
+             (else_returns && always_false(i->getCond()));
+    }
+    return false;
+  }
+  // True when a jump may land inside `s`: a label or a case of a switch.
+  static bool has_jump_target(const clang::Stmt* s) {
+    if (!s) return false;
+    if (isa<clang::LabelStmt>(s) || isa<clang::SwitchCase>(s)) return true;
+    return std::any_of(s->child_begin(), s->child_end(), [](const clang::Stmt* c) { return has_jump_target(c); });
   }
 
   // The condition that decides whether (or how often) the children of `s` run.
@@ -391,6 +418,19 @@ class KernelAnalysis {
       add_store(u->getSubExpr(), nullptr);
     } else if (const auto* call = dyn_cast<clang::CallExpr>(s)) {
       add_call(call);
+    }
+    if (const auto* block = dyn_cast<clang::CompoundStmt>(s)) {
+      // What follows a statement that always returns never runs, unless a
+      // jump (goto, a case of a switch) lands there.
+      bool after_return = false;
+      for (const clang::Stmt* child : block->body()) {
+        if (after_return && has_jump_target(child)) after_return = false;
+        dead_ += after_return;
+        classify(child);
+        dead_ -= after_return;
+        after_return = after_return || always_returns(child);
+      }
+      return;
     }
     const clang::Expr* condition = condition_of(s);
     for (const clang::Stmt* child : s->children()) {

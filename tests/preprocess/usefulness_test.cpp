@@ -228,6 +228,70 @@ TEST(UsefulnessTest, KeepsAStoreUnderASelfComparisonThatNaNsMakeTrue) {
       "  int c = get_global_id(0);\n  float d = b[c];\n  if (d != d) a[c] = 1.0f;\n}\n");
 }
 
+TEST(UsefulnessTest, RejectsAKernelThatReturnsBeforeEveryStore) {
+  // `c >= c` and `c == c` hold for integers, so nothing after the return runs.
+  expect_useless(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n  if (c >= c) return;\n  a[c] = b[c];\n}\n",
+      "no_effective_store");
+  expect_useless(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n"
+      "  if (c < 4 || c == c) {\n    return;\n  }\n  a[c] = b[c];\n}\n",
+      "no_effective_store");
+  expect_useless(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n  if (c == c) return; else a[c] = b[c];\n}\n",
+      "no_effective_store");
+  expect_useless(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n  for (int i = 0; i < 8; i++) {\n"
+      "    if (c <= c) { return; }\n    a[c + i] = b[c];\n  }\n}\n",
+      "no_effective_store");
+}
+
+TEST(UsefulnessTest, KeepsStoresThatAReturnMaySkipOrAJumpMayReach) {
+  // A return under a condition that may be false; a case label after a
+  // return; the else of an always-false condition.
+  expect_useful(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n  if (c >= 4) return;\n  a[c] = b[c];\n}\n");
+  expect_useful(
+      "kernel void A(global int* a, global const int* b, int n) {\n"
+      "  int c = get_global_id(0);\n"
+      "  switch (n) {\n    case 0: return;\n    case 1: a[c] = b[c];\n  }\n}\n");
+  expect_useful(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n  if (c > c) return; else a[c] = b[c];\n}\n");
+}
+
+// The checker passes every __global pointer argument a buffer, never null.
+TEST(UsefulnessTest, RejectsStoresGuardedByANullTestOfABufferArgument) {
+  expect_useless(
+      "kernel void A(global float* a, global const float* b) {\n"
+      "  int c = get_global_id(0);\n  if (a == 0) a[c] = b[c];\n"
+      "  if (0 == b && c > 2) a[c + 1] = b[c];\n  if (!a) return; else return;\n  a[c + 2] = b[c];\n}\n",
+      "no_effective_store");
+  expect_useless(
+      "kernel void A(global float* a, global const float* b) {\n"
+      "  int c = get_global_id(0);\n  if (b != 0) return;\n  a[c] = b[c];\n}\n",
+      "no_effective_store");
+}
+
+TEST(UsefulnessTest, KeepsNullTestsThatThePayloadCanMakeTrue) {
+  // A local pointer may sit at address 0 of local memory; an argument the
+  // kernel reassigns may be null; `!a` is false, so the store after it runs.
+  expect_useful(
+      "kernel void A(global float* a, local float* l) {\n"
+      "  int c = get_global_id(0);\n  if (l == 0) a[c] = c * 2.0f + a[c + 1];\n}\n");
+  expect_useful(
+      "kernel void A(global float* a, global float* b) {\n"
+      "  int c = get_global_id(0);\n  if (c > 4) b = 0;\n  if (b == 0) a[c] = a[c + 1];\n}\n");
+  expect_useful(
+      "kernel void A(global float* a, global const float* b) {\n"
+      "  int c = get_global_id(0);\n  if (!a) return;\n  a[c] = b[c];\n}\n");
+}
+
 TEST(UsefulnessTest, KeepsACopyBetweenDifferentLocations) {
   expect_useful(
       "kernel void A(global int* a) {\n"
