@@ -12,8 +12,11 @@
 //                          get_global_id(0)): neighbours race on one location;
 //   no_global_store        nothing is ever written to __global memory;
 //   no_effective_store     every __global store copies a location onto
-//                          itself (`a[i] = a[i]`) or is under a condition
-//                          that is always false (`if (e < e)`);
+//                          itself (`a[i] = a[i]`), is under a condition
+//                          that is always false (`if (e < e)`, `if (a == 0)`
+//                          for a buffer argument) or follows a statement
+//                          that always returns, or writes past the end of
+//                          its buffer for every work-item;
 //   uniform_store_address  every __global store writes one location for all
 //                          work-items (its address depends on no work-item
 //                          id, loop variable or per-item value, and no
