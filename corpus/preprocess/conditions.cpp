@@ -14,28 +14,27 @@ namespace {
 
 using clang::dyn_cast;
 
-// True when some plain assignment in `s` stores to `parm` (`a = b;`): the
-// argument may then hold any pointer, null included. `a += k` and `a++`
-// keep a buffer's pointer inside (or one past) the buffer.
+// True when something in `s` may change `parm`: an assignment of any kind
+// (`a = b`, `a += k`: pointer arithmetic can reach null), `++`, `--`, or
+// taking its address (then written through a pointer we do not follow).
 bool assigned(const clang::Stmt* s, const clang::ParmVarDecl* parm) {
   if (!s) return false;
-  if (const auto* b = dyn_cast<clang::BinaryOperator>(s); b && b->getOpcode() == clang::BO_Assign) {
-    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts());
-        ref && ref->getDecl() == parm)
-      return true;
-  }
-  if (const auto* u = dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf) {
-    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(u->getSubExpr()->IgnoreParenImpCasts());
-        ref && ref->getDecl() == parm)
-      return true;  // written through a pointer we do not follow
-  }
+  auto names_parm = [&](const clang::Expr* e) {
+    const auto* ref = dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+    return ref && ref->getDecl() == parm;
+  };
+  if (const auto* b = dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp() && names_parm(b->getLHS()))
+    return true;
+  if (const auto* u = dyn_cast<clang::UnaryOperator>(s);
+      u && (u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf) && names_parm(u->getSubExpr()))
+    return true;
   for (const clang::Stmt* child : s->children())
     if (assigned(child, parm)) return true;
   return false;
 }
 
 // True when `e` is a __global pointer argument of a kernel that the kernel
-// never assigns: the checker passes every such argument a buffer, so it is
+// never changes: the checker passes every such argument a buffer, so it is
 // never null.
 bool non_null_buffer(const clang::Expr* e) {
   const auto* ref = dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
@@ -44,7 +43,7 @@ bool non_null_buffer(const clang::Expr* e) {
   const auto* p = parm->getType()->getAs<clang::PointerType>();
   if (!p || p->getPointeeType().getAddressSpace() != clang::LangAS::opencl_global) return false;
   const auto* fn = dyn_cast<clang::FunctionDecl>(parm->getDeclContext());
-  if (!fn || !fn->hasAttr<clang::OpenCLKernelAttr>()) return false;
+  if (!fn || !fn->hasAttr<clang::OpenCLKernelAttr>() || !fn->getBody()) return false;
   return !assigned(fn->getBody(), parm);
 }
 
@@ -72,9 +71,11 @@ bool integer_operands(const clang::BinaryOperator* b) {
 std::optional<bool> fixed_value(const clang::Expr* e, const clang::ASTContext& ctx) {
   if (!e) return std::nullopt;
   e = e->IgnoreParenImpCasts();
-  if (!e->isValueDependent() && !e->HasSideEffects(ctx)) {
-    bool value = false;
-    if (e->EvaluateAsBooleanCondition(value, ctx)) return value;
+  // Only integer constant expressions fold: Clang folds an object's address
+  // as non-null, which a __local array at address 0 is not, and floating
+  // point folds by the host's rules, not the device's build options.
+  if (!e->isValueDependent() && e->getType()->isIntegerType() && !e->HasSideEffects(ctx)) {
+    if (auto v = e->getIntegerConstantExpr(ctx)) return v->getBoolValue();
   }
   if (const auto* u = dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_LNot) {
     if (non_null_buffer(u->getSubExpr())) return false;

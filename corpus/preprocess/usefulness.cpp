@@ -12,7 +12,9 @@
 // (control dependence: `if (a[i] == 1) r++;` makes r dependent). Then every
 // store to __global memory is classified by its address, its value and the
 // conditions around it (an early return, break or continue under a
-// condition counts for every store: the analysis ignores order).
+// condition counts for every store: the taints ignore order). Only the
+// reachability of a store looks at order: what follows a statement that
+// always returns in its block never runs.
 #include "corpus/preprocess/usefulness.h"
 
 #include <algorithm>
@@ -240,6 +242,7 @@ class KernelAnalysis {
   // True when `child` of `s` runs only if an always-false condition holds
   // (the else of an always-true one).
   bool dead_branch(const clang::Stmt* s, const clang::Stmt* child) const {
+    if (has_jump_target(child)) return false;  // a goto or a case may land inside
     if (const auto* i = dyn_cast<clang::IfStmt>(s)) {
       return (child == i->getThen() && always_false(i->getCond())) ||
              (child && child == i->getElse() && always_true(i->getCond()));
@@ -251,9 +254,10 @@ class KernelAnalysis {
   }
 
   // True when `s` returns from the kernel whenever it runs: `return`, a
-  // block holding such a statement, an `if` whose taken branches all return.
+  // block holding such a statement, an `if` whose taken branches all return;
+  // never when a goto or a case may land inside it and carry on past it.
   bool always_returns(const clang::Stmt* s) const {
-    if (!s) return false;
+    if (!s || has_jump_target(s)) return false;
     if (isa<clang::ReturnStmt>(s)) return true;
     if (const auto* block = dyn_cast<clang::CompoundStmt>(s))
       return std::any_of(block->body_begin(), block->body_end(),

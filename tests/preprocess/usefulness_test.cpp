@@ -259,7 +259,19 @@ TEST(UsefulnessTest, KeepsStoresThatAReturnMaySkipOrAJumpMayReach) {
   expect_useful(
       "kernel void A(global int* a, global const int* b, int n) {\n"
       "  int c = get_global_id(0);\n"
-      "  switch (n) {\n    case 0: return;\n    case 1: a[c] = b[c];\n  }\n}\n");
+      "  switch (n) {\n    case 0:\n      c++;\n      return;\n    case 1:\n      a[c] = b[c];\n  }\n}\n");
+  // A goto into a block that returns, into the other branch of an if that
+  // returns, and into the else of an always-true condition.
+  expect_useful(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n  goto L;\n  {\n    return;\n  L:;\n  }\n  a[c] = b[c];\n}\n");
+  expect_useful(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n  goto L;\n  if (c == c)\n    return;\n  else {\n  L:;\n  }\n"
+      "  a[c] = b[c];\n}\n");
+  expect_useful(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n  goto L;\n  if (c == c)\n    ;\n  else {\n  L:\n    a[c] = b[c];\n  }\n}\n");
   expect_useful(
       "kernel void A(global int* a, global const int* b) {\n"
       "  int c = get_global_id(0);\n  if (c > c) return; else a[c] = b[c];\n}\n");
@@ -270,7 +282,7 @@ TEST(UsefulnessTest, RejectsStoresGuardedByANullTestOfABufferArgument) {
   expect_useless(
       "kernel void A(global float* a, global const float* b) {\n"
       "  int c = get_global_id(0);\n  if (a == 0) a[c] = b[c];\n"
-      "  if (0 == b && c > 2) a[c + 1] = b[c];\n  if (!a) return; else return;\n  a[c + 2] = b[c];\n}\n",
+      "  if (0 == b && c > 2) a[c + 1] = b[c];\n  if (!a) a[c + 2] = b[c];\n}\n",
       "no_effective_store");
   expect_useless(
       "kernel void A(global float* a, global const float* b) {\n"
@@ -290,6 +302,31 @@ TEST(UsefulnessTest, KeepsNullTestsThatThePayloadCanMakeTrue) {
   expect_useful(
       "kernel void A(global float* a, global const float* b) {\n"
       "  int c = get_global_id(0);\n  if (!a) return;\n  a[c] = b[c];\n}\n");
+  // Pointer arithmetic or an address taken may change the argument; a
+  // __local array may sit at address 0 too.
+  expect_useful(
+      "kernel void A(global float* a, global float* b) {\n"
+      "  int c = get_global_id(0);\n  b -= c;\n  if (b == 0) a[c] = a[c + 1];\n}\n");
+  expect_useful(
+      "kernel void A(global float* a, global float* b) {\n"
+      "  int c = get_global_id(0);\n  global float** p = &b;\n  if (b == 0) a[c] = a[c + 1];\n}\n");
+  expect_useful(
+      "kernel void A(global float* a) {\n"
+      "  local float t[16];\n  int c = get_global_id(0);\n  if (t == 0) a[c] = a[c + 1] * 2.0f;\n}\n");
+}
+
+TEST(UsefulnessTest, FoldsIntegerConstantsButNotFloatSelfComparisons) {
+  // `if (0)` and `1 > 2` never hold; `d == d` and `d >= d` fail for a NaN.
+  expect_useless(
+      "kernel void A(global int* a, global const int* b) {\n"
+      "  int c = get_global_id(0);\n  if (0) a[c] = b[c];\n  if (1 > 2) a[c + 1] = b[c];\n}\n",
+      "no_effective_store");
+  expect_useful(
+      "kernel void A(global float* a, global const float* b) {\n"
+      "  int c = get_global_id(0);\n  float d = b[c];\n  if (d == d) return;\n  a[c] = d;\n}\n");
+  expect_useful(
+      "kernel void A(global float* a, global const float* b) {\n"
+      "  int c = get_global_id(0);\n  float d = b[c];\n  if (d >= d) return;\n  a[c] = d;\n}\n");
 }
 
 TEST(UsefulnessTest, KeepsACopyBetweenDifferentLocations) {
