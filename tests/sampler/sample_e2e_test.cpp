@@ -58,10 +58,21 @@ class SampleEndToEnd : public ::testing::Test {
     ASSERT_NO_FATAL_FAILURE(testing::fresh_corpus_workspace("clgen_sample_e2e", &root_));
     auto r = run_clgen({"--workspace", ws(), "-q", "train", "--config", config(), "--device", "cpu"});
     ASSERT_EQ(0, r.exit_code) << r.out << r.err;
+    // The trained workspace before any test samples in it, for tests whose
+    // run must not meet the samples other tests stored.
+    fs::copy(ws(), trained(), fs::copy_options::recursive);
   }
   static void TearDownTestSuite() { (void)remove_tree(root_.string()); }
 
   static std::string ws() { return (root_ / "ws").string(); }
+  static std::string trained() { return (root_ / "ws_trained").string(); }
+  // A fresh copy of the trained workspace at root_/NAME.
+  static std::string trained_copy(const std::string& name) {
+    const std::string copy = (root_ / name).string();
+    (void)remove_tree(copy);
+    fs::copy(trained(), copy, fs::copy_options::recursive);
+    return copy;
+  }
   static std::string config() { return std::string(CLGEN_TEST_DATA) + "/sampler/small.toml"; }
   // `clgen --workspace WS -q sample` of the suite's model on the CPU with --args, then `extra`.
   static std::vector<std::string> sample_in(const std::string& ws, const std::vector<std::string>& extra) {
@@ -70,10 +81,11 @@ class SampleEndToEnd : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
-  // `clgen sample --json` of the suite's model on the CPU with --args, then `extra`.
-  static CommandResult sample_json(const std::vector<std::string>& extra) {
+  // `clgen sample --json` of the suite's model on the CPU with --args, then
+  // `extra`, in workspace `in` (the suite's own by default).
+  static CommandResult sample_json(const std::vector<std::string>& extra, const std::string& in = ws()) {
     std::vector<std::string> args = {
-        "--workspace", ws(),       "-q",  "sample",       "--config", config(),         "--args", kArgs,   "-n",
+        "--workspace", in,         "-q",  "sample",       "--config", config(),         "--args", kArgs,   "-n",
         "0",           "--device", "cpu", "--max-length", "400",      "--max-refusals", "32",     "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_clgen(args);
@@ -285,6 +297,7 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
   const std::string targets = (root_ / "targets.csv").string(), report = (root_ / "report.csv").string();
   auto f = run_clgen({"features", k1, "--out", targets});
   ASSERT_EQ(0, f.exit_code) << f.err;
+  const std::string own = trained_copy("ws_graded");
   auto r = sample_json({"--time-limit", "30", "--seed", "4", "--temperature", "1.0", "--batch-size", "16", "--out",
                         (root_ / "directed").string(), "--target-features", targets, "--baseline", "--baseline-slice",
                         "5", "--target-report", report});
@@ -336,6 +349,8 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
 // once the checker passed it, so every target's nearest kernel in the
 // report, and every exact match it lists, on either side, has a passing
 // run, and none waits for a verdict once the run is over.
+// It samples in its own copy of the trained workspace: kernels that other
+// tests stored there would come back as repeats, which this run never checks.
 TEST_F(SampleEndToEnd, GradedSteeringReportsOnlyKernelsThatPassedTheChecker) {
   if (HasFatalFailure()) return;
   auto devices = run_clgen({"devices"});
@@ -345,6 +360,7 @@ TEST_F(SampleEndToEnd, GradedSteeringReportsOnlyKernelsThatPassedTheChecker) {
   const std::string targets = (root_ / "graded-targets.csv").string(), report = (root_ / "graded.csv").string();
   auto f = run_clgen({"features", k1, "--out", targets});
   ASSERT_EQ(0, f.exit_code) << f.err;
+  const std::string own = trained_copy("ws_graded");
   auto r = sample_json({"--time-limit",
                         "15",
                         "--seed",
@@ -368,13 +384,14 @@ TEST_F(SampleEndToEnd, GradedSteeringReportsOnlyKernelsThatPassedTheChecker) {
                         "2",
                         "--check-timeout",
                         "2",
-                        "--graded-steering"});
+                        "--graded-steering"},
+                       own);
   ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["steering"]["graded"].get<bool>()) << r.out;
   EXPECT_EQ(0, j["steering"]["awaiting_verdict"].get<int>()) << r.out;
   const int benchmark_grade = j["dynamically_valid"].get<int>();
-  auto db = Database::open(ws() + "/clgen.db");
+  auto db = Database::open(own + "/clgen.db");
   ASSERT_TRUE(db.ok());
   std::istringstream csv(slurp(report));
   std::string line;
