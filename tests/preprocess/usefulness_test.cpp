@@ -454,6 +454,8 @@ TEST(UsefulnessTest, KeepsLoopsThatCanEnd) {
       // a condition false from the start: the loop never runs
       "while (0) a[c] = 1; a[c] = b[c];",
       "int k = c; while (k < k) a[c] = 1; a[c] = b[c];",
+      // a buffer argument is never null in the checker's payload
+      "while (a == 0) { } a[c] = b[c];",
       // a break in a nested loop leaves only that loop, but the outer one
       // has its own increment
       "for (int i = 0; i < 4; ++i) { for (;;) { break; } a[c] = b[i]; }",
