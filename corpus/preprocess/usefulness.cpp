@@ -106,6 +106,7 @@ class KernelAnalysis {
       }
     }
     stores_.clear();
+    mark_jump_targets(fn_->getBody());
     classify(fn_->getBody());
 
     const std::string kernel = fn_->getNameAsString();
@@ -270,10 +271,16 @@ class KernelAnalysis {
     return false;
   }
   // True when a jump may land inside `s`: a label or a case of a switch.
-  static bool has_jump_target(const clang::Stmt* s) {
+  bool has_jump_target(const clang::Stmt* s) const { return s && jump_targets_.count(s) > 0; }
+  // Fills jump_targets_ with `s` and every statement around a label or a
+  // case in it, in one walk, so has_jump_target is a lookup. Returns
+  // whether `s` holds one.
+  bool mark_jump_targets(const clang::Stmt* s) {
     if (!s) return false;
-    if (isa<clang::LabelStmt>(s) || isa<clang::SwitchCase>(s)) return true;
-    return std::any_of(s->child_begin(), s->child_end(), [](const clang::Stmt* c) { return has_jump_target(c); });
+    bool holds = isa<clang::LabelStmt>(s) || isa<clang::SwitchCase>(s);
+    for (const clang::Stmt* child : s->children()) holds |= mark_jump_targets(child);
+    if (holds) jump_targets_.insert(s);
+    return holds;
   }
 
   // The condition that decides whether (or how often) the children of `s` run.
@@ -552,6 +559,7 @@ class KernelAnalysis {
   bool unknown_store_ = false;
   std::unique_ptr<internal::IndexBounds> bounds_;  // built at the first store that needs it
   int dead_ = 0;                           // always-false conditions around the statement visited
+  std::set<const clang::Stmt*> jump_targets_;  // statements holding a label or a case (mark_jump_targets)
   std::vector<const clang::Expr*> conds_;  // enclosing conditions of the statement visited
   bool item_exit_ = false;                 // a return, break or continue under an item-tainted condition
   bool dependent_exit_ = false;            // ... under a dependent condition
