@@ -37,7 +37,7 @@
 # vocabularies) under $RUNS_DIR (default $WORKSPACE/directed-runs): on the
 # workspace itself, a second run of the same seed would replay the first's
 # draws without filtering them (docs/SAMPLER.md, "Resuming") and lose that
-# time, as the 5-minute runs before the fourteenth session did.
+# time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WS=${WORKSPACE:-gpu-work/github}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: `clgen sample`'s filter (strict rewrite + usefulness check) in
 # this process (--clang-in-process) and in budgeted clgen-clang-workers (the
-# default), alternating in one session, over a fixed set of kernel files:
+# default), alternating in one run, over a fixed set of kernel files:
 # kernels filtered per second, the median of ROUNDS runs of each, and the
 # slowest single kernel (what --clang-time-limit's default must exceed), and
 # the CPU seconds per kernel (the workers' included), which the load of other

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Static quality of sampled kernels against real ones (docs/BENCHMARKS.md,
 "GitHub corpus"): for the kernels of one or more NAME-driven.jsonl exports
-(scripts/gpu-corpus-compare.sh export) it reports dynamic-checker outcomes,
+(bench/gpu-experiment.sh corpus-compare export) it reports dynamic-checker outcomes,
 the median Grewe `comp` and `mem`, the share using `__local` memory, and the
 share whose six Grewe features (comp, rational, mem, localmem, coalesced,
 atomic) equal those of some kernel of the held-out repositories.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run HERE: slims a packed wgsize workspace database (clgen.db.xz of
-# scripts/gpu-wgsize.sh's archive) to what a continuation call needs — the
+# bench/gpu-experiment.sh wgsize's archive) to what a continuation call needs — the
 # runs, the kernels they ran, the samples, and the corpus rows and origins of
 # those kernels (the export's `group`) — and writes it xz-compressed, to be
 # carried as WS_SEED (about 4 MB instead of 13).

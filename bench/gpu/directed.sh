@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
+# Directed against undirected sampling toward the held-out repositories' kernels.
 # Run ON THE GPU MACHINE: directed against undirected sampling toward the
 # held-out repositories' kernels (docs/SAMPLER.md, "Directed sampling"),
-# laid out as scripts/gpu-check.sh lays out its work. Needs
-# .carry/gpu-deps.tar.xz and .wsmin/github.db.xz (scripts/gpu-workspace.sh).
+# laid out as the check experiment lays out its work. Needs
+# .carry/gpu-deps.tar.xz and .wsmin/github.db.xz (bench/gpu-experiment.sh workspace).
 # Results go to $OUT/directed (or gpu-results/directed). Each phase below
 # fits one 10-minute call once the machine is built and the model trained
 # (a machine given back loses both).
 #
-#   scripts/gpu-directed.sh PHASE...
-#   build       scripts/gpu-check.sh build (skipped when build-gpu/ holds clgen)
+#   bench/gpu-experiment.sh directed PHASE...
+#   build       scripts/gpu-build.sh (skipped when build-gpu/ holds clgen)
 #   train       configs/github.toml on the snapshot for at most $TRAIN_SECONDS
 #               (skipped when the workspace has that model)
 #   targets     how many held-out kernels there are (a 5 s sampling call)
@@ -41,16 +42,15 @@
 # CHECK and MATCHED_CHECK go to bench/directed.sh: CHECK= MATCHED_CHECK=gpu
 # samples without the checker setting the pace and checks only the matched
 # kernels afterwards.
+# shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
 RESULTS=${OUT:-gpu-results}
 DIR=$RESULTS/directed
-CLGEN=${BUILD_DIR:-build-gpu}/cli/clgen
+CLGEN=$BUILD_DIR/cli/clgen
 WS=gpu-work/github
 TRAIN_SECONDS=${TRAIN_SECONDS:-210}
 PLAIN_SHARE=${PLAIN_SHARE:-}
 mkdir -p "$DIR"
-log() { echo "== $(date -u +%T) $*"; }
 bench() {  # MODE MINUTES [CONFIG]: results of another config than github.toml under $DIR/<its name>
   local config=${3:-configs/github.toml} dir=$DIR flags=${SAMPLE_FLAGS:-}
   [ "$config" = configs/github.toml ] || dir=$DIR/$(basename "$config" .toml)
@@ -65,10 +65,13 @@ quality() {  # MODE MINUTES RESULTS: bench/run_quality.py on that run's workspac
     tee "$3/quality-$1-$2min.txt"
 }
 
-phase_build() { OUT=$RESULTS ./scripts/gpu-check.sh build; }
+phase_build() {
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
+  build_clgen "$RESULTS/build.log"
+}
 
 train_config() {  # CONFIG LOG
-  [ -f "$WS/clgen.db" ] || { mkdir -p "$WS" && xz -dc .wsmin/github.db.xz > "$WS/clgen.db"; }
+  unpack_workspace "$WS" .wsmin/github.db.xz || return 1
   if "$CLGEN" --workspace "$WS" -q sample --config "$1" --device cuda --max-samples 1 -n 0 \
       --batch-size 1 --max-length 8 --out "$DIR/probe" > /dev/null 2>&1; then
     log "$1's model is trained already"
@@ -136,4 +139,4 @@ compare() {  # MINUTES: sliced runs of both models, then the two tables together
 phase_compare1() { compare 1; }
 phase_compare2() { compare 2; }
 
-for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; exit 1; }; done
+for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; [ "${DRY_RUN:-0}" = 1 ] || exit 1; }; done

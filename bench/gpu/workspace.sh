@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
+# (run here) .wsmin/NAME.db.xz: the imported, preprocessed corpus of a workspace, for a call to carry.
+#   bench/gpu-experiment.sh workspace [WORKSPACE] [NAME]     (defaults: clgen-work clgen)
 # Run HERE: makes .wsmin/NAME.db.xz (default clgen.db.xz), the workspace database a GPU-machine
-# session starts from (scripts/gpu-session.sh): the imported and preprocessed
+# experiment starts from (the pipeline experiment reads clgen, the others github and default): the imported and preprocessed
 # corpus of WORKSPACE (default clgen-work, filled by scripts/run-default.sh),
 # without samples, driver runs or training records, and with only the newest
 # preprocessor version's results. The GPU machine has no
 # corpus miner (no libgit2 there, and no network), so the corpus travels.
 # MAX_TEXT=N also leaves out accepted kernels of more than N characters (no
 # training config reads kernels over its max_file_chars, 8,000 at most; the
-# 2026-11-27 snapshot rows hold 338 kernels over 100,000 characters, 2.6 MiB
+# snapshot's accepted rows hold some 340 kernels over 100,000 characters, 2.6 MiB
 # of the compressed file), to keep a call's carry under 64 MiB.
+# shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 WORKSPACE=${1:-clgen-work}
 NAME=${2:-clgen}
-[ -f "$WORKSPACE/clgen.db" ] || { echo "gpu-workspace: $WORKSPACE/clgen.db missing (run scripts/run-default.sh)" >&2; exit 1; }
+[ -f "$WORKSPACE/clgen.db" ] || { echo "gpu-experiment workspace: $WORKSPACE/clgen.db missing (run scripts/run-default.sh)" >&2; exit 1; }
 mkdir -p .wsmin
 rm -f ".wsmin/$NAME.db" ".wsmin/$NAME.db.xz"
-/usr/bin/python3 - "$WORKSPACE/clgen.db" ".wsmin/$NAME.db" "${MAX_TEXT:-0}" <<'PY'
+"${PYTHON:-/usr/bin/python3}" - "$WORKSPACE/clgen.db" ".wsmin/$NAME.db" "${MAX_TEXT:-0}" <<'PY'
 import sqlite3, sys
 src = sqlite3.connect(sys.argv[1])
 dst = sqlite3.connect(sys.argv[2])

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
+# Workgroup-size and device-mapping data on both devices, real and synthetic, and the experiment.
 # Run ON THE GPU MACHINE (one call, at most ~9 minutes): workgroup-size data
 # on the H100 and on PoCL for real kernels (the GitHub snapshot, carried as
 # .wsmin/github.db.xz) and benchmark-grade synthetic kernels (a short
 # `clgen sample --check gpu`), the wgsize dataset export, and one archive
 # $OUT/wgsize-results.tar.gz. Needs .carry/gpu-deps.tar.xz (scripts/gpu-carry.sh)
-# and .wsmin/github.db.xz (scripts/gpu-workspace.sh).
+# and .wsmin/github.db.xz (bench/gpu-experiment.sh workspace).
 #
-#   scripts/gpu-wgsize.sh [PHASE...]   (default: build train sample screen pick sweep export summary experiment pack)
+#   bench/gpu-experiment.sh wgsize [PHASE...]   (default: build train sample screen pick sweep export summary experiment pack)
 #
 #   build       scripts/gpu-build.sh (skipped when build-gpu/ holds clgen)
 #   train       configs/github.toml on the snapshot, at most $TRAIN_SECONDS
@@ -29,7 +30,7 @@
 #   experiment  clgen predict experiment --task wgsize (needs a clgen built with
 #               OpenCV, which the GPU machine's build leaves out: then it says so,
 #               and the same phase runs here on the unpacked archive:
-#               RESULTS=DIR CLGEN=build/cli/clgen scripts/gpu-wgsize.sh experiment)
+#               RESULTS=DIR CLGEN=build/cli/clgen bench/gpu-experiment.sh wgsize experiment)
 #   pack        the results folder and the workspace database (accepted samples
 #               only) as $OUT/wgsize-results.tar.gz
 #
@@ -41,8 +42,8 @@
 # Every phase is bounded by the call's deadline: $BUDGET seconds (default 520)
 # from the start, less $RESERVE seconds (default 70) kept for export, summary
 # and pack. Progress lines start with "== HH:MM:SS".
+# shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
 set -uo pipefail
-cd "$(dirname "$0")/.."
 START=$(date +%s)
 BUDGET=${BUDGET:-520}
 RESERVE=${RESERVE:-70}
@@ -50,7 +51,6 @@ MAPPING_EXPORT=${MAPPING_EXPORT:-0}
 DEADLINE=$((START + BUDGET))
 WS=${WS:-gpu-work/wgsize}
 RESULTS=${RESULTS:-gpu-work/wgsize-results}
-BUILD_DIR=${BUILD_DIR:-build-gpu}
 CLGEN=${CLGEN:-$BUILD_DIR/cli/clgen}
 PYTHON=${PYTHON:-python3}
 TRAIN_SECONDS=${TRAIN_SECONDS:-100}
@@ -67,7 +67,7 @@ SWEEP_TIMEOUT=${SWEEP_TIMEOUT:-2}
 GPU_JOBS=${GPU_JOBS:-8}
 CPU_JOBS=${CPU_JOBS:-4}  # PoCL uses every core per kernel: few at once keeps its timings cleaner
 CROSSOVER=${CROSSOVER:-2^6..2^22}
-# Dry runs without a GPU (docs/RESULTS.md): screen on another device, also
+# Runs without a GPU (PoCL only, docs/RESULTS.md): screen on another device, also
 # screen the workspace's accepted samples, pick by another device name
 # (an SQL LIKE pattern), sweep other devices.
 SCREEN_DEVICE=${SCREEN_DEVICE:-gpu}
@@ -87,19 +87,14 @@ left() {
   [ "$want" -lt 0 ] && want=0
   echo "$want"
 }
-workspace() {
-  [ -f "$WS/clgen.db" ] && return 0
-  local seed=${WS_SEED:-.wsmin/github.db.xz}
-  [ -f "$seed" ] || { echo "gpu-wgsize: $seed missing (scripts/gpu-workspace.sh, or WS_SEED)" >&2; return 1; }
-  mkdir -p "$WS" && xz -dc "$seed" > "$WS/clgen.db"
+workspace() {  # from WS_SEED (default .wsmin/github.db.xz), once
+  unpack_workspace "$WS" "${WS_SEED:-.wsmin/github.db.xz}"
 }
 
 phase_build() {
   nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || true
-  if [ ! -x "$CLGEN" ]; then
-    log "build"
-    ./scripts/gpu-build.sh > "$RESULTS/build.log" 2>&1 || { tail -40 "$RESULTS/build.log"; return 1; }
-  fi
+  [ -x "$CLGEN" ] || log "build"
+  build_clgen "$RESULTS/build.log" || return 1
   "$CLGEN" devices 2>&1 | grep -E "Platform|Device" | tee "$RESULTS/devices.txt"
 }
 
@@ -268,7 +263,7 @@ phase_experiment() {
   [ -f "$RESULTS/wgsize.csv" ] || { echo "no $RESULTS/wgsize.csv"; return 1; }
   if ! "$CLGEN" predict --help > /dev/null 2>&1; then
     echo "clgen here has no 'predict' (built without OpenCV): run on the unpacked archive with a full build:"
-    echo "  RESULTS=DIR CLGEN=build/cli/clgen scripts/gpu-wgsize.sh experiment"
+    echo "  RESULTS=DIR CLGEN=build/cli/clgen bench/gpu-experiment.sh wgsize experiment"
     return 0
   fi
   if [ ! -f "$RESULTS/mapping.csv" ] && [ -f "$RESULTS/clgen.db.xz" ]; then
@@ -320,7 +315,7 @@ PY
   tar -C "$(dirname "$RESULTS")" -czf "$dest/wgsize-results.tar.gz" "$(basename "$RESULTS")"
   ls -la "$dest/wgsize-results.tar.gz"
   [ "$(stat -c %s "$dest/wgsize-results.tar.gz")" -lt 16000000 ] ||
-    echo "gpu-wgsize: the archive is over 16 MB, which may not come back: copy $RESULTS/*.csv to \$OUT by hand"
+    echo "gpu-experiment wgsize: the archive is over 16 MB, which may not come back: copy $RESULTS/*.csv to \$OUT by hand"
 }
 
 phases=("$@")
@@ -328,7 +323,7 @@ phases=("$@")
 status=0
 for p in "${phases[@]}"; do
   fn="phase_$p"
-  if ! declare -F "$fn" >/dev/null; then echo "gpu-wgsize: unknown phase '$p'" >&2; exit 2; fi
+  if ! declare -F "$fn" >/dev/null; then echo "gpu-experiment wgsize: unknown phase '$p'" >&2; exit 2; fi
   "$fn" || { log "phase $p failed"; status=1; [ "$p" = build ] && { phase_pack; exit 1; }; }
 done
 log "done (status $status)"

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
+# clgen train --distributed under torchrun: scaling and time to a validation loss.
 # Run ON THE GPU MACHINE (several GPUs: nvidia-h200-x2/-x4/-x8) from a checkout
 # that carries .carry/gpu-deps.tar.xz (scripts/gpu-carry.sh) and .wsmin/clgen.db.xz
-# (scripts/gpu-workspace.sh): measures `clgen train --distributed` under torchrun
+# (bench/gpu-experiment.sh workspace): measures `clgen train --distributed` under torchrun
 # (docs/MODEL.md, "Distributed training"). Fits one 10-minute call with the
 # defaults; everything lands in one file, $OUT/results.tar.xz (or gpu-results/),
 # and the summary is printed at the end.
 #
-#   scripts/gpu-distributed.sh            # every world size 1, 2, 4, 8 up to the GPUs present
-#   WORLDS="1 2" scripts/gpu-distributed.sh
+#   bench/gpu-experiment.sh distributed            # every world size 1, 2, 4, 8 up to the GPUs present
+#   WORLDS="1 2" bench/gpu-experiment.sh distributed
+#   PHASES="scaling summary" bench/gpu-experiment.sh distributed   # the phases below, in order
 #
 # 1. build     scripts/gpu-build.sh unless build-gpu/cli/clgen exists; the CMake
 #              summary says whether the NCCL (and Gloo) backends compiled
@@ -23,10 +25,9 @@
 #              the run's start) to reach it, and the two validation curves
 # Each run has a workspace of its own (gpu-work/dist/NAME, from .wsmin), so no
 # run resumes another's checkpoint.
+# shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
 set -uo pipefail
-cd "$(dirname "$0")/.."
 RESULTS=${OUT:-gpu-results}
-BUILD_DIR=${BUILD_DIR:-build-gpu}
 CLGEN=$PWD/$BUILD_DIR/cli/clgen
 CONFIG=${CONFIG:-configs/gpu.toml}
 SCALING_SECONDS=${SCALING_SECONDS:-30}
@@ -36,7 +37,6 @@ TORCHRUN=${TORCHRUN:-$(command -v torchrun || echo /opt/torch/.venv/bin/torchrun
 WORK=gpu-work/dist
 LOGS=$RESULTS/distributed
 mkdir -p "$LOGS" "$WORK"
-log() { echo "== $(date -u +%T) $*"; }
 
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 [ "${GPUS:-0}" -ge 1 ] || GPUS=1
@@ -52,9 +52,7 @@ phase_build() {
   log "machine: $(nproc) cores; $GPUS GPUs"
   nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
   nvidia-smi topo -m > "$LOGS/topology.txt" 2>&1 || true
-  if [ ! -x "$CLGEN" ]; then
-    ./scripts/gpu-build.sh > "$LOGS/build.log" 2>&1 || { tail -40 "$LOGS/build.log"; return 1; }
-  fi
+  build_clgen "$LOGS/build.log" || return 1
   cmake -N -LA "$BUILD_DIR" 2>/dev/null | grep -E '^CLGEN_(GLOO|NCCL)_COMPILES|^CLGEN_NCCL_INCLUDE_DIR' | tee "$LOGS/backends.txt"
   for f in "$BUILD_DIR"/c10d-probe/*.log; do [ -f "$f" ] && { echo "-- $f"; grep -m5 -E 'error' "$f"; }; done
   log "torchrun: $TORCHRUN ($("$TORCHRUN" --help >/dev/null 2>&1 && echo ok || echo missing))"
@@ -62,10 +60,10 @@ phase_build() {
 
 # A fresh workspace gpu-work/dist/NAME holding the corpus only.
 fresh_workspace() {
-  rm -rf "$WORK/$1" && mkdir -p "$WORK/$1"
+  rm -rf "${WORK:?}/$1" && mkdir -p "$WORK/$1"
   if [ -f .wsmin/clgen.db.xz ]; then xz -dc .wsmin/clgen.db.xz > "$WORK/$1/clgen.db"
   elif [ -f .wsmin/clgen.db ]; then cp .wsmin/clgen.db "$WORK/$1/clgen.db"
-  else echo "gpu-distributed: no .wsmin/clgen.db(.xz)" >&2; return 1; fi
+  else echo "gpu-experiment distributed: no .wsmin/clgen.db(.xz)" >&2; return 1; fi
 }
 
 # $CONFIG with batch_size B and many epochs (the time limit ends the run).
@@ -183,7 +181,7 @@ phase_pack() {
 
 status=0
 for p in ${PHASES:-build scaling to_loss summary pack}; do
-  "phase_$p" || { echo "gpu-distributed: phase $p failed" >&2; status=1; [ "$p" = build ] && break; }
+  "phase_$p" || { echo "gpu-experiment distributed: phase $p failed" >&2; status=1; [ "$p" = build ] && break; }
 done
 [ -f "$RESULTS/results.tar.xz" ] || phase_pack
 exit $status

@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
+# libFuzzer targets in fork mode on the GPU machine's 16 cores (pack here, run there).
 # Fuzzing on the GPU machine's 16 cores (libFuzzer's -fork mode), for the
 # targets whose inputs are Clang compiles (hundreds of executions per second
 # per core: 1 M executions need hours of one core here).
 #
-#   HERE:   scripts/gpu-fuzz.sh pack TARGET...
+#   HERE:   bench/gpu-experiment.sh fuzz pack TARGET...
 #           bundles build-fuzz/tests/fuzz/TARGET (scripts/fuzz.sh builds them),
 #           the shared libraries the Ubuntu machine lacks, Clang's resource
 #           headers and each target's seeds (tests/fuzz/seeds.sh) into
 #           .carry-fuzz/fuzz.tar.xz; carry .carry-fuzz.
-#   THERE:  scripts/gpu-fuzz.sh run TARGET SECONDS FORKS
+#   THERE:  bench/gpu-experiment.sh fuzz run TARGET SECONDS FORKS
 #           unpacks the bundle once (gpu-work/fuzz), runs TARGET with -fork=FORKS
 #           for SECONDS, keeping going past findings (-ignore_crashes etc.), the
 #           corpus kept in gpu-work/fuzz/corpus/TARGET between warm calls, and
 #           ends with "gpu-fuzz: TARGET: N executions ..."; findings and the log
-#           land in $OUT/fuzz/TARGET.
+#           land in $OUT/fuzz/TARGET. Two runs started together on a new bundle race
+#           on the unpack: start one (`run TARGET 1 1`), then the others.
+# shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 mode=${1:-}
 case "$mode" in
   pack)
     shift
-    [ $# -gt 0 ] || { echo "usage: scripts/gpu-fuzz.sh pack TARGET..." >&2; exit 2; }
+    [ $# -gt 0 ] || { echo "usage: bench/gpu-experiment.sh fuzz pack TARGET..." >&2; exit 2; }
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
     mkdir -p "$work/bin" "$work/lib" "$work/seeds" "$work/dict"
@@ -42,13 +44,13 @@ case "$mode" in
     du -h .carry-fuzz/fuzz.tar.xz
     ;;
   run)
-    [ $# -eq 4 ] || { echo "usage: scripts/gpu-fuzz.sh run TARGET SECONDS FORKS" >&2; exit 2; }
+    [ $# -eq 4 ] || { echo "usage: bench/gpu-experiment.sh fuzz run TARGET SECONDS FORKS" >&2; exit 2; }
     t=$2 seconds=$3 forks=$4
     dir=gpu-work/fuzz
     # A new bundle replaces the binaries; the corpora stay.
     sum=$(sha256sum .carry-fuzz/fuzz.tar.xz | cut -c1-64)
     if [ "$(cat "$dir/.unpacked" 2>/dev/null)" != "$sum" ]; then
-      rm -rf "$dir/bin" "$dir/lib" "$dir/seeds" "$dir/dict" "$dir/resource-include"
+      rm -rf "${dir:?}/bin" "${dir:?}/lib" "$dir/seeds" "$dir/dict" "$dir/resource-include"
       mkdir -p "$dir" && xz -dc .carry-fuzz/fuzz.tar.xz | tar -C "$dir" -xf - && echo "$sum" > "$dir/.unpacked"
     fi
     # The binaries look for Clang's headers where Debian puts them.
@@ -70,7 +72,7 @@ case "$mode" in
       -artifact_prefix="$out/" "${dict[@]}" "$dir/corpus/$t" "$dir/seeds/$t" > "$out/run.log" 2>&1
     rc=$?
     set -e
-    last=$(grep -E '^#[0-9]+: cov:' "$out/run.log" | tail -1)
+    last=$(grep -E '^#[0-9]+: cov:' "$out/run.log" | tail -1 || true)  # none when the run died at start
     execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' <<< "$last")
     speed=$(sed -n 's/.* exec\/s:\{0,1\} \([0-9]*\).*/\1/p' <<< "$last")
     found=$(find "$out" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
@@ -78,7 +80,7 @@ case "$mode" in
     echo "gpu-fuzz: $t: ${execs:-?} executions in $seconds s with $forks forks, ${speed:-?} exec/s, exit $rc, $found finding files in $out"
     ;;
   *)
-    echo "usage: scripts/gpu-fuzz.sh pack TARGET... | run TARGET SECONDS FORKS" >&2
+    echo "usage: bench/gpu-experiment.sh fuzz pack TARGET... | run TARGET SECONDS FORKS" >&2
     exit 2
     ;;
 esac

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
+# The default corpus against the GitHub snapshot: one model each, sampling, checker, features.
 # Run ON THE GPU MACHINE: the default corpus against the GitHub snapshot, one
-# model each, same sampler settings and time (docs/BENCHMARKS.md, "GitHub
-# corpus"). Needs .carry/gpu-deps.tar.xz (scripts/gpu-carry.sh) and
-# .wsmin/default.db.xz + .wsmin/github.db.xz (scripts/gpu-workspace.sh WS NAME).
+# model each, same sampler settings and time (docs/BENCHMARKS.md, "Default
+# corpus against the GitHub snapshot"). Needs .carry/gpu-deps.tar.xz (scripts/gpu-carry.sh) and
+# .wsmin/default.db.xz + .wsmin/github.db.xz (bench/gpu-experiment.sh workspace WS NAME).
 # Workspaces live in gpu-work/NAME (ignored by git, so a warm machine keeps them
 # between calls). Results go to $OUT (or gpu-results/) as one results.tar.xz.
 #
-#   scripts/gpu-corpus-compare.sh PHASE...
+#   bench/gpu-experiment.sh corpus-compare PHASE...
 #   build    scripts/gpu-build.sh
 #   train    configs/gpu.toml on the default corpus, configs/github.toml on the
 #            snapshot, each for at most $TRAIN_SECONDS (SIGINT checkpoints)
@@ -19,13 +20,12 @@
 #            dynamic checker on the NVIDIA GPU with $DRIVE_JOBS jobs (default 1)
 #   export   per workspace, NAME-driven.jsonl: each driven sample (text,
 #            outcome, kernel runtime) and NAME-outcomes.tsv; features are computed
-#            from these where Clang 15 is installed (bench/corpus-quality.sh)
+#            from these where Clang 15 is installed (bench/sample_quality.py)
 #   tables_ab, check, directed: see their functions below
 #   pack     the logs and exports into results.tar.xz
+# shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
 RESULTS=${OUT:-gpu-results}
-BUILD_DIR=${BUILD_DIR:-build-gpu}
 CLGEN=$BUILD_DIR/cli/clgen
 TRAIN_SECONDS=${TRAIN_SECONDS:-200}
 SIZE_SECONDS=${SIZE_SECONDS:-150}
@@ -33,7 +33,6 @@ SAMPLE_SECONDS=${SAMPLE_SECONDS:-30}
 BATCH=${BATCH:-8192}
 DRIVE_SAMPLES=${DRIVE_SAMPLES:-300}
 mkdir -p "$RESULTS"
-log() { echo "== $(date -u +%T) $*"; }
 # Workspaces: default (configs/gpu.toml), github (configs/github.toml) and
 # balanced (the github database with configs/github-balanced.toml); $NAMES
 # picks which, in order.
@@ -48,8 +47,7 @@ config_of() {
 db_of() { [ "$1" = balanced ] && echo github || echo "$1"; }
 
 workspace() {  # NAME: gpu-work/NAME/clgen.db from .wsmin/NAME.db.xz, once
-  [ -f "gpu-work/$1/clgen.db" ] && return 0
-  mkdir -p "gpu-work/$1" && xz -dc ".wsmin/$(db_of "$1").db.xz" > "gpu-work/$1/clgen.db"
+  unpack_workspace "gpu-work/$1" ".wsmin/$(db_of "$1").db.xz"
 }
 
 train() {  # NAME CONFIG SECONDS LOG
@@ -67,7 +65,7 @@ ws_copy() {  # NAME DIR: DIR/clgen.db, DIR/models and DIR/vocabularies, a copy o
 
 phase_build() {
   nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
-  [ -x "$CLGEN" ] || ./scripts/gpu-build.sh > "$RESULTS/build.log" 2>&1 || { tail -40 "$RESULTS/build.log"; return 1; }
+  build_clgen "$RESULTS/build.log"
 }
 
 phase_train() {
@@ -125,8 +123,8 @@ phase_variants() {
 # tables_ab  the last of $NAMES sampled twice with the same seed for $SAMPLE_SECONDS
 #            (--args "float*,float*,float*,int"): with the constraint tables its
 #            training saved ("new"), then with those tables plus the builtin type
-#            names that every table before the thirteenth session's fix held as user
-#            types ("oldtables": uint, uchar, ulong, size_t), each on its own copy of
+#            names that tables once held as user types when a training file typedef'd
+#            them ("oldtables": uint, uchar, ulong, size_t), each on its own copy of
 #            the trained workspace; where the constraint ended the first arm's streams
 #            (bench/sample_refusals.py). Summaries and accepted kernels in tables_ab.tar.xz.
 phase_tables_ab() {
@@ -258,4 +256,4 @@ phase_pack() {  # the archive is written outside $RESULTS: tar fails on a folder
     ls -la "$RESULTS/results.tar.xz" && find "$RESULTS" -mindepth 1 ! -name results.tar.xz -delete
 }
 
-for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; exit 1; }; done
+for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; [ "${DRY_RUN:-0}" = 1 ] || exit 1; }; done

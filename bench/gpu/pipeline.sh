@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
+# The GPU-machine part of the pipeline: build, train, sample, drive both devices, tests, pack.
 # Run ON THE GPU MACHINE from a clean checkout that carries .carry/ (made by
-# scripts/gpu-carry.sh) and .wsmin/clgen.db (a workspace database with the
-# default corpus imported and preprocessed: scripts/gpu-workspace.sh makes it
-# here). Does the GPU-machine part of the pipeline in phases, each resumable,
+# scripts/gpu-carry.sh) and .wsmin/clgen.db.xz (a workspace database with the
+# default corpus imported and preprocessed: `bench/gpu-experiment.sh workspace`
+# makes it here). Does the GPU-machine part of the pipeline in phases, each resumable,
 # and leaves logs, JSON summaries and the compressed workspace database in
 # RESULTS (default $OUT, else gpu-results/):
 #
-#   scripts/gpu-session.sh [PHASE...]     (default: build train sample drive pack)
+#   bench/gpu-experiment.sh pipeline [PHASE...]     (default: build train sample drive pack)
 #
 #   build     scripts/gpu-build.sh (LLVM 15 etc. from .carry, LibTorch from PyTorch)
 #   diagnose  the SentencePiece vocabulary on CUDA and the failing test binaries,
@@ -14,28 +15,27 @@
 #   train     `clgen train` of $GPU_CONFIG on CUDA for $TRAIN_SECONDS at most, then
 #             (unless SKIP_BASELINES=1) the PyTorch Python baseline on the same
 #             token file; the `paper` model for one epoch and its baseline
-#             (docs/bench-model.md)
+#             (docs/BENCHMARKS.md, "Model training")
 #   sample    bench/sampler.sh on CUDA: --args "float*,float*,float*,int" and
 #             free signatures, constrained and --no-constrain ($MODES), then the
 #             --args specs in $SPECS (';'-separated), $SAMPLE_SECONDS each, for
 #             each --start mode in $SAMPLE_STARTS (default "file"; seeds 1, 2, ...)
-#             (docs/bench-sampler.md)
+#             (docs/BENCHMARKS.md, "Sampling")
 #   drive     up to $DRIVE_SAMPLES accepted samples, then the preprocessed corpus,
 #             on PoCL's CPU device and the NVIDIA GPU at global sizes $GSIZES,
 #             both devices at once; stops at $DRIVE_DEADLINE (epoch seconds) and
 #             resumes where it stopped on the next call
 #   tests     the test suite there, and the driver's tests on the NVIDIA device
-#   bench-driver  bench/driver.sh on both devices (docs/bench-driver.md)
+#   bench-driver  bench/driver.sh on both devices (docs/BENCHMARKS.md, "Driver")
 #   pack      the workspace database, xz-compressed (model checkpoints stay; the
 #             texts of rejected samples beyond 2,000 per --args are blanked)
 #
 # A model checkpoint does not travel back (too large), so `train` and `sample`
 # belong to the same call; the database (samples, runs, metrics) does.
+# shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
 set -uo pipefail
-cd "$(dirname "$0")/.."
 RESULTS=${RESULTS:-${OUT:-gpu-results}}
 WS=${WS:-gpu-work}
-BUILD_DIR=${BUILD_DIR:-build-gpu}
 CLGEN=$BUILD_DIR/cli/clgen
 GPU_CONFIG=${GPU_CONFIG:-configs/gpu.toml}
 SAMPLE_SECONDS=${SAMPLE_SECONDS:-60}
@@ -47,24 +47,21 @@ DRIVE_DEADLINE=${DRIVE_DEADLINE:-0}
 DRIVE_TIMEOUT=${DRIVE_TIMEOUT:-10}
 PYTHON=${PYTHON:-python3}
 mkdir -p "$RESULTS"
+RESULTS=$(cd "$RESULTS" && pwd)  # absolute: the tests phase writes from inside the build folder
 export PYTHONUNBUFFERED=1
-
-log() { echo "== $(date -u +%T) $*"; }
 
 workspace() {
   [ -f "$WS/clgen.db" ] && return 0
   mkdir -p "$WS"
   if [ -f .wsmin/clgen.db.xz ]; then xz -dc .wsmin/clgen.db.xz > "$WS/clgen.db"
   elif [ -f .wsmin/clgen.db ]; then cp .wsmin/clgen.db "$WS/clgen.db"
-  else echo "gpu-session: no .wsmin/clgen.db(.xz) to start the workspace from" >&2; return 1; fi
+  else echo "gpu-experiment pipeline: no .wsmin/clgen.db(.xz) to start the workspace from" >&2; return 1; fi
 }
 
 phase_build() {
   log "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
-  if [ ! -x "$CLGEN" ]; then
-    ./scripts/gpu-build.sh > "$RESULTS/build.log" 2>&1 || { tail -40 "$RESULTS/build.log"; return 1; }
-  fi
+  build_clgen "$RESULTS/build.log" || return 1
   [ ! -f "$RESULTS/build.log" ] || tail -20 "$RESULTS/build.log"
 }
 
@@ -104,7 +101,7 @@ phase_diagnose() {
   symbolize "$RESULTS/diagnose-sp.log"
   log "test binaries that crashed here before (gdb: $(command -v gdb || echo none))"
   (cd "$BUILD_DIR" && timeout 100 ctest -j4 --timeout 60 -R "${DIAGNOSE_TESTS:-Checkpoint|LanguageModelApi|Training|PipelineTest|Compile\.}" \
-    --output-on-failure > "../$RESULTS/diagnose-tests.log" 2>&1)
+    --output-on-failure > "$RESULTS/diagnose-tests.log" 2>&1)
   grep -E 'tests passed|Failed|SEGFAULT|Exception|\*\*\*' "$RESULTS/diagnose-tests.log" | head -40
   grep -B2 -A30 'fatal signal' "$RESULTS/diagnose-tests.log" | head -150
   symbolize "$RESULTS/diagnose-tests.log"
@@ -183,10 +180,10 @@ PY
 
 phase_tests() {
   log "the whole test suite (ctest -j16), then the driver's tests on the NVIDIA device"
-  (cd "$BUILD_DIR" && timeout 150 ctest -j16 --timeout 120 > "../$RESULTS/tests.log" 2>&1)
+  (cd "$BUILD_DIR" && timeout 150 ctest -j16 --timeout 120 > "$RESULTS/tests.log" 2>&1)
   grep -E 'tests passed|Failed|\*\*\*|Skipped' "$RESULTS/tests.log" | head -40
   (cd "$BUILD_DIR" && CLGEN_TEST_DEVICE=gpu timeout 100 ctest -j8 --timeout 90 -R 'Executor|Worker|DriveCli' \
-    > "../$RESULTS/tests-gpu-driver.log" 2>&1)
+    > "$RESULTS/tests-gpu-driver.log" 2>&1)
   grep -E 'tests passed|Failed|\*\*\*' "$RESULTS/tests-gpu-driver.log" | head -20
 }
 
@@ -228,7 +225,7 @@ phases=("$@")
 status=0
 for p in "${phases[@]}"; do
   fn="phase_${p//-/_}"
-  if ! declare -F "$fn" >/dev/null; then echo "gpu-session: unknown phase '$p'" >&2; exit 2; fi
-  "$fn" || { echo "gpu-session: phase $p failed" >&2; status=1; [ "$p" = build ] && break; }
+  if ! declare -F "$fn" >/dev/null; then echo "gpu-experiment pipeline: unknown phase '$p'" >&2; exit 2; fi
+  "$fn" || { echo "gpu-experiment pipeline: phase $p failed" >&2; status=1; [ "$p" = build ] && break; }
 done
 exit $status

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
+# Benchmark-grade kernels per minute (sample --check), the driver's settings, the static check.
 # Run ON THE GPU MACHINE: benchmark-grade kernels per GPU-machine minute,
-# before and after the checker changes, same model, same call
+# with and without the static check and the concurrent checker, same model, same call
 # (docs/BENCHMARKS.md, "Benchmark-grade kernels"). Needs
-# .carry/gpu-deps.tar.xz and .wsmin/github.db.xz (scripts/gpu-workspace.sh).
+# .carry/gpu-deps.tar.xz and .wsmin/github.db.xz (bench/gpu-experiment.sh workspace).
 # Results go to $OUT (or gpu-results/).
 #
-#   scripts/gpu-check.sh PHASE...
+#   bench/gpu-experiment.sh check PHASE...
 #   build    scripts/gpu-build.sh (skipped when build-gpu/ holds clgen)
 #   train    configs/github.toml on the snapshot for at most $TRAIN_SECONDS
 #   corpus   the snapshot's kernels through the checker on the GPU: a shuffled
@@ -24,10 +25,9 @@
 #            samples-driven.jsonl
 #   files    every .cl of $FILES_DIR (default .wsmin/extra) driven on the GPU:
 #            outcomes, and files-driven.tsv (file, outcome)
+# shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
 set -uo pipefail
-cd "$(dirname "$0")/.."
 RESULTS=${OUT:-gpu-results}
-BUILD_DIR=${BUILD_DIR:-build-gpu}
 CLGEN=$BUILD_DIR/cli/clgen
 WS=gpu-work/github
 TRAIN_SECONDS=${TRAIN_SECONDS:-150}
@@ -37,7 +37,6 @@ JOBS=${JOBS:-16}
 BASE_KERNELS=${BASE_KERNELS:-200}
 TIMEOUT=${TIMEOUT:-3}
 mkdir -p "$RESULTS"
-log() { echo "== $(date -u +%T) $*"; }
 sample() {  # NAME SEED FLAGS...: one timed sampling run, JSON summary to $RESULTS/NAME.json
   local name=$1 seed=$2
   shift 2
@@ -50,11 +49,11 @@ sample() {  # NAME SEED FLAGS...: one timed sampling run, JSON summary to $RESUL
 
 phase_build() {
   nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
-  [ -x "$CLGEN" ] || ./scripts/gpu-build.sh > "$RESULTS/build.log" 2>&1 || { tail -40 "$RESULTS/build.log"; return 1; }
+  build_clgen "$RESULTS/build.log"
 }
 
 phase_train() {
-  [ -f "$WS/clgen.db" ] || { mkdir -p "$WS" && xz -dc .wsmin/github.db.xz > "$WS/clgen.db"; }
+  unpack_workspace "$WS" .wsmin/github.db.xz || return 1
   log "train configs/github.toml for at most $TRAIN_SECONDS s"
   /usr/bin/time -f "wall %e s" timeout --foreground --signal=INT "$TRAIN_SECONDS" "$CLGEN" --workspace "$WS" train \
     --config configs/github.toml --device cuda 2>&1 | grep -v '^epoch [0-9]*/[0-9]* [0-9]' | tee "$RESULTS/train.log" | tail -4
@@ -62,7 +61,7 @@ phase_train() {
 }
 
 phase_corpus() {
-  [ -f "$WS/clgen.db" ] || { mkdir -p "$WS" && xz -dc .wsmin/github.db.xz > "$WS/clgen.db"; }
+  unpack_workspace "$WS" .wsmin/github.db.xz || return 1
   if [ "$BASE_KERNELS" -gt 0 ]; then
   log "drive $BASE_KERNELS shuffled corpus kernels, --jobs 1"
   /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "$WS" -q drive --corpus --device gpu --timeout "$TIMEOUT" \
@@ -188,4 +187,4 @@ print(open(sys.argv[3]).read().count("\tpass\n"), "files pass")
 PY
 }
 
-for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; exit 1; }; done
+for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; [ "${DRY_RUN:-0}" = 1 ] || exit 1; }; done
