@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces docs/bench-predict.md: every mapping model on both platforms
+# Reproduces docs/BENCHMARKS.md, "Predictive models": every mapping model on both platforms
 # under both protocols, and every workgroup-size model, on the published data.
 # Usage: bench/predict.sh [BUILD_DIR] [OUT_DIR]   (defaults: build, docs/data)
 set -euo pipefail

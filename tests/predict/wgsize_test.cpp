@@ -108,7 +108,7 @@ TEST(WgsizeEval, TreeClassifierReachesAboutNinetyThreePercentOfOracleOnScenarioF
 TEST(WgsizeEval, BestRegressorBeatsTheSqrtFeatureForestOnTheSameFolds) {
   // `best` = the oracle regressor + log2 size features + every feature at
   // each split. Small forests keep the test fast; the full models measured
-  // 94.9% vs 93.3% (docs/bench-predict.md).
+  // 94.9% vs 93.3% (docs/BENCHMARKS.md, "Predictive models").
   auto d = *load_wgsize_csv(kTable);
   auto best = *find_wgsize_model("best");
   auto plain = *find_wgsize_model("oracle-regressor");
