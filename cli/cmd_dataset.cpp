@@ -34,6 +34,10 @@ Status run_export(const GlobalOptions& global, const DatasetExportOptions& o) {
   if (o.task == "mapping" && !o.device.empty())
     return usage_error("--device is for --task wgsize (use --cpu and --gpu for mapping)");
 
+  dataset::ExportOptions options;
+  if (!o.config.empty()) {
+    ASSIGN_OR_RETURN(options, dataset::load_export_options(o.config));
+  }
   ASSIGN_OR_RETURN(Workspace ws, Workspace::open(global.workspace));
   // Reading only: never create an empty database where none was.
   if (!std::filesystem::exists(ws.database_path()))
@@ -41,10 +45,6 @@ Status run_export(const GlobalOptions& global, const DatasetExportOptions& o) {
                                  ws.database_path()));
   ASSIGN_OR_RETURN(Database db, ws.open_database());
 
-  dataset::ExportOptions options;
-  if (!o.config.empty()) {
-    ASSIGN_OR_RETURN(options, dataset::load_export_options(o.config));
-  }
   dataset::ExportResult result;
   if (o.task == "mapping") {
     ASSIGN_OR_RETURN(auto cpu, dataset::find_run_device(db, o.cpu));

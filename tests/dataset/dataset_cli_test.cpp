@@ -81,6 +81,10 @@ TEST_F(DatasetCliTest, ConfigChoosesTheGreweDefinitionsAndABadOneFailsNamingTheK
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("features.grewe"), std::string::npos) << bad.err;
   EXPECT_EQ(bad.out, "");  // nothing exported
+  const std::string missing = (ws_ / "missing.toml").string();
+  auto absent = run_clgen(args({"--task", "mapping", "--cpu", "i5", "--gpu", "gtx", "--config", missing}));
+  EXPECT_EQ(absent.exit_code, 1);
+  EXPECT_NE(absent.err.find(missing), std::string::npos) << absent.err;
 }
 
 TEST_F(DatasetCliTest, PredictEvalCrossValidatesAnExport) {
