@@ -1,6 +1,6 @@
-// `clgen features FILE.cl... [-I DIR] [-D NAME=VALUE]`: static Grewe features and LLVM-IR
-// opcode counts/densities, one CSV row per kernel; code with compile errors is counted on
-// Clang's recovered AST and flagged.
+// `clgen features FILE.cl... [-I DIR] [-D NAME=VALUE] [--grewe-reference|--grewe-clgen]`:
+// static Grewe features and LLVM-IR opcode counts/densities, one CSV row per kernel; code
+// with compile errors is counted on Clang's recovered AST and flagged.
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -24,6 +24,8 @@ struct FeaturesOptions {
   std::vector<std::string> files;
   std::string out;  // CSV path; empty = stdout
   SourceFlags source;
+  // The reference extractor's definitions by default: the published datasets use them.
+  features::GreweDefinitions definitions = features::GreweDefinitions::kReference;
 };
 
 // The features of one file's kernels (its includes inlined, the defines in
@@ -38,6 +40,7 @@ Expected<std::vector<features::StaticFeatures>> file_features(const std::string&
   *text = std::move(source.text);
   features::FeatureOptions options;
   options.recover_from_errors = true;
+  options.definitions = o.definitions;
   ASSIGN_OR_RETURN(std::vector<features::StaticFeatures> rows, features::extract_static_features(*text, path, options));
   if (!rows.empty() && rows.front().sema_errors)
     std::fprintf(stderr, "clgen features: %s: counted on Clang's recovered AST (sema_errors=1): %s\n", path.c_str(),
@@ -95,6 +98,16 @@ void add_features_command(CLI::App& app, const GlobalOptions& global, Action& ac
   cmd->add_option("files", opts->files, "OpenCL C files")->required();
   cmd->add_option("--out", opts->out, "Write the CSV here instead of stdout");
   opts->source.add_to(*cmd);
+  CLI::Option* reference = cmd->add_flag_callback(
+      "--grewe-reference", [opts] { opts->definitions = features::GreweDefinitions::kReference; },
+      "Count comp..atomic by the reference extractor's rules, as the published device-mapping datasets "
+      "(devmap) were counted; one row per function with a __global parameter (the default)");
+  CLI::Option* own = cmd->add_flag_callback(
+      "--grewe-clgen", [opts] { opts->definitions = features::GreweDefinitions::kClgen; },
+      "Count by clgen's own definitions: mem and coalesced only on __global parameters (coalesced <= mem), "
+      "atom_* atomic, one row per __kernel");
+  reference->excludes(own);
+  own->excludes(reference);
   cmd->final_callback([opts, &action] { action = [opts] { return run_features(*opts); }; });
   (void)global;
 }

@@ -19,6 +19,7 @@
 #include "features/ir_features.h"
 #include "features/static_features.h"
 #include "sampler/catalog.h"
+#include "support/config.h"
 #include "support/csv.h"
 #include "support/interrupt.h"
 #include "support/progress.h"
@@ -67,7 +68,7 @@ std::string x_joined(const std::string& size) {
 // Looks up sources, origins and features of driven kernels, once per sha256.
 class KernelCatalog {
  public:
-  static Expected<KernelCatalog> open(Database& db) { return KernelCatalog(db); }
+  static Expected<KernelCatalog> open(Database& db, const ExportOptions& options) { return KernelCatalog(db, options); }
 
   // The stored source text of `sha`, if any: a driven source, else an
   // accepted sample, else an accepted corpus kernel.
@@ -131,7 +132,9 @@ class KernelCatalog {
       if (!text) {
         e.error = "no stored source";
       } else {
-        auto rows = features::extract_static_features(*text, sha.substr(0, 12));
+        features::FeatureOptions feature_options;
+        feature_options.definitions = options_.grewe;
+        auto rows = features::extract_static_features(*text, sha.substr(0, 12), feature_options);
         if (rows.ok()) {
           for (auto& r : *rows) e.kernels.emplace(r.kernel, std::move(r));
           // IR features are extra columns: a failure leaves them empty.
@@ -150,7 +153,10 @@ class KernelCatalog {
     }
     auto k = it->second.kernels.find(name);
     if (k == it->second.kernels.end()) {
-      *why = "kernel not found by the feature extractor";
+      *why = options_.grewe == features::GreweDefinitions::kReference
+                 ? "kernel not found by the feature extractor: no __global parameter, no row by the reference "
+                   "definitions"
+                 : "kernel not found by the feature extractor";
       return std::optional<features::StaticFeatures>();
     }
     return std::optional<features::StaticFeatures>(k->second);
@@ -197,7 +203,7 @@ class KernelCatalog {
   }
 
  private:
-  explicit KernelCatalog(Database& db) : db_(&db) {}
+  KernelCatalog(Database& db, const ExportOptions& options) : db_(&db), options_(options) {}
 
   struct Entry {
     std::string error;
@@ -205,6 +211,7 @@ class KernelCatalog {
     std::map<std::string, std::string> ir;  // kernel -> CSV fields
   };
   Database* db_;
+  ExportOptions options_;
   std::map<std::string, std::optional<std::string>> sources_;
   std::map<std::string, KernelOrigin> origins_;
   std::map<std::string, Entry> features_;
@@ -241,11 +248,25 @@ Expected<RunDevice> find_run_device(Database& db, const std::string& spec) {
   return matches.front();
 }
 
-Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const RunDevice& gpu) {
+Expected<ExportOptions> load_export_options(const std::string& config_path) {
+  ASSIGN_OR_RETURN(Config config, Config::load_file(config_path));
+  RETURN_IF_ERROR(config.check_known_keys({"features", "features.grewe"}));
+  ExportOptions options;
+  ASSIGN_OR_RETURN(std::string grewe,
+                   config.get_string("features.grewe", features::grewe_definitions_name(options.grewe)));
+  Expected<features::GreweDefinitions> definitions = features::parse_grewe_definitions(grewe);
+  if (!definitions.ok())
+    return invalid_argument(fmt::format("{}: features.grewe: {}", config_path, definitions.status().message()));
+  options.grewe = *definitions;
+  return options;
+}
+
+Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const RunDevice& gpu,
+                                      const ExportOptions& options) {
   if (cpu.platform == gpu.platform && cpu.device == gpu.device)
     return invalid_argument(fmt::format("--cpu and --gpu name the same device ({})", cpu.device));
   RETURN_IF_ERROR(require_runs(db));
-  ASSIGN_OR_RETURN(KernelCatalog catalog, KernelCatalog::open(db));
+  ASSIGN_OR_RETURN(KernelCatalog catalog, KernelCatalog::open(db, options));
   ASSIGN_OR_RETURN(std::vector<driver::PairedRun> runs,
                    driver::paired_passing_runs(db, cpu.platform, cpu.device, gpu.platform, gpu.device));
   ExportResult out;
@@ -307,9 +328,9 @@ Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const 
   return out;
 }
 
-Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device) {
+Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device, const ExportOptions& options) {
   RETURN_IF_ERROR(require_runs(db));
-  ASSIGN_OR_RETURN(KernelCatalog catalog, KernelCatalog::open(db));
+  ASSIGN_OR_RETURN(KernelCatalog catalog, KernelCatalog::open(db, options));
   ASSIGN_OR_RETURN(std::vector<driver::SweepRun> runs,
                    device ? driver::sweep_runs(db, &device->platform, &device->device) : driver::sweep_runs(db));
   struct Scenario {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "features/static_features.h"
 #include "support/sqlite.h"
 #include "support/status.h"
 
@@ -34,6 +35,19 @@ struct KernelOrigin {
   std::string group;
 };
 
+struct ExportOptions {
+  // The definitions of the six static feature columns: the reference
+  // extractor's by default, so exported rows combine with the published
+  // device-mapping datasets (a kernel without a __global parameter then has
+  // no features and is left out with a note).
+  features::GreweDefinitions grewe = features::GreweDefinitions::kReference;
+};
+
+// The options a dataset config sets: a TOML file whose `[features]` table may
+// hold `grewe = "reference"` or `grewe = "clgen"` (absent: the default).
+// Fails naming the file and key on a syntax error, an unknown key or value.
+Expected<ExportOptions> load_export_options(const std::string& config_path);
+
 struct ExportResult {
   std::string csv;
   size_t rows = 0;     // data rows in `csv`
@@ -59,7 +73,8 @@ struct ExportResult {
 // (kernel_sources, else samples / preprocessed by normalized_sha256); a
 // kernel without a source or whose features fail is left out with a note.
 // Fails with kNotFound when no row results.
-Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const RunDevice& gpu);
+Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const RunDevice& gpu,
+                                      const ExportOptions& options = {});
 
 // Workgroup-size table: one scenario per kernel, device, global size (1-D or
 // 2-D) and build options that was driven with at least two requested local
@@ -72,6 +87,6 @@ Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const 
 // milliseconds, 0 where the size was refused, failed or not tried.
 // Scenarios where no size passed are left out with a note. `device` empty =
 // every device. Fails with kNotFound when no scenario results.
-Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device);
+Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device, const ExportOptions& options = {});
 
 }  // namespace clgen::dataset

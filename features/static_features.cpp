@@ -17,6 +17,7 @@
 #include <clang/Tooling/Tooling.h>
 #include <fmt/format.h>
 
+#include "features/grewe_reference.h"
 #include "support/clang/builtin_files.h"
 #include "support/clang/diagnostics.h"
 #include "support/clang/invocation.h"
@@ -175,8 +176,10 @@ namespace {
 // Computes every kernel's features once the translation unit is parsed.
 class FeaturesConsumer : public clang::ASTConsumer {
  public:
-  FeaturesConsumer(std::vector<StaticFeatures>* out, const std::string& file) : out_(out), file_(file) {}
+  FeaturesConsumer(std::vector<StaticFeatures>* out, const std::string& file, GreweDefinitions definitions)
+      : out_(out), file_(file), definitions_(definitions) {}
   void HandleTranslationUnit(clang::ASTContext& ctx) override {
+    if (definitions_ == GreweDefinitions::kReference) return append_reference_rows(ctx, file_, out_);
     FunctionCounts functions(ctx);
     for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
       const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
@@ -199,18 +202,21 @@ class FeaturesConsumer : public clang::ASTConsumer {
  private:
   std::vector<StaticFeatures>* out_;
   std::string file_;
+  GreweDefinitions definitions_;
 };
 
 class FeaturesAction : public clang::ASTFrontendAction {
  public:
-  FeaturesAction(std::vector<StaticFeatures>* out, std::string file) : out_(out), file_(std::move(file)) {}
+  FeaturesAction(std::vector<StaticFeatures>* out, std::string file, GreweDefinitions definitions)
+      : out_(out), file_(std::move(file)), definitions_(definitions) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&, llvm::StringRef) override {
-    return std::make_unique<FeaturesConsumer>(out_, file_);
+    return std::make_unique<FeaturesConsumer>(out_, file_, definitions_);
   }
 
  private:
   std::vector<StaticFeatures>* out_;
   std::string file_;
+  GreweDefinitions definitions_;
 };
 
 constexpr const char* kMainFile = "/clgen/kernel.cl";
@@ -233,8 +239,8 @@ Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view s
   for (const char* a : {"-fsyntax-only", "-w", "-fno-caret-diagnostics", kMainFile}) args.push_back(a);
   std::vector<StaticFeatures> out;
   clang_support::ErrorCollector errors(clang_support::ErrorCollector::Options{1});  // the first error is reported
-  clang::tooling::ToolInvocation invocation(args, std::make_unique<FeaturesAction>(&out, file), files.get(),
-                                            std::make_shared<clang::PCHContainerOperations>());
+  clang::tooling::ToolInvocation invocation(args, std::make_unique<FeaturesAction>(&out, file, options.definitions),
+                                            files.get(), std::make_shared<clang::PCHContainerOperations>());
   invocation.setDiagnosticConsumer(&errors);
   bool ran = invocation.run();
   const bool had_errors = errors.getNumErrors() > 0;
@@ -244,12 +250,27 @@ Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view s
   if (had_errors && (!options.recover_from_errors || out.empty()))
     return parse_error(fmt::format("{}: does not compile as OpenCL C 1.2: {}", file, first_error));
   if (!ran && !had_errors) return parse_error(fmt::format("{}: Clang could not parse the file", file));
-  if (out.empty()) return invalid_argument(fmt::format("{}: defines no __kernel function", file));
+  if (out.empty()) {
+    if (options.definitions == GreweDefinitions::kReference)
+      return invalid_argument(
+          fmt::format("{}: defines no function with a __global parameter (no row by the reference definitions)", file));
+    return invalid_argument(fmt::format("{}: defines no __kernel function", file));
+  }
   for (StaticFeatures& f : out) {
     f.sema_errors = had_errors;
     f.first_error = first_error;
   }
   return out;
+}
+
+const char* grewe_definitions_name(GreweDefinitions d) {
+  return d == GreweDefinitions::kReference ? "reference" : "clgen";
+}
+
+Expected<GreweDefinitions> parse_grewe_definitions(std::string_view name) {
+  if (name == "reference") return GreweDefinitions::kReference;
+  if (name == "clgen") return GreweDefinitions::kClgen;
+  return invalid_argument(fmt::format("unknown Grewe feature definitions '{}' (reference or clgen)", name));
 }
 
 std::string static_features_csv_header() { return "file,kernel,comp,rational,mem,localmem,coalesced,atomic"; }

@@ -1,7 +1,8 @@
-// Static kernel features of Grewe et al. (CGO'13) as defined by the CGO'17
-// extractor, counted on the Clang AST of OpenCL C 1.2 code: compute and
-// comparison operators, global/local memory accesses, atomics, coalesced
-// accesses. One row per kernel. Clang stays inside the .cpp.
+// Static kernel features of Grewe et al. (CGO'13) counted on the Clang AST of
+// OpenCL C 1.2 code: compute and comparison operators, global/local memory
+// accesses, atomics, coalesced accesses. Two sets of definitions: the
+// reference extractor's (the published device-mapping datasets) and clgen's
+// own (every count tied to kernel parameters). Clang stays inside the .cpp files.
 #pragma once
 
 #include <array>
@@ -13,9 +14,12 @@
 
 namespace clgen::features {
 
+// The counts below as GreweDefinitions::kClgen defines them; kReference
+// differs in mem, coalesced, atomic, calls and rows (see grewe_reference.h
+// and docs/PREDICT.md).
 struct StaticFeatures {
   std::string file;    // as given to extract_static_features()
-  std::string kernel;  // the __kernel function's name
+  std::string kernel;  // the function's name (a __kernel; kReference: any function with a __global parameter)
   // + - * / % << >> & | ^ <<= >>=; exp/log/sqrt calls count 15; calls to
   // user-defined functions add the callee's counts (every feature below too).
   long comp = 0;
@@ -39,7 +43,28 @@ inline GreweVector grewe_vector(const StaticFeatures& f) {
   return {f.comp, f.rational, f.mem, f.localmem, f.coalesced, f.atomic};
 }
 
+// Which definitions of the six counts extract_static_features() uses.
+enum class GreweDefinitions {
+  // clgen's own: mem and coalesced count only __global pointer parameters
+  // (coalesced <= mem), atom_* counts as atomic, any user function's counts
+  // are added at a call, one row per __kernel.
+  kClgen,
+  // The reference Clang-based extractor behind the published CGO'13/CGO'17/
+  // PACT'17 datasets (docs/PREDICT.md lists its rules): coalesced also counts
+  // subscripts of local __global pointers, only atomic_* counts, only
+  // functions defined earlier add their counts, and every function with a
+  // __global parameter is a row.
+  kReference,
+};
+
+// "clgen" or "reference".
+const char* grewe_definitions_name(GreweDefinitions d);
+// The definitions named `name` ("clgen" or "reference"); kInvalidArgument
+// naming the value and the choices otherwise.
+Expected<GreweDefinitions> parse_grewe_definitions(std::string_view name);
+
 struct FeatureOptions {
+  GreweDefinitions definitions = GreweDefinitions::kClgen;
   // Count the kernels of code that does not compile on the AST Clang
   // recovers (as reference Clang-based extractors do) instead of failing;
   // rows then carry sema_errors and first_error. Still fails when the
@@ -48,10 +73,11 @@ struct FeatureOptions {
 };
 
 // Parses `source` in memory as OpenCL C 1.2 with Clang's default OpenCL
-// header and returns the features of every kernel defined in it, in source
-// order. Fails with kParse, quoting Clang's first error, when the code does
-// not compile (unless options.recover_from_errors), and with
-// kInvalidArgument when it defines no kernel.
+// header and returns the features of every kernel defined in it (with
+// kReference: of every function with a __global parameter), in source order.
+// Fails with kParse, quoting Clang's first error, when the code does not
+// compile (unless options.recover_from_errors), and with kInvalidArgument
+// when it defines no kernel (no such function).
 Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view source, const std::string& file,
                                                               const FeatureOptions& options = {});
 

@@ -62,6 +62,31 @@ TEST_F(DatasetCliTest, ExportsMappingRowsAndWgsizeScenarios) {
   EXPECT_NE(w.err.find("dataset wgsize: 2 scenarios from 2 kernels"), std::string::npos) << w.err;
 }
 
+TEST_F(DatasetCliTest, ConfigChoosesTheGreweDefinitionsAndABadOneFailsNamingTheKey) {
+  {
+    Database d = db();
+    build_sources(d);
+    build_mapping_runs(d);
+  }
+  auto plain = run_clgen(args({"--task", "mapping", "--cpu", "i5", "--gpu", "gtx"}));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.err.find("(reference Grewe features)"), std::string::npos) << plain.err;
+  std::string config = (ws_ / "dataset.toml").string();
+  ASSERT_TRUE(write_file_atomic(config, "[features]\ngrewe = \"clgen\"\n").ok());
+  auto own = run_clgen(args({"--task", "mapping", "--cpu", "i5", "--gpu", "gtx", "--config", config}));
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_NE(own.err.find("(clgen Grewe features)"), std::string::npos) << own.err;
+  ASSERT_TRUE(write_file_atomic(config, "[features]\ngrewe = \"paper\"\n").ok());
+  auto bad = run_clgen(args({"--task", "mapping", "--cpu", "i5", "--gpu", "gtx", "--config", config}));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("features.grewe"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.out, "");  // nothing exported
+  const std::string missing = (ws_ / "missing.toml").string();
+  auto absent = run_clgen(args({"--task", "mapping", "--cpu", "i5", "--gpu", "gtx", "--config", missing}));
+  EXPECT_EQ(absent.exit_code, 1);
+  EXPECT_NE(absent.err.find(missing), std::string::npos) << absent.err;
+}
+
 TEST_F(DatasetCliTest, PredictEvalCrossValidatesAnExport) {
   // 24 samples, each its own program: kernels with more arithmetic run
   // faster on the GPU.

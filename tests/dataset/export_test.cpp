@@ -222,6 +222,45 @@ TEST_F(DatasetExportTest, WgsizeTurnsSweepsIntoAScenarioBySizeTable) {
   EXPECT_EQ(only->rows, 1u);
 }
 
+TEST_F(DatasetExportTest, TheGreweSettingChoosesTheDefinitionsOfTheFeatureColumns) {
+  build_sources(*db_);
+  // Reference: mem 1 (a), coalesced 1 (p[0]: p's type spells __global);
+  // clgen's definitions: coalesced 0 (p is no parameter).
+  const std::string alias = "__kernel void E(__global float* a) { __global float* p = a; p[0] = 1.0f; }\n";
+  ASSERT_TRUE(driver::store_kernel_source(*db_, sha256_hex(alias), alias, "/data/e.cl").ok());
+  for (auto [platform, device] : {std::pair{kCpuPlatform, kCpu}, std::pair{kGpuPlatform, kGpu}})
+    ASSERT_TRUE(add_run(*db_, alias, "E", "/data/e.cl", platform, device, "4096", "", "pass", {10}, {10}, {64}).ok());
+  auto ref = export_mapping(*db_, {kCpuPlatform, kCpu}, {kGpuPlatform, kGpu});  // the default
+  ASSERT_TRUE(ref.ok()) << ref.status().message();
+  EXPECT_EQ(rows_by(ref->csv, "kernel")["E"]["coalesced"], "1");
+  ExportOptions own;
+  own.grewe = features::GreweDefinitions::kClgen;
+  auto clgen = export_mapping(*db_, {kCpuPlatform, kCpu}, {kGpuPlatform, kGpu}, own);
+  ASSERT_TRUE(clgen.ok()) << clgen.status().message();
+  EXPECT_EQ(rows_by(clgen->csv, "kernel")["E"]["coalesced"], "0");
+  EXPECT_EQ(rows_by(clgen->csv, "kernel")["E"]["mem"], "1");
+
+  // The setting in a dataset config.
+  auto config = [&](const std::string& name, const std::string& text) {
+    std::string path = (dir_ / name).string();
+    EXPECT_TRUE(write_file_atomic(path, text).ok());
+    return load_export_options(path);
+  };
+  auto set = config("clgen.toml", "[features]\ngrewe = \"clgen\"\n");
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->grewe, features::GreweDefinitions::kClgen);
+  auto empty = config("empty.toml", "");
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_EQ(empty->grewe, features::GreweDefinitions::kReference);
+  auto bad = config("bad.toml", "[features]\ngrewe = \"cgo13\"\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("features.grewe"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("'cgo13'"), std::string::npos) << bad.status().message();
+  auto typo = config("typo.toml", "[features]\ngrew = \"clgen\"\n");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("features.grew"), std::string::npos) << typo.status().message();
+}
+
 TEST_F(DatasetExportTest, WgsizeExportRoundTripsFeaturesRefusedSizesAndTheDefault) {
   build_sources(*db_);
   build_mapping_runs(*db_);

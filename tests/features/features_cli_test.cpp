@@ -128,5 +128,42 @@ TEST(FeaturesCli, NeverReadsAnIncludeFromOutsideTheIncludeRoots) {
   }
 }
 
+TEST(FeaturesCli, CountsByTheReferenceRulesByDefaultAndByClgensWithGreweClgen) {
+  TempDir dir;
+  std::ofstream(dir / "ref.cl") << "void put(__global float* p, int i) { p[i] = 0.0f; }\n"
+                                   "__kernel void k(__global float* a, int n) {\n"
+                                   "  __global float* q = a + n;\n"
+                                   "  q[0] = 1.0f;\n"
+                                   "  put(a, n);\n"
+                                   "}\n";
+  const std::string file = dir / "ref.cl";
+  auto ref = run_clgen({"features", "--grewe-reference", file});
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  auto lines = csv_lines(ref.out);
+  ASSERT_EQ(lines.size(), 3u) << ref.out;
+  // put has a __global parameter: a row (p[i]: mem 1, coalesced 1). k: a + n
+  // (comp 1, mem 1); q[0] coalesced (q's type spells __global); put(a, n)
+  // mem 1 plus put's mem 1 and coalesced 1: comp 1, mem 3, coalesced 2.
+  EXPECT_EQ(lines[1].rfind(file + ",put,0,0,1,0,1,0,", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2].rfind(file + ",k,1,0,3,0,2,0,", 0), 0u) << lines[2];
+  // The reference definitions are the default.
+  auto plain = run_clgen({"features", file});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, ref.out);
+  // clgen's definitions: one row per __kernel; q is no parameter, so q[0] is
+  // not coalesced: coalesced 1 (put's p[i]).
+  auto own = run_clgen({"features", "--grewe-clgen", file});
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  auto own_lines = csv_lines(own.out);
+  ASSERT_EQ(own_lines.size(), 2u) << own.out;
+  EXPECT_EQ(own_lines[1].rfind(file + ",k,1,0,3,0,1,0,", 0), 0u) << own_lines[1];
+  // Both at once is a usage error; --help shows both.
+  auto both = run_clgen({"features", "--grewe-reference", "--grewe-clgen", file});
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  auto help = run_clgen({"features", "--help"});
+  EXPECT_NE(help.out.find("--grewe-reference"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--grewe-clgen"), std::string::npos) << help.out;
+}
+
 }  // namespace
 }  // namespace clgen::testing

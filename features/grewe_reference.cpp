@@ -1,0 +1,151 @@
+// The reference extractor's rules: one RecursiveASTVisitor pass per function
+// definition, in source order. Names and type spellings (as Clang prints the
+// declared type, typedefs unexpanded) decide what counts, not address spaces:
+// that is how the published counts were made.
+#include "features/grewe_reference.h"
+
+#include <map>
+#include <set>
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+
+namespace clgen::features {
+
+namespace {
+
+constexpr long kTranscendentalCost = 15;  // a call to exp, log or sqrt
+
+struct Counters {
+  long comp = 0, rational = 0, mem = 0, localmem = 0, coalesced = 0, atomic = 0;
+  void add(const Counters& o) {
+    comp += o.comp;
+    rational += o.rational;
+    mem += o.mem;
+    localmem += o.localmem;
+    coalesced += o.coalesced;
+    atomic += o.atomic;
+  }
+};
+
+bool spells(clang::QualType t, const char* word) { return t.getAsString().find(word) != std::string::npos; }
+
+bool is_integer_literal(const clang::Expr* e) { return llvm::isa<clang::IntegerLiteral>(e->IgnoreParenImpCasts()); }
+
+bool is_zero_or_one(const clang::Expr* e) {
+  const auto* lit = llvm::dyn_cast<clang::IntegerLiteral>(e->IgnoreParenImpCasts());
+  return lit && lit->getValue().ule(1);
+}
+
+// The index test of `coalesced`.
+bool coalesced_index(const clang::Expr* idx) {
+  idx = idx->IgnoreParenImpCasts();
+  if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(idx)) {
+    // Compound assignments are BinaryOperators too: they fail with the rest.
+    if (!bin->isAdditiveOp() && !bin->isMultiplicativeOp()) return false;
+    if (is_integer_literal(bin->getLHS()) && is_integer_literal(bin->getRHS())) return true;
+    return is_zero_or_one(bin->getLHS()) || is_zero_or_one(bin->getRHS());
+  }
+  if (llvm::isa<clang::CallExpr>(idx)) return false;
+  if (const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(idx)) return coalesced_index(sub->getIdx());
+  return true;  // a variable, a literal, and anything else
+}
+
+class ReferenceCounter : public clang::RecursiveASTVisitor<ReferenceCounter> {
+ public:
+  ReferenceCounter(const std::set<std::string>& global_names, const std::map<std::string, Counters>& earlier)
+      : global_names_(global_names), earlier_(earlier) {}
+
+  // Also called for compound assignments, of which only <<= and >>= count.
+  bool VisitBinaryOperator(clang::BinaryOperator* op) {
+    switch (op->getOpcode()) {
+      case clang::BO_Add:
+      case clang::BO_Sub:
+      case clang::BO_Mul:
+      case clang::BO_Div:
+      case clang::BO_Rem:
+      case clang::BO_Shl:
+      case clang::BO_Shr:
+      case clang::BO_And:
+      case clang::BO_Or:
+      case clang::BO_Xor:
+      case clang::BO_ShlAssign:
+      case clang::BO_ShrAssign: ++counters.comp; break;
+      case clang::BO_LT:
+      case clang::BO_GT:
+      case clang::BO_LE:
+      case clang::BO_GE:
+      case clang::BO_EQ:
+      case clang::BO_NE: ++counters.rational; break;
+      default: break;  // = , && || and the other compound assignments
+    }
+    return true;
+  }
+
+  // By name: any identifier spelled like a __global parameter.
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    if (global_names_.count(ref->getNameInfo().getAsString())) ++counters.mem;
+    return true;
+  }
+
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* sub) {
+    const auto* base = llvm::dyn_cast<clang::DeclRefExpr>(sub->getBase()->IgnoreParenImpCasts());
+    if (!base) return true;
+    clang::QualType declared = base->getDecl()->getType();
+    if (spells(declared, "__local")) ++counters.localmem;
+    if (spells(declared, "__global") && coalesced_index(sub->getIdx())) ++counters.coalesced;
+    return true;
+  }
+
+  bool VisitCallExpr(clang::CallExpr* call) {
+    const clang::FunctionDecl* callee = call->getDirectCallee();
+    if (!callee) return true;
+    const std::string name = callee->getNameAsString();
+    if (name == "exp" || name == "log" || name == "sqrt") counters.comp += kTranscendentalCost;
+    if (name.rfind("atomic_", 0) == 0) ++counters.atomic;  // not atom_*; barrier counts in none of the six
+    auto it = earlier_.find(name);
+    if (it != earlier_.end()) counters.add(it->second);
+    return true;
+  }
+
+  Counters counters;
+
+ private:
+  const std::set<std::string>& global_names_;
+  const std::map<std::string, Counters>& earlier_;
+};
+
+}  // namespace
+
+void append_reference_rows(clang::ASTContext& ctx, const std::string& file, std::vector<StaticFeatures>* out) {
+  // The counters of each function defined so far, by name: a call adds them
+  // only once the callee's definition has been passed.
+  std::map<std::string, Counters> defined;
+  for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
+    const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
+    if (!fd || !fd->doesThisDeclarationHaveABody()) continue;
+    if (!ctx.getSourceManager().isInMainFile(fd->getLocation())) continue;
+    std::set<std::string> global_names;
+    for (const clang::ParmVarDecl* p : fd->parameters())
+      if (spells(p->getType(), "__global")) global_names.insert(p->getNameAsString());
+    ReferenceCounter counter(global_names, defined);
+    counter.TraverseStmt(fd->getBody());
+    const Counters& c = counter.counters;
+    if (!global_names.empty()) {
+      StaticFeatures f;
+      f.file = file;
+      f.kernel = fd->getNameAsString();
+      f.comp = c.comp;
+      f.rational = c.rational;
+      f.mem = c.mem;
+      f.localmem = c.localmem;
+      f.coalesced = c.coalesced;
+      f.atomic = c.atomic;
+      out->push_back(std::move(f));
+    }
+    defined[fd->getNameAsString()] = c;
+  }
+}
+
+}  // namespace clgen::features
