@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Model types and training text: LSTM against Transformer, v1 against v2 text, best against last checkpoint.
+# Run ON THE GPU MACHINE. Needs .carry/gpu-deps.tar.xz (scripts/gpu-carry.sh) and
+# .wsmin/v1.db.xz + .wsmin/v2.db.xz (bench/gpu-experiment.sh workspace WS NAME, here).
+# Workspaces live in gpu-work/NAME, so a warm machine keeps models between calls.
+#
+#   bench/gpu-experiment.sh models PHASE...
+#   build     scripts/gpu-build.sh
+#   train     each run of $RUNS ("name:workspace:config ..."), $TRAIN_SECONDS each on CUDA,
+#             alone on the GPU (SIGINT at the limit checkpoints); train-NAME.log
+#   baseline  bench/model_train_transformer_baseline.py, the same shape in plain PyTorch,
+#             for $BASELINE_SECONDS on the token files the Transformer run encoded
+#   sample    each run of $SAMPLES ("name:run:checkpoint ...", checkpoint best|last):
+#             free-signature `sample --check gpu` for $SAMPLE_SECONDS, $BATCH streams,
+#             temperature 0.8; summary NAME.json, benchmark-grade kernels in kernels/NAME
+#   pack      logs, summaries and kernels into results.tar.xz
+# shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
+set -uo pipefail
+RESULTS=${OUT:-gpu-results}
+CLGEN=$BUILD_DIR/cli/clgen
+TRAIN_SECONDS=${TRAIN_SECONDS:-150}
+BASELINE_SECONDS=${BASELINE_SECONDS:-60}
+SAMPLE_SECONDS=${SAMPLE_SECONDS:-60}
+BATCH=${BATCH:-4096}
+RUNS=${RUNS:-"lstm-v1:v1:configs/github.toml lstm-v2:v2:configs/github.toml tf-v2:v2:configs/github-transformer.toml"}
+SAMPLES=${SAMPLES:-"lstm-v2-best:lstm-v2:best lstm-v2-last:lstm-v2:last tf-v2-best:tf-v2:best"}
+mkdir -p "$RESULTS/kernels"
+
+run_field() {  # RUN FIELD(2 workspace | 3 config)
+  local r
+  for r in $RUNS; do [ "${r%%:*}" = "$1" ] && { echo "$r" | cut -d: -f"$2"; return 0; }; done
+  echo "models: no run '$1' in RUNS" >&2
+  return 1
+}
+
+phase_build() {
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
+  build_clgen "$RESULTS/build.log"
+}
+
+phase_train() {
+  local r name ws config
+  for r in $RUNS; do
+    IFS=: read -r name ws config <<< "$r"
+    unpack_workspace "gpu-work/$ws" ".wsmin/$ws.db.xz" || return 1
+    log "train $config on $ws for at most $TRAIN_SECONDS s ($name)"
+    /usr/bin/time -f "wall %e s" timeout --foreground --signal=INT "$TRAIN_SECONDS" "$CLGEN" --workspace "gpu-work/$ws" \
+      train --config "$config" --device cuda > "$RESULTS/train-$name.log" 2>&1
+    grep -iE "best|valid|tokens/s|held-out|characters" "$RESULTS/train-$name.log" | tail -6
+  done
+  return 0  # a time limit ends training with a checkpoint, not a failure
+}
+
+phase_baseline() {
+  local ws config tokens
+  ws=$(run_field tf-v2 2) && config=$(run_field tf-v2 3) || return 1
+  tokens=$(ls -d "gpu-work/$ws"/encoded/*/ 2>/dev/null | head -1)
+  log "PyTorch baseline of $config on $tokens for $BASELINE_SECONDS s"
+  python3 bench/model_train_transformer_baseline.py --config "$config" --tokens "$tokens" --device cuda \
+    --seconds "$BASELINE_SECONDS" 2>&1 | tee "$RESULTS/baseline-tf.log" | tail -5
+}
+
+phase_sample() {
+  local s name run ckpt ws config
+  for s in $SAMPLES; do
+    IFS=: read -r name run ckpt <<< "$s"
+    ws=$(run_field "$run" 2) && config=$(run_field "$run" 3) || return 1
+    log "sample --check gpu on $run ($ckpt checkpoint) for $SAMPLE_SECONDS s: $name"
+    rm -rf "gpu-work/s-$name" && mkdir -p "gpu-work/s-$name" &&
+      cp "gpu-work/$ws/clgen.db" "gpu-work/s-$name/" && cp -r "gpu-work/$ws/models" "gpu-work/$ws/vocabularies" "gpu-work/s-$name/"
+    "$CLGEN" --workspace "gpu-work/s-$name" -q sample --config "$config" --checkpoint "$ckpt" --device cuda \
+      --batch-size "$BATCH" --temperature 0.8 --seed 7 --time-limit "$SAMPLE_SECONDS" -n 0 \
+      --check gpu --check-jobs 16 --check-timeout 1 --check-out "$RESULTS/kernels/$name" --json \
+      > "$RESULTS/$name.json" 2> "$RESULTS/$name.err"
+    python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","seconds","checked","dynamically_valid","dynamically_valid_per_minute","check_outcomes")})' \
+      "$RESULTS/$name.json" || tail -5 "$RESULTS/$name.err"
+  done
+}
+
+phase_pack() {  # the archive is written outside $RESULTS: tar fails on a folder that changes as it reads it
+  local tmp
+  tmp=$(mktemp) && tar -C "$RESULTS" -cJf "$tmp" --exclude results.tar.xz . && mv "$tmp" "$RESULTS/results.tar.xz" &&
+    ls -la "$RESULTS/results.tar.xz" && find "$RESULTS" -mindepth 1 ! -name results.tar.xz -delete
+}
+
+for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; [ "${DRY_RUN:-0}" = 1 ] || exit 1; }; done
