@@ -111,6 +111,15 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
     spdlog::info("training.max_kernels_per_repository: {} kernels of {} left out", n, repo);
   for (const auto& [repo, n] : set.domain_capped)
     spdlog::info("training.max_kernels_in_capped_domains: {} kernels of {} left out", n, repo);
+  for (const auto& [repo, n] : set.chars_capped)
+    spdlog::info("training.max_repository_chars: {} kernels of {} left out", n, repo);
+  for (const auto& [repo, n] : set.share_capped)
+    spdlog::info("training.max_repository_share: {} kernels of {} left out (cap {} characters)", n, repo,
+                 set.share_cap_chars);
+  if (set.left_out_default_corpus > 0)
+    spdlog::info("training.default_corpus = false: {} kernels left out", set.left_out_default_corpus);
+  if (set.left_out_host_code > 0)
+    spdlog::info("training.host_code = false: {} kernels left out", set.left_out_host_code);
   if (set.held_out > 0)
     std::printf("validation: %zu kernels of %zu held-out repositories: %s\n", set.held_out,
                 set.held_out_repositories.size(), fmt::format("{}", fmt::join(set.held_out_repositories, ", ")).c_str());

@@ -38,6 +38,10 @@ Expected<ModelConfig> from_config(const Config& c) {
                                       "training.max_kernels_per_repository",
                                       "training.capped_domain_words",
                                       "training.max_kernels_in_capped_domains",
+                                      "training.max_repository_chars",
+                                      "training.max_repository_share",
+                                      "training.default_corpus",
+                                      "training.host_code",
                                       "training.validation_split",
                                       "training.opencl20",
                                       "training.feature_prefix",
@@ -115,6 +119,13 @@ Expected<ModelConfig> from_config(const Config& c) {
   if (t.capped_domain_words.empty() != (t.max_kernels_in_capped_domains == 0))
     return bad("training.max_kernels_in_capped_domains",
                "set it together with training.capped_domain_words (a cap needs words, and words need a cap)");
+  ASSIGN_OR_RETURN(t.max_repository_chars, c.get_int("training.max_repository_chars", t.max_repository_chars));
+  if (t.max_repository_chars < 0) return bad("training.max_repository_chars", "expected >= 0 (0 = no cap)");
+  ASSIGN_OR_RETURN(t.max_repository_share, c.get_double("training.max_repository_share", t.max_repository_share));
+  if (!(t.max_repository_share >= 0 && t.max_repository_share < 1))
+    return bad("training.max_repository_share", "expected 0 <= share < 1 (0 = no cap)");
+  ASSIGN_OR_RETURN(t.default_corpus, c.get_bool("training.default_corpus", t.default_corpus));
+  ASSIGN_OR_RETURN(t.host_code, c.get_bool("training.host_code", t.host_code));
   ASSIGN_OR_RETURN(t.validation_split, c.get_string("training.validation_split", t.validation_split));
   if (t.validation_split != "kernel" && t.validation_split != "repository")
     return bad("training.validation_split", "expected \"kernel\" or \"repository\"");
@@ -175,6 +186,9 @@ std::string canonical_config(const ModelConfig& m) {
               ? fmt::format(";capped_domains={}:{}", fmt::join(t.capped_domain_words, ","),
                             t.max_kernels_in_capped_domains)
               : "") +
+         (t.max_repository_chars > 0 ? fmt::format(";max_repo_chars={}", t.max_repository_chars) : "") +
+         (t.max_repository_share > 0 ? fmt::format(";max_repo_share={}", t.max_repository_share) : "") +
+         (t.default_corpus ? "" : ";no_default_corpus") + (t.host_code ? "" : ";no_host_code") +
          (t.validation_split != "kernel" ? ";split=" + t.validation_split : "") + (t.opencl20 ? "" : ";opencl12_only") +
          (t.feature_prefix ? ";feature_prefix" : "");
 }

@@ -53,6 +53,23 @@ struct TrainingConfig {
   // what the model reads (docs/MODEL.md). Empty / 0 = no such cap.
   std::vector<std::string> capped_domain_words;
   int64_t max_kernels_in_capped_domains = 0;
+  // Balance by characters: at most this many characters of one repository's
+  // kernels (its kernels of lowest sha256 while their running total stays
+  // within the cap, after the count cap); 0 = no cap.
+  int64_t max_repository_chars = 0;
+  // At most this share of the selected characters (training and validation
+  // together) from one repository: after the other caps, every repository is
+  // cut to one character cap C (its kernels of lowest sha256 within C), C
+  // lowered to share x the total kept until no repository is above it.
+  // 0 = no cap; otherwise 0 < share < 1.
+  double max_repository_share = 0;
+  // false: leave out the default corpus (`clgen corpus add --installed`:
+  // repositories whose source key starts with "package:").
+  bool default_corpus = true;
+  // false: leave out kernels recovered from host code, those every file of
+  // which was read out of a host file's string literal (content_origins.role
+  // 'host').
+  bool host_code = true;
   // "kernel": validation_fraction of the kernels, picked at random, validate.
   // "repository": whole repositories are held out until their kernels reach
   // validation_fraction of the corpus, so the validation loss measures kernels

@@ -129,8 +129,8 @@ Expected<std::vector<CorpusKernel>> read_corpus_kernels(Database& db, int64_t ma
   std::vector<CorpusKernel> kernels;
   for (auto& k : catalog) {
     if (max_chars <= 0 || int64_t(k.text.size()) <= max_chars)
-      kernels.push_back(
-          {std::move(k.normalized_sha256), std::move(k.text), std::move(k.repository), std::move(k.domain)});
+      kernels.push_back({std::move(k.normalized_sha256), std::move(k.text), std::move(k.repository),
+                         std::move(k.domain), k.host_code});
   }
   if (kernels.empty() && max_chars > 0)
     return not_found(fmt::format("no preprocessed kernel file in {} is within training.max_file_chars = {}",
@@ -171,31 +171,100 @@ bool in_capped_domain(const std::string& domain, const std::vector<std::string>&
   return false;
 }
 
+// The default corpus's sources are packages (`corpus add --installed`).
+bool from_default_corpus(const std::string& repository) { return repository.rfind("package:", 0) == 0; }
+
+// max_repository_share over the kernels `kept` so far (select_training_texts).
+void apply_share_cap(const std::vector<CorpusKernel>& kernels, double share, std::vector<bool>& kept,
+                     TrainingTexts& out) {
+  // Each repository's kept kernels in hash order, and the running sums of their sizes.
+  std::map<std::string, std::vector<size_t>> members;
+  std::map<std::string, std::vector<int64_t>> sums;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (!kept[i]) continue;
+    std::vector<int64_t>& s = sums[kernels[i].repository];
+    s.push_back((s.empty() ? 0 : s.back()) + int64_t(kernels[i].text.size()));
+    members[kernels[i].repository].push_back(i);
+  }
+  // How many of a repository's kept kernels fit within `cap`, and their characters.
+  auto within = [](const std::vector<int64_t>& s, int64_t cap) -> std::pair<size_t, int64_t> {
+    size_t n = size_t(std::upper_bound(s.begin(), s.end(), cap) - s.begin());
+    return {n, n == 0 ? 0 : s[n - 1]};
+  };
+  int64_t cap = 0;
+  for (const auto& [repo, s] : sums) cap = std::max(cap, s.back());
+  bool cut = false;
+  while (cap > 0) {
+    int64_t total = 0, biggest = 0;
+    for (const auto& [repo, s] : sums) {
+      const int64_t chars = within(s, cap).second;
+      total += chars;
+      biggest = std::max(biggest, chars);
+    }
+    if (double(biggest) <= share * double(total)) break;
+    // biggest > share * total, so the next cap is below the current one.
+    cap = std::min(cap - 1, int64_t(std::floor(share * double(total))));
+    cut = true;
+  }
+  if (!cut) return;
+  out.share_cap_chars = cap;
+  for (const auto& [repo, s] : sums) {
+    const std::vector<size_t>& idx = members[repo];
+    for (size_t j = within(s, cap).first; j < idx.size(); ++j) {
+      kept[idx[j]] = false;
+      ++out.share_capped[repo];
+    }
+  }
+}
+
 }  // namespace
 
 TrainingTexts select_training_texts(const std::vector<CorpusKernel>& kernels, const TrainingConfig& t) {
   TrainingTexts out;
   // Kernels arrive sorted by sha256, so the first ones of a repository are its lowest hashes.
   std::map<std::string, size_t> kept_per_repository;
+  std::map<std::string, int64_t> chars_per_repository;
+  std::set<std::string> full;  // repositories that reached max_repository_chars
   std::vector<bool> kept(kernels.size(), false);
   int64_t kept_in_capped_domains = 0;
   std::vector<std::string> capped_words;
   for (const std::string& w : t.capped_domain_words) capped_words.push_back(ascii_lower(w));
   for (size_t i = 0; i < kernels.size(); ++i) {
-    size_t& n = kept_per_repository[kernels[i].repository];
+    const std::string& repo = kernels[i].repository;
+    if (!t.default_corpus && from_default_corpus(repo)) {
+      ++out.left_out_default_corpus;
+      continue;
+    }
+    if (!t.host_code && kernels[i].host_code) {
+      ++out.left_out_host_code;
+      continue;
+    }
+    size_t& n = kept_per_repository[repo];
     if (t.max_kernels_per_repository > 0 && int64_t(n) >= t.max_kernels_per_repository) {
-      ++out.capped[kernels[i].repository];
+      ++out.capped[repo];
+      continue;
+    }
+    const int64_t size = int64_t(kernels[i].text.size());
+    if (t.max_repository_chars > 0 &&
+        (full.count(repo) || chars_per_repository[repo] + size > t.max_repository_chars)) {
+      full.insert(repo);
+      ++out.chars_capped[repo];
       continue;
     }
     if (t.max_kernels_in_capped_domains > 0 && in_capped_domain(kernels[i].domain, capped_words)) {
       if (kept_in_capped_domains >= t.max_kernels_in_capped_domains) {
-        ++out.domain_capped[kernels[i].repository];
+        ++out.domain_capped[repo];
         continue;
       }
       ++kept_in_capped_domains;
     }
     ++n;
+    chars_per_repository[repo] += size;
     kept[i] = true;
+  }
+  if (t.max_repository_share > 0) {
+    apply_share_cap(kernels, t.max_repository_share, kept, out);
+    for (const auto& [repo, cut] : out.share_capped) kept_per_repository[repo] -= size_t(cut);
   }
   // A repository whose every kernel was capped away is not one to hold out.
   for (auto it = kept_per_repository.begin(); it != kept_per_repository.end();)

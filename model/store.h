@@ -34,6 +34,7 @@ struct CorpusKernel {
   std::string text;
   std::string repository;
   std::string domain;  // the repository's application domain ("" when unknown)
+  bool host_code = false;  // recovered from host code only (preprocess::CatalogKernel::host_code)
 };
 
 // The kernels read_training_texts returns, with their repositories; without
@@ -52,6 +53,11 @@ struct TrainingTexts {
   std::vector<std::string> held_out_repositories;
   std::map<std::string, int64_t> capped;  // repository -> kernels left out by the per-repository cap
   std::map<std::string, int64_t> domain_capped;  // repository -> kernels left out by the capped-domain pool
+  std::map<std::string, int64_t> chars_capped;   // repository -> kernels left out by max_repository_chars
+  std::map<std::string, int64_t> share_capped;   // repository -> kernels left out by max_repository_share
+  int64_t share_cap_chars = 0;                   // the character cap max_repository_share set (0 when it cut nothing)
+  int64_t left_out_default_corpus = 0;           // kernels left out by default_corpus = false
+  int64_t left_out_host_code = 0;                // kernels left out by host_code = false
   std::vector<std::string> sha256;        // of each text, in the order of `texts`
   // training.feature_prefix: each text's feature header (model/feature_prefix.h),
   // "" for a kernel whose features could not be extracted (it is trained on
@@ -67,9 +73,16 @@ struct TrainingTexts {
 
 // Applies the config's corpus selection to `kernels` (sorted by sha256 as
 // read_corpus_kernels returns them):
-//  * max_kernels_per_repository keeps each repository's kernels of lowest sha256;
+//  * default_corpus = false and host_code = false leave out those kernels first;
+//  * max_kernels_per_repository keeps each repository's kernels of lowest sha256,
+//    and max_repository_chars those whose running total of characters stays
+//    within the cap (a repository's kept kernels are a prefix of its kernels);
 //  * max_kernels_in_capped_domains then keeps the lowest-sha256 kernels of the
 //    pool of repositories whose domain contains a capped_domain_words word;
+//  * max_repository_share then cuts every repository to its kernels of lowest
+//    sha256 within one character cap C, starting at the largest repository's
+//    characters and lowered to floor(share x the total kept) until no
+//    repository keeps more than share x the total;
 //  * validation_split = "repository" visits repositories in the order of
 //    sha256(seed + ":" + repository) and holds each out while the held-out
 //    kernels stay below validation_fraction of all kernels; a repository

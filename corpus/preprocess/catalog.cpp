@@ -30,6 +30,26 @@ Expected<std::optional<std::string>> first_text(Database& db, const char* sql, c
   return std::optional<std::string>(st.column_text(0));
 }
 
+// The contents all of whose origins have role 'host' (kernels read out of a
+// host file's string literals); empty without the corpus tables.
+Expected<std::unordered_set<std::string>> host_code_contents(Database& db) {
+  std::unordered_set<std::string> out;
+  ASSIGN_OR_RETURN(bool has_origins, db.has_table("content_origins"));
+  if (!has_origins) return out;
+  ASSIGN_OR_RETURN(Statement role,
+                   db.prepare("SELECT 1 FROM pragma_table_info('content_origins') WHERE name = 'role'"));
+  ASSIGN_OR_RETURN(bool has_role, role.step());
+  if (!has_role) return out;
+  ASSIGN_OR_RETURN(Statement st, db.prepare("SELECT sha256 FROM content_origins GROUP BY sha256 "
+                                            "HAVING SUM(role != 'host') = 0"));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    out.insert(st.column_text(0));
+  }
+  return out;
+}
+
 }  // namespace
 
 Expected<bool> has_preprocessed_corpus(Database& db) { return db.has_table("preprocessed"); }
@@ -53,8 +73,10 @@ Expected<std::vector<CatalogKernel>> newest_accepted_kernels(Database& db, const
   }
   sql += " ORDER BY rowid";
   std::unordered_map<std::string, corpus::ContentProvenance> provenance;
+  std::unordered_set<std::string> host_contents;
   if (query.with_repository) {
     ASSIGN_OR_RETURN(provenance, corpus::content_provenance(db));
+    ASSIGN_OR_RETURN(host_contents, host_code_contents(db));
   }
   ASSIGN_OR_RETURN(Statement st, db.prepare(sql));
   std::unordered_map<std::string, size_t> index;  // normalized_sha256 -> position in `out`
@@ -63,6 +85,7 @@ Expected<std::vector<CatalogKernel>> newest_accepted_kernels(Database& db, const
     if (!row) break;
     std::string hash = st.column_text(0);
     std::string repository, domain;
+    const bool host = host_contents.count(st.column_text(2)) > 0;
     if (query.with_repository) {
       auto p = provenance.find(st.column_text(2));
       if (p != provenance.end()) {
@@ -72,8 +95,12 @@ Expected<std::vector<CatalogKernel>> newest_accepted_kernels(Database& db, const
     }
     auto [it, first] = index.try_emplace(hash, out.size());
     if (first) {
-      out.push_back({std::move(hash), st.column_text(1), std::move(repository), std::move(domain)});
-    } else if (repository < out[it->second].repository) {
+      out.push_back({std::move(hash), st.column_text(1), std::move(repository), std::move(domain), host});
+    } else {
+      // From host code only when every file it was extracted from is.
+      out[it->second].host_code = out[it->second].host_code && host;
+    }
+    if (!first && repository < out[it->second].repository) {
       out[it->second].repository = std::move(repository);
       out[it->second].domain = std::move(domain);
     }

@@ -35,6 +35,9 @@ struct CatalogKernel {
   std::string text;        // the normalized text
   std::string repository;  // with_repository: the least repository of its contents ("" when unknown)
   std::string domain;      // with_repository: that repository's domain ("" when unknown)
+  // with_repository: every content the kernel was extracted from was read out
+  // of a host file's string literal (all its origins have role 'host').
+  bool host_code = false;
 };
 
 // The newest accepted normalized kernels: one per normalized_sha256 among the

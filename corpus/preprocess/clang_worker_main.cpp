@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "corpus/preprocess/clang_protocol.h"
+#include "corpus/preprocess/pass_times.h"
 #include "sampler/clang_filter.h"
 #include "support/child_process.h"
 #include "support/clang/crash_recovery.h"
@@ -79,6 +80,7 @@ int main(int argc, char**) {
     std::string reply = request.ok() ? answer(*request, exit_after) : encode_worker_error(request.status());
     if (!write_frame(kChildResponseFd, reply).ok() || exit_after) break;
   }
+  write_pass_times();  // CLGEN_PASS_TIMES: CPU by pass, for measurements
   std::fflush(nullptr);
   ::_exit(0);  // skip LLVM's static destructors
 }

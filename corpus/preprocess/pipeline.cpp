@@ -5,6 +5,7 @@
 
 #include "corpus/inliner.h"
 #include "corpus/preprocess/names.h"
+#include "corpus/preprocess/pass_times.h"
 #include "corpus/preprocess/preprocess.h"
 #include "support/log.h"
 #include "support/sha256.h"
@@ -78,18 +79,29 @@ RewriteResult bug(const char* pass, const Status& st) {
 Expected<std::string> expand_and_rename(std::string_view text, const CompileOptions& opts,
                                         const char*& failed) {
   failed = "expand";
-  ASSIGN_OR_RETURN(std::string expanded, expand_main_file(text, opts));
+  Expected<std::string> expanded = [&] {
+    PassTimer timer("expand");
+    return expand_main_file(text, opts);
+  }();
+  if (!expanded) return expanded.status();
   failed = "rename";
-  return rename_identifiers(canonicalize_qualifiers(expanded), opts);
+  PassTimer timer("rename");
+  return rename_identifiers(canonicalize_qualifiers(*expanded), opts);
 }
 
 // Passes 4 and 5 over renamed text: format, compile (code generation) and
 // classify (no kernel, too few instructions, PTX failure: rejected; any
 // other failure: a rewrite bug).
 RewriteResult finish(const std::string& renamed, const CompileOptions& opts) {
-  Expected<std::string> formatted = format_source(renamed);
+  Expected<std::string> formatted = [&] {
+    PassTimer timer("format");
+    return format_source(renamed);
+  }();
   if (!formatted) return bug("format", formatted.status());
-  CompileResult again = compile(*formatted, opts);
+  CompileResult again = [&] {
+    PassTimer timer("final_compile");
+    return compile(*formatted, opts);
+  }();
   RewriteResult r;
   // An input within the size limit whose macros expand it past the limit is
   // rejected for its size, not a rewrite bug.
@@ -137,6 +149,7 @@ struct Check {
 Check check_input(std::string_view text, const Status& pass_failure, const CompileOptions& options,
                   const CompileOptions& check) {
   const std::string& why = pass_failure.message();
+  PassTimer timer("check");
   Check c;
   if (options.infer_names &&
       (why.find("unknown type name") != std::string::npos || why.find("undeclared identifier") != std::string::npos)) {
@@ -160,6 +173,7 @@ std::optional<InferredNames> inferred_for(std::string_view text, const Check& re
       rejection.category != category::kUnknownTypeName) {
     return std::nullopt;
   }
+  PassTimer timer("inference");
   Expected<InferredNames> names =
       infer_missing_names(text, options, 8, rejected.first_round ? &*rejected.first_round : nullptr);
   if (!names) {
@@ -209,6 +223,7 @@ std::optional<Result> second_chance(std::string_view text, const Check& checked,
   if (auto names = inferred_for(text, checked, check)) {
     CompileOptions again = options;
     again.infer_names = false;
+    PassTimer span("(span) after inference", true);
     Result with = pass(names->prelude + std::string(text), again);
     if (with.status == RewriteStatus::kRejected && with.category == first.category) return std::nullopt;
     mark_inferred(with, names->prelude);
@@ -217,6 +232,7 @@ std::optional<Result> second_chance(std::string_view text, const Check& checked,
   if (may_need_opencl20(first, options)) {
     CompileOptions cl20 = options;
     cl20.opencl20 = true;
+    PassTimer span("(span) as OpenCL C 2.0", true);
     Result with = pass(text, cl20);
     if (with.status == RewriteStatus::kRejected) return std::nullopt;
     mark_opencl20(with);
@@ -228,6 +244,7 @@ std::optional<Result> second_chance(std::string_view text, const Check& checked,
 }  // namespace
 
 RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
+  PassTimer timer("rewrite (rest)");     // what the passes' own timers leave
   text = without_byte_order_mark(text);  // inference puts its definitions before the text
   const RewriteOptions ro(options);
   const CompileOptions& opts = ro.passes;
@@ -269,6 +286,7 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
 }
 
 FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& options) {
+  PassTimer timer("rewrite_kernels (rest)");  // what the passes' own timers leave
   text = without_byte_order_mark(text);  // inference puts its definitions before the text
   const RewriteOptions ro(options);
   const CompileOptions& opts = ro.passes;
@@ -295,10 +313,15 @@ FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& o
   size_t expanded_bytes = 0;
   auto expand_and_extract = [&]() -> Expected<std::vector<ExtractedKernel>> {
     failed = "expand";
-    ASSIGN_OR_RETURN(std::string expanded, expand_main_file(text, pass_opts));
+    Expected<std::string> expanded = [&] {
+      PassTimer timer("expand");
+      return expand_main_file(text, pass_opts);
+    }();
+    if (!expanded) return expanded.status();
     failed = "extract";
-    expanded_bytes = expanded.size();
-    return extract_kernels(expanded, pass_opts);
+    expanded_bytes = expanded->size();
+    PassTimer timer("extract");
+    return extract_kernels(*expanded, pass_opts);
   };
   // Macros can expand an input within the limit past it (sgminer's hash
   // rounds): a rejection of the input, not a rewrite bug.
@@ -328,7 +351,10 @@ FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& o
   if (kernels->empty()) {
     // The input's own first error, when it has one that the expanded text
     // lost (a `#line` directive hides the input's lines from pass 1).
-    if (!checked) checked = Check{compile(text, check), std::nullopt};
+    if (!checked) {
+      PassTimer timer("check");
+      checked = Check{compile(text, check), std::nullopt};
+    }
     const CompileResult& first = checked->result;
     if (!first.ok) return rejected(first);
     r.status = RewriteStatus::kRejected;
@@ -344,10 +370,14 @@ FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& o
       r.kernels.push_back(std::move(one));
       continue;
     }
-    Expected<std::string> renamed = rename_identifiers(canonicalize_qualifiers(k.text), pass_opts);
+    Expected<std::string> renamed = [&] {
+      PassTimer timer("rename");
+      return rename_identifiers(canonicalize_qualifiers(k.text), pass_opts);
+    }();
     RewriteResult one;
     if (!renamed) {
       // The extracted text itself may be what fails.
+      PassTimer timer("check");
       CompileResult alone = compile(k.text, check);
       one = alone.ok ? bug("rename", renamed.status())
                      : bug("extract", parse_error("the extracted kernel does not compile: [" +
