@@ -161,6 +161,9 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
   } else {
     std::printf("already trained for %d epochs (use --epochs to train longer)\n", r.epochs_done);
   }
+  if (r.best_valid_loss)
+    std::printf("best: epoch %d, validation loss %.4f (%s/best.pt, what `clgen sample` uses)%s\n", r.best_epoch,
+                *r.best_valid_loss, r.model_dir.c_str(), r.stopped_early ? "; stopped early (training.patience)" : "");
   std::printf("checkpoint: %s/checkpoint.pt\n", r.model_dir.c_str());
   return print_preview(global.workspace, r.model_id, config, opts.train.device);
 }
@@ -170,7 +173,7 @@ Status run_train(const GlobalOptions& global, const TrainCommandOptions& opts) {
 void add_train_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   auto opts = std::make_shared<TrainCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "train", "Train the LSTM language model on the preprocessed corpus (resumes if interrupted)");
+      "train", "Train the language model (LSTM or Transformer) on the preprocessed corpus (resumes if interrupted)");
   cmd->add_option("--config", opts->config, "Model config TOML (see configs/); default: the tiny settings")
       ->check(CLI::ExistingFile);
   cmd->add_option("--device", opts->train.device, "cpu, cuda or auto")

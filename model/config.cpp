@@ -1,6 +1,7 @@
 // Loading, validating and hashing the language model's configuration.
 #include "model/config.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -21,6 +22,14 @@ Expected<ModelConfig> from_config(const Config& c) {
                                       "model.hidden_size",
                                       "model.layers",
                                       "model.dropout",
+                                      "model.type",
+                                      "model.width",
+                                      "model.heads",
+                                      "model.context",
+                                      "model.tied_embeddings",
+                                      "training.weight_decay",
+                                      "training.warmup_steps",
+                                      "training.patience",
                                       "training.epochs",
                                       "training.batch_size",
                                       "training.sequence_length",
@@ -76,6 +85,15 @@ Expected<ModelConfig> from_config(const Config& c) {
   RETURN_IF_ERROR(positive("model.layers", m.network.layers));
   ASSIGN_OR_RETURN(m.network.dropout, c.get_double("model.dropout", m.network.dropout));
   if (!(m.network.dropout >= 0 && m.network.dropout < 1)) return bad("model.dropout", "expected 0 <= dropout < 1");
+  ASSIGN_OR_RETURN(m.network.type, c.get_string("model.type", m.network.type));
+  if (m.network.type != "lstm" && m.network.type != "transformer")
+    return bad("model.type", "expected \"lstm\" or \"transformer\"");
+  RETURN_IF_ERROR(positive("model.width", m.network.width));
+  RETURN_IF_ERROR(positive("model.heads", m.network.heads));
+  RETURN_IF_ERROR(positive("model.context", m.network.context));
+  ASSIGN_OR_RETURN(m.network.tied_embeddings, c.get_bool("model.tied_embeddings", m.network.tied_embeddings));
+  if (m.network.width % m.network.heads != 0) return bad("model.heads", "expected a divisor of model.width");
+  if (m.network.context < 4) return bad("model.context", "expected at least 4 tokens");
 
   auto& t = m.training;
   RETURN_IF_ERROR(positive("training.epochs", t.epochs));
@@ -83,14 +101,24 @@ Expected<ModelConfig> from_config(const Config& c) {
   RETURN_IF_ERROR(positive("training.sequence_length", t.sequence_length));
   RETURN_IF_ERROR(positive("training.halve_every", t.halve_every));
   ASSIGN_OR_RETURN(t.optimizer, c.get_string("training.optimizer", t.optimizer));
-  if (t.optimizer != "adam" && t.optimizer != "sgd") return bad("training.optimizer", "expected \"adam\" or \"sgd\"");
+  if (t.optimizer != "adam" && t.optimizer != "adamw" && t.optimizer != "sgd")
+    return bad("training.optimizer", "expected \"adam\", \"adamw\" or \"sgd\"");
   ASSIGN_OR_RETURN(t.learning_rate, c.get_double("training.learning_rate", t.learning_rate));
   if (!(t.learning_rate > 0)) return bad("training.learning_rate", "expected a positive number");
   ASSIGN_OR_RETURN(t.momentum, c.get_double("training.momentum", t.momentum));
   if (!(t.momentum >= 0 && t.momentum < 1)) return bad("training.momentum", "expected 0 <= momentum < 1");
   ASSIGN_OR_RETURN(t.lr_schedule, c.get_string("training.lr_schedule", t.lr_schedule));
-  if (t.lr_schedule != "halve" && t.lr_schedule != "decay" && t.lr_schedule != "constant")
-    return bad("training.lr_schedule", "expected \"halve\", \"decay\" or \"constant\"");
+  if (t.lr_schedule != "halve" && t.lr_schedule != "decay" && t.lr_schedule != "constant" && t.lr_schedule != "cosine")
+    return bad("training.lr_schedule", "expected \"halve\", \"decay\", \"constant\" or \"cosine\"");
+  ASSIGN_OR_RETURN(t.warmup_steps, c.get_int("training.warmup_steps", t.warmup_steps));
+  if (t.warmup_steps < 0) return bad("training.warmup_steps", "expected >= 0");
+  ASSIGN_OR_RETURN(t.weight_decay, c.get_double("training.weight_decay", t.weight_decay));
+  if (!(t.weight_decay >= 0 && t.weight_decay < 1)) return bad("training.weight_decay", "expected 0 <= decay < 1");
+  if (t.weight_decay > 0 && t.optimizer != "adamw")
+    return bad("training.weight_decay", "applies to training.optimizer = \"adamw\" only");
+  ASSIGN_OR_RETURN(int64_t patience, c.get_int("training.patience", t.patience));
+  if (patience < 0 || patience > 1000000) return bad("training.patience", "expected >= 0 (0 = off)");
+  t.patience = int(patience);
   ASSIGN_OR_RETURN(t.decay_percent, c.get_double("training.decay_percent", t.decay_percent));
   if (!(t.decay_percent >= 0 && t.decay_percent < 100)) return bad("training.decay_percent", "expected 0..100");
   ASSIGN_OR_RETURN(t.gradient_clip, c.get_double("training.gradient_clip", t.gradient_clip));
@@ -168,6 +196,15 @@ double learning_rate_at(const TrainingConfig& t, int epoch) {
   return t.learning_rate;
 }
 
+double learning_rate_at_step(const TrainingConfig& t, int epoch, int64_t step, int64_t total_steps) {
+  if (t.lr_schedule != "cosine") return learning_rate_at(t, epoch);
+  if (step < t.warmup_steps) return t.learning_rate * double(step + 1) / double(t.warmup_steps);
+  const double span = double(std::max<int64_t>(1, total_steps - t.warmup_steps));
+  const double progress = std::min(1.0, double(step - t.warmup_steps) / span);
+  const double floor = 0.1 * t.learning_rate;
+  return floor + (t.learning_rate - floor) * 0.5 * (1 + std::cos(M_PI * progress));
+}
+
 std::string canonical_config(const ModelConfig& m) {
   const auto& v = m.vocabulary;
   const auto& n = m.network;
@@ -190,7 +227,12 @@ std::string canonical_config(const ModelConfig& m) {
          (t.max_repository_share > 0 ? fmt::format(";max_repo_share={}", t.max_repository_share) : "") +
          (t.default_corpus ? "" : ";no_default_corpus") + (t.host_code ? "" : ";no_host_code") +
          (t.validation_split != "kernel" ? ";split=" + t.validation_split : "") + (t.opencl20 ? "" : ";opencl12_only") +
-         (t.feature_prefix ? ";feature_prefix" : "");
+         (t.feature_prefix ? ";feature_prefix" : "") +
+         (t.lr_schedule == "cosine" ? fmt::format(";warmup={}", t.warmup_steps) : "") +
+         (t.optimizer == "adamw" ? fmt::format(";weight_decay={}", t.weight_decay) : "") +
+         (n.type == "transformer" ? fmt::format(";type=transformer;width={};heads={};context={};tied={}", n.width,
+                                                n.heads, n.context, n.tied_embeddings)
+                                  : "");
 }
 
 std::string corpus_hash(const std::vector<std::string>& texts) {

@@ -14,23 +14,43 @@ namespace clgen::model {
 
 // The defaults are the `tiny` settings (configs/tiny.toml; a test keeps them equal).
 struct NetworkConfig {
+  // "lstm" (the default: embedding_size, hidden_size) or "transformer" (a
+  // decoder-only Transformer: width, heads, context, tied_embeddings).
+  std::string type = "lstm";
   int embedding_size = 32;
   int hidden_size = 128;
   int layers = 2;
-  double dropout = 0.1;  // between LSTM layers and before the output layer; 0 = none
+  // LSTM: between layers and before the output layer. Transformer: on the
+  // embeddings, the attention weights and each block's residual branches. 0 = none.
+  double dropout = 0.1;
+  int width = 128;              // transformer: model dimension (heads * head dimension)
+  int heads = 4;                // transformer: attention heads; divides width
+  int context = 128;            // transformer: tokens of attention context (and of each training window)
+  bool tied_embeddings = true;  // transformer: the output layer reuses the token embedding
 };
 
 struct TrainingConfig {
   int epochs = 12;
   int batch_size = 32;        // parallel streams of the batchified corpus
   int sequence_length = 64;   // truncated BPTT length
-  std::string optimizer = "adam";  // "adam" | "sgd"
+  std::string optimizer = "adam";  // "adam" | "adamw" | "sgd"
   double learning_rate = 0.003;
   double momentum = 0.9;           // sgd only
-  std::string lr_schedule = "decay";  // "halve" | "decay" | "constant"
+  // "halve" | "decay" | "constant" (per epoch), or "cosine": per step, a
+  // linear warm-up over warmup_steps, then a cosine from learning_rate down
+  // to a tenth of it at the last step of the last epoch.
+  std::string lr_schedule = "decay";
   int halve_every = 5;             // halve: epochs between halvings
   double decay_percent = 10.0;     // decay: percent lost per epoch
+  int64_t warmup_steps = 0;        // cosine: steps of linear warm-up
+  // adamw: decoupled weight decay of the matrices (not of biases, layer
+  // norms or embeddings); 0 = none.
+  double weight_decay = 0.0;
   double gradient_clip = 5.0;      // max global gradient norm; 0 = no clipping
+  // Early stopping: end training after this many validation evaluations
+  // (one per epoch) without a new best validation loss; 0 = off. Like
+  // epochs, not part of the model id (it decides when to stop, not the weights).
+  int patience = 0;
   uint64_t seed = 1;               // data order, initialisation and dropout
   double validation_fraction = 0.1;  // share of kernels held out for validation
   // Tokens of each of the train and validation streams used per epoch (the
@@ -112,6 +132,9 @@ Expected<ModelConfig> parse_model_config(const std::string& toml_text, const std
 
 // The learning rate of 0-based `epoch` under the config's schedule.
 double learning_rate_at(const TrainingConfig& training, int epoch);
+// The learning rate of 0-based optimizer step `step` of a run of
+// `total_steps`: the cosine schedule's, else learning_rate_at(epoch).
+double learning_rate_at_step(const TrainingConfig& training, int epoch, int64_t step, int64_t total_steps);
 
 // A canonical text of everything that shapes the trained weights but the
 // number of epochs (so `--epochs` can extend a run) and the preview.

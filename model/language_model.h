@@ -27,12 +27,16 @@ class LanguageModel {
   // Loads model `model_id` from <workspace_root>/models/, or the most recently
   // trained one when `model_id` is empty, onto `device` ("cpu", "cuda", "auto");
   // a CUDA device is cuda:(local_rank mod the visible devices), as for a
-  // rank of distributed training. Fails with kNotFound when no trained model
-  // (checkpoint) exists, or like resolve_device for a bad or absent device.
-  static Expected<std::unique_ptr<LanguageModel>> load(const std::string& workspace_root,
-                                                       const std::string& model_id,
-                                                       const std::string& device,
-                                                       int local_rank = 0);
+  // rank of distributed training. `checkpoint` "best" takes the weights of
+  // the lowest validation loss (models/<id>/best.pt; a model without one,
+  // trained without validation or before best checkpoints were kept, falls
+  // back to its last checkpoint and logs so); "last" the last checkpoint.
+  // Either model type (model.json's "type"). Fails with kNotFound when no
+  // trained model (checkpoint) exists, or like resolve_device for a bad or
+  // absent device.
+  static Expected<std::unique_ptr<LanguageModel>> load(const std::string& workspace_root, const std::string& model_id,
+                                                       const std::string& device, int local_rank = 0,
+                                                       const std::string& checkpoint = "best");
   ~LanguageModel();
 
   const std::string& id() const;

@@ -33,11 +33,11 @@ LstmState LstmNetworkImpl::zero_state(int64_t batch, torch::Device device) const
           torch::zeros({config.layers, batch, config.hidden_size}, opts)};
 }
 
-Status save_checkpoint(const std::string& path, LstmNetwork& network,
+Status save_checkpoint(const std::string& path, torch::nn::Module& network, int vocab_size,
                        torch::optim::Optimizer* optimizer, const TrainingPosition& pos) {
   try {
     torch::serialize::OutputArchive archive, model, optim;
-    network->save(model);
+    network.save(model);
     archive.write("model", model);
     if (optimizer) {
       optimizer->save(optim);
@@ -49,7 +49,9 @@ Status save_checkpoint(const std::string& path, LstmNetwork& network,
     archive.write("loss_sum", torch::tensor({pos.loss_sum}, torch::kFloat64));
     archive.write("loss_pending", torch::tensor({pos.loss_pending}, torch::kFloat64));
     archive.write("seconds", torch::tensor({pos.seconds}, torch::kFloat64));
-    archive.write("vocab_size", torch::tensor({int64_t(network->vocab_size)}, i64));
+    archive.write("vocab_size", torch::tensor({int64_t(vocab_size)}, i64));
+    archive.write("best",
+                  torch::tensor({pos.best.loss, double(pos.best.epoch), double(pos.best.since_best)}, torch::kFloat64));
     if (pos.h.defined()) {
       archive.write("h", pos.h.to(torch::kCPU));
       archive.write("c", pos.c.to(torch::kCPU));
@@ -62,9 +64,8 @@ Status save_checkpoint(const std::string& path, LstmNetwork& network,
   }
 }
 
-Expected<TrainingPosition> load_checkpoint(const std::string& path, LstmNetwork& network,
-                                           torch::optim::Optimizer* optimizer,
-                                           torch::Device device) {
+Expected<TrainingPosition> load_checkpoint(const std::string& path, torch::nn::Module& network, int vocab_size,
+                                           torch::optim::Optimizer* optimizer, torch::Device device) {
   ASSIGN_OR_RETURN(std::string bytes, read_file(path));
   try {
     std::istringstream in(bytes);
@@ -72,12 +73,12 @@ Expected<TrainingPosition> load_checkpoint(const std::string& path, LstmNetwork&
     archive.load_from(in, device);
     torch::Tensor vocab;
     archive.read("vocab_size", vocab);
-    if (vocab.item<int64_t>() != network->vocab_size)
-      return parse_error(fmt::format("checkpoint {}: vocabulary size {} does not match the model's {}",
-                                     path, vocab.item<int64_t>(), network->vocab_size));
+    if (vocab.item<int64_t>() != vocab_size)
+      return parse_error(fmt::format("checkpoint {}: vocabulary size {} does not match the model's {}", path,
+                                     vocab.item<int64_t>(), vocab_size));
     archive.read("model", model);
-    network->load(model);
-    network->to(device);
+    network.load(model);
+    network.to(device);
     if (optimizer) {
       archive.read("optimizer", optim);
       optimizer->load(optim);
@@ -95,6 +96,13 @@ Expected<TrainingPosition> load_checkpoint(const std::string& path, LstmNetwork&
     torch::Tensor pending, seconds;
     if (archive.try_read("loss_pending", pending)) pos.loss_pending = pending.to(torch::kCPU)[0].item<double>();
     if (archive.try_read("seconds", seconds)) pos.seconds = seconds.to(torch::kCPU)[0].item<double>();
+    torch::Tensor best;
+    if (archive.try_read("best", best)) {
+      best = best.to(torch::kCPU);
+      pos.best.loss = best[0].item<double>();
+      pos.best.epoch = int(best[1].item<double>());
+      pos.best.since_best = int(best[2].item<double>());
+    }
     torch::Tensor h, c;
     if (archive.try_read("h", h) && archive.try_read("c", c)) {
       pos.h = h.to(device);

@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "model/config.h"
+#include "model/early_stopping.h"
 #include "support/status.h"
 
 namespace clgen::model {
@@ -46,16 +47,30 @@ struct TrainingPosition {
   double loss_pending = 0;
   int64_t loss_tokens = 0;
   double seconds = 0;  // training time spent on this epoch before the checkpoint
-  torch::Tensor h, c;  // carried hidden state when stopped mid-epoch (undefined otherwise)
+  torch::Tensor h, c;  // LSTM: carried hidden state when stopped mid-epoch (undefined otherwise)
+  BestSoFar best;      // the best validation loss so far (infinite in checkpoints from before it)
 };
 
-// Writes weights, optimizer state (optional) and position atomically.
-Status save_checkpoint(const std::string& path, LstmNetwork& network,
+// Writes weights, optimizer state (optional) and position atomically; any
+// network type (`vocab_size` is checked at load).
+Status save_checkpoint(const std::string& path, torch::nn::Module& network, int vocab_size,
                        torch::optim::Optimizer* optimizer, const TrainingPosition& position);
 // Reads a checkpoint into `network` (and `optimizer` when given) on `device`.
-Expected<TrainingPosition> load_checkpoint(const std::string& path, LstmNetwork& network,
-                                           torch::optim::Optimizer* optimizer,
-                                           torch::Device device);
+Expected<TrainingPosition> load_checkpoint(const std::string& path, torch::nn::Module& network, int vocab_size,
+                                           torch::optim::Optimizer* optimizer, torch::Device device);
+inline Status save_checkpoint(const std::string& path, LstmNetwork& network, torch::optim::Optimizer* optimizer,
+                              const TrainingPosition& position) {
+  return save_checkpoint(path, *network, network->vocab_size, optimizer, position);
+}
+inline Expected<TrainingPosition> load_checkpoint(const std::string& path, LstmNetwork& network,
+                                                  torch::optim::Optimizer* optimizer, torch::Device device) {
+  return load_checkpoint(path, *network, network->vocab_size, optimizer, device);
+}
+
+// The checkpoint files of a model directory: the last position, and the
+// weights of the best validation loss.
+constexpr const char* kLastCheckpointFile = "checkpoint.pt";
+constexpr const char* kBestCheckpointFile = "best.pt";
 
 // "cpu", "cuda" or "auto" (CUDA when available) to a device; fails when CUDA
 // is asked for and absent.

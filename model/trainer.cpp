@@ -17,9 +17,11 @@
 
 #include "model/collectives.h"
 #include "model/data_parallel.h"
+#include "model/early_stopping.h"
 #include "model/encoded_corpus.h"
 #include "model/feature_prefix.h"
 #include "model/network.h"
+#include "model/training_task.h"
 #include "model/vocabulary.h"
 #include "support/files.h"
 #include "support/interrupt.h"
@@ -36,47 +38,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kLossReadEvery = 16;
-
-// The batchified view of one token file, and the streams this rank reads.
-struct Streams {
-  const TokenFile* file = nullptr;
-  int64_t count = 0;    // B
-  int64_t length = 0;   // tokens per stream
-  int64_t steps = 0;    // T
-  int64_t batches = 0;  // per pass
-  Shard shard;          // this rank's streams; all B in a single process
-
-  // `max_tokens` > 0 uses only the file's first max_tokens tokens.
-  static Streams make(const TokenFile& f, int64_t batch, int64_t seq, int64_t max_tokens,
-                      int rank = 0, int world = 1) {
-    Streams s;
-    s.file = &f;
-    int64_t n = int64_t(f.size());
-    if (max_tokens > 0) n = std::min(n, max_tokens);
-    // Short files (e.g. validation) use fewer streams so each has 2+ tokens.
-    s.count = std::max<int64_t>(1, std::min<int64_t>(batch, n / 2));
-    s.length = n / s.count;
-    s.steps = std::max<int64_t>(1, std::min<int64_t>(seq, s.length - 1));
-    s.batches = s.length >= 2 ? (s.length - 1 + s.steps - 1) / s.steps : 0;
-    s.shard = shard_streams(s.count, rank, world);
-    return s;
-  }
-
-  // Input and target [len, shard.count] of batch `k` (this rank's streams), on `device`.
-  std::pair<torch::Tensor, torch::Tensor> batch(int64_t k, torch::Device device) const {
-    int64_t start = k * steps;
-    int64_t len = std::min(steps, length - 1 - start);
-    auto x = torch::empty({len + 1, shard.count}, torch::kInt64);
-    auto acc = x.accessor<int64_t, 2>();
-    const Token* data = file->data();
-    for (int64_t b = 0; b < shard.count; ++b) {
-      const Token* row = data + (shard.first + b) * length + start;
-      for (int64_t t = 0; t <= len; ++t) acc[t][b] = row[t];
-    }
-    x = x.to(device);
-    return {x.narrow(0, 0, len), x.narrow(0, 1, len)};
-  }
-};
 
 uint64_t mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -97,34 +58,9 @@ void seed_for(uint64_t seed, int64_t epoch, int64_t batch, int rank) {
 void set_learning_rate(torch::optim::Optimizer& opt, double lr) {
   for (auto& group : opt.param_groups()) {
     if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&group.options())) adam->lr(lr);
+    else if (auto* adamw = dynamic_cast<torch::optim::AdamWOptions*>(&group.options())) adamw->lr(lr);
     else if (auto* sgd = dynamic_cast<torch::optim::SGDOptions*>(&group.options())) sgd->lr(lr);
   }
-}
-
-// Summed per-token loss and token count over this rank's streams of a whole
-// token file, without dropout.
-std::pair<double, int64_t> evaluate(LstmNetwork& net, const TokenFile& file, int64_t batch,
-                                    int64_t seq, int64_t max_tokens, torch::Device device,
-                                    int rank, int world) {
-  Streams s = Streams::make(file, batch, seq, max_tokens, rank, world);
-  if (s.batches == 0 || s.shard.count == 0) return {0.0, 0};
-  torch::NoGradGuard no_grad;
-  net->eval();
-  LstmState state = net->zero_state(s.shard.count, device);
-  double sum = 0;
-  int64_t n = 0;
-  for (int64_t k = 0; k < s.batches; ++k) {
-    auto [x, y] = s.batch(k, device);
-    auto [logits, next] = net->forward(x, state);
-    state = next;
-    auto loss = torch::nn::functional::cross_entropy(
-        logits.reshape({-1, net->vocab_size}), y.reshape({-1}),
-        torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-    sum += loss.item<double>();
-    n += y.numel();
-  }
-  net->train();
-  return {sum, n};
 }
 
 // Vocabularies live in <workspace>/vocabularies/<key>, shared by every model
@@ -155,14 +91,6 @@ Expected<std::unique_ptr<Vocabulary>> vocabulary_for(const Workspace& ws, const 
   return trained;
 }
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(LstmNetwork& net, const TrainingConfig& t) {
-  if (t.optimizer == "sgd")
-    return std::make_unique<torch::optim::SGD>(
-        net->parameters(), torch::optim::SGDOptions(t.learning_rate).momentum(t.momentum));
-  return std::make_unique<torch::optim::Adam>(net->parameters(),
-                                              torch::optim::AdamOptions(t.learning_rate));
-}
-
 // The run's records in the workspace: its training_runs row, epoch metrics,
 // checkpoint file and rows, and models/latest. Rank 0 alone keeps them. A run
 // left without finish() (an error return or an exception) is marked failed.
@@ -179,9 +107,9 @@ class RunRecords {
   }
 
   // Writes the checkpoint of `pos` (atomically) and records it.
-  Status save(LstmNetwork& net, torch::optim::Optimizer* optimizer, const TrainingPosition& pos,
+  Status save(TrainingTask& task, torch::optim::Optimizer* optimizer, const TrainingPosition& pos,
               const std::string& reason) {
-    RETURN_IF_ERROR(save_checkpoint(checkpoint_, net, optimizer, pos));
+    RETURN_IF_ERROR(save_checkpoint(checkpoint_, task.network(), task.vocab_size(), optimizer, pos));
     RETURN_IF_ERROR(record_checkpoint(db_, model_id_, run_id_, int(pos.epoch), int(pos.batch), checkpoint_, reason));
     return mark_latest();
   }
@@ -245,18 +173,27 @@ Status write_model_json(const std::string& model_dir, const std::string& model_i
     RETURN_IF_ERROR(
         write_file_atomic((fs::path(model_dir) / kFeatureHeadersFile).string(), header_counts_tsv(headers)));
   }
-  nlohmann::json meta = {
-      {"model_id", model_id},
-      {"vocabulary", "vocabularies/" + vocabulary_key(config.vocabulary, d.corpus_sha)},
-      {"vocab_size", d.vocab->size()},
-      {"embedding_size", config.network.embedding_size},
-      {"hidden_size", config.network.hidden_size},
-      {"layers", config.network.layers},
-      {"dropout", config.network.dropout},
-      {"config", canonical_config(config)},
-      {"corpus_sha256", d.corpus_sha},
-      {"encoded", "encoded/" + d.corpus.key},
-      {"checkpoint", "checkpoint.pt"}};
+  const NetworkConfig& n = config.network;
+  nlohmann::json meta = {{"model_id", model_id},
+                         {"vocabulary", "vocabularies/" + vocabulary_key(config.vocabulary, d.corpus_sha)},
+                         {"vocab_size", d.vocab->size()},
+                         {"type", n.type},
+                         {"layers", n.layers},
+                         {"dropout", n.dropout},
+                         {"config", canonical_config(config)},
+                         {"corpus_sha256", d.corpus_sha},
+                         {"encoded", "encoded/" + d.corpus.key},
+                         {"checkpoint", kLastCheckpointFile},
+                         {"best_checkpoint", kBestCheckpointFile}};
+  if (n.type == "transformer") {
+    meta["width"] = n.width;
+    meta["heads"] = n.heads;
+    meta["context"] = n.context;
+    meta["tied_embeddings"] = n.tied_embeddings;
+  } else {
+    meta["embedding_size"] = n.embedding_size;
+    meta["hidden_size"] = n.hidden_size;
+  }
   if (config.training.feature_prefix) {
     meta["feature_prefix"] = true;
     meta["feature_headers"] = kFeatureHeadersFile;
@@ -356,32 +293,21 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
   ASSIGN_OR_RETURN(TokenFile valid_file, TokenFile::open(data.corpus.valid_path));
   result.train_tokens = data.corpus.train_tokens;
   result.valid_tokens = data.corpus.valid_tokens;
-  Streams streams =
-      Streams::make(train_file, tc.batch_size, tc.sequence_length, tc.max_tokens, rank, world);
-  if (streams.batches == 0)
-    return invalid_argument(fmt::format("the training corpus has only {} tokens", train_file.size()));
-  if (streams.count < world)
-    return invalid_argument(fmt::format(
-        "the training corpus makes {} batch streams (training.batch_size {}), fewer than the {} "
-        "ranks: each rank needs one",
-        streams.count, tc.batch_size, world));
-  const Shard& shard = streams.shard;
 
   try {
     torch::manual_seed(tc.seed);
-    LstmNetwork net(vocab.size(), config.network);
-    net->to(device);
-    auto optimizer = make_optimizer(net, tc);
-    const std::vector<torch::Tensor> params = net->parameters();
-    std::string checkpoint = (fs::path(result.model_dir) / "checkpoint.pt").string();
+    ASSIGN_OR_RETURN(std::unique_ptr<TrainingTask> task,
+                     make_training_task(config, vocab.size(), train_file, valid_file, device, rank, world));
+    auto optimizer = task->make_optimizer(tc);
+    const std::vector<torch::Tensor> params = task->network().parameters();
+    const std::string checkpoint = (fs::path(result.model_dir) / kLastCheckpointFile).string();
+    const std::string best_checkpoint = (fs::path(result.model_dir) / kBestCheckpointFile).string();
     TrainingPosition pos;
     if (fs::exists(checkpoint, ec)) {
-      ASSIGN_OR_RETURN(pos, load_checkpoint(checkpoint, net, optimizer.get(), device));
+      ASSIGN_OR_RETURN(pos, load_checkpoint(checkpoint, task->network(), vocab.size(), optimizer.get(), device));
       result.resumed = true;
     }
-    if (pos.h.defined() && pos.h.size(1) != streams.count)
-      return parse_error(fmt::format("checkpoint {}: its hidden state has {} streams, the batch {}",
-                                     checkpoint, pos.h.size(1), streams.count));
+    RETURN_IF_ERROR(task->check_position(pos, checkpoint));
     if (group) {
       Status agree = check_ranks_agree(
           *group, device,
@@ -406,18 +332,17 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
       records.emplace(ws, std::move(db), run_id, result.model_id, checkpoint, pos);
       if (result.resumed) RETURN_IF_ERROR(records->recorded(pos));
     }
-    spdlog::info("model {}: {} vocabulary of {} tokens; {} training / {} validation tokens; {}",
-                 result.model_id, vocab.type(), vocab.size(), data.corpus.train_tokens,
-                 data.corpus.valid_tokens, result.device);
-    if (group)
-      spdlog::info("rank {} of {} ({}): batch streams {}..{} of {}", rank, world, result.backend,
-                   shard.first, shard.first + shard.count - 1, streams.count);
+    spdlog::info("model {} ({}): {} vocabulary of {} tokens; {} training / {} validation tokens; {}", result.model_id,
+                 config.network.type, vocab.type(), vocab.size(), data.corpus.train_tokens, data.corpus.valid_tokens,
+                 result.device);
+    if (group) spdlog::info("rank {} of {} ({}): {}", rank, world, result.backend, task->describe_shard());
     if (result.resumed)
       spdlog::info("resuming from {} at epoch {}, batch {}", checkpoint, pos.epoch + 1, pos.batch);
 
     // This rank's share of every batch: its mean loss is weighted by it, so
     // the gradients summed over ranks are those of the mean over the batch.
-    const double share = double(shard.count) / double(streams.count);
+    const double share = task->share();
+    const int64_t batches = task->batches();
     // In a distributed run the ranks stop together: the interrupt flags ride
     // with the gradients, and are read every batch on CPUs but only every
     // kLossReadEvery batches on GPUs (reading waits for the device).
@@ -429,15 +354,11 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
     const double every_seconds = tc.checkpoint_every_seconds;
     auto last_checkpoint = Clock::now();
 
-    net->train();
-    while (pos.epoch < epochs) {
-      double lr = learning_rate_at(tc, int(pos.epoch));
-      set_learning_rate(*optimizer, lr);
-      LstmState state =
-          pos.h.defined()
-              ? LstmState{pos.h.narrow(1, shard.first, shard.count).contiguous(),
-                          pos.c.narrow(1, shard.first, shard.count).contiguous()}
-              : net->zero_state(shard.count, device);
+    task->network().train();
+    bool stopped_early = false;
+    while (pos.epoch < epochs && !stopped_early) {
+      double lr = learning_rate_at_step(tc, int(pos.epoch), pos.epoch * batches + pos.batch, epochs * batches);
+      task->begin_epoch(pos);
       auto epoch_start = Clock::now();
       uint64_t epoch_tokens = 0;  // this call's, for the progress line
       torch::Tensor loss_acc =
@@ -448,54 +369,42 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
         return pos.seconds + std::chrono::duration<double>(Clock::now() - epoch_start).count();
       };
       // Where training stands after the current batch: the next batch, the
-      // loss not yet folded in, and every stream's state (gathered from the ranks).
-      auto position_after_batch = [&](const LstmState& state) -> Expected<TrainingPosition> {
+      // loss not yet folded in, and what the task carries (gathered from the ranks).
+      auto position_after_batch = [&]() -> Expected<TrainingPosition> {
         TrainingPosition at = pos;
         ++at.batch;
         at.loss_pending = loss_acc.item<double>();
         at.seconds = epoch_seconds();
-        LstmState full = {std::get<0>(state).detach(), std::get<1>(state).detach()};
-        if (group) {
-          auto gathered = gather_state(*group, full, shard);
-          if (!gathered.ok()) return lost(gathered.status());
-          full = *gathered;
-        }
-        at.h = std::get<0>(full);
-        at.c = std::get<1>(full);
+        if (Status st = task->fill_position(at, group.get()); !st.ok()) return lost(st);
         return at;
       };
       std::optional<Progress> progress;
       if (options.progress && leader)
-        progress.emplace(fmt::format("epoch {}/{}", pos.epoch + 1, epochs),
-                         uint64_t(streams.batches - pos.batch));
-      for (; pos.batch < streams.batches; ++pos.batch) {
+        progress.emplace(fmt::format("epoch {}/{}", pos.epoch + 1, epochs), uint64_t(batches - pos.batch));
+      for (; pos.batch < batches; ++pos.batch) {
+        lr = learning_rate_at_step(tc, int(pos.epoch), pos.epoch * batches + pos.batch, epochs * batches);
+        set_learning_rate(*optimizer, lr);
         seed_for(tc.seed, pos.epoch, pos.batch, rank);
-        auto [x, y] = streams.batch(pos.batch, device);
-        // Truncated BPTT: the state carries over, its gradient history does not.
-        state = {std::get<0>(state).detach(), std::get<1>(state).detach()};
-        auto [logits, next] = net->forward(x, state);
-        state = next;
-        auto loss = torch::nn::functional::cross_entropy(logits.reshape({-1, vocab.size()}),
-                                                         y.reshape({-1}));
+        TrainingTask::Step step = task->forward(pos.epoch, pos.batch);
+        const torch::Tensor& loss = step.loss;
         optimizer->zero_grad();
         (share == 1.0 ? loss : loss * share).backward();
         // The batch's loss summed over its tokens, and its tokens, on all ranks.
-        torch::Tensor batch_loss = loss.detach().to(torch::kFloat64) * double(y.numel());
-        int64_t batch_tokens = y.numel();
-        bool last = pos.batch + 1 == streams.batches;
+        torch::Tensor batch_loss = loss.detach().to(torch::kFloat64) * double(step.local_tokens);
+        int64_t batch_tokens = step.local_tokens;
+        bool last = pos.batch + 1 == batches;
         bool timed = every_seconds > 0 && !last && leader &&
                      std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >= every_seconds;
         torch::Tensor extras;  // [loss sum, ranks interrupted, checkpoint due], summed over ranks
         if (group) {
-          extras = torch::cat({loss.detach().reshape({1}) * float(y.numel()),
+          extras = torch::cat({loss.detach().to(torch::kFloat32).reshape({1}) * float(step.local_tokens),
                                torch::full({1}, interrupted() ? 1.0f : 0.0f, float_opts),
                                torch::full({1}, timed ? 1.0f : 0.0f, float_opts)});
           if (Status st = all_reduce_gradients(*group, params, extras); !st.ok()) return lost(st);
           batch_loss = extras[0].to(torch::kFloat64);
-          batch_tokens = y.size(0) * streams.count;
+          batch_tokens = step.global_tokens;
         }
-        if (tc.gradient_clip > 0)
-          torch::nn::utils::clip_grad_norm_(net->parameters(), tc.gradient_clip);
+        if (tc.gradient_clip > 0) task->clip_gradients(tc.gradient_clip);
         optimizer->step();
         // The loss stays on the device and is read back only every
         // kLossReadEvery batches (and at interrupts and epoch ends), so the
@@ -522,17 +431,17 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
         bool due = !last && ((every_batches > 0 && (pos.batch + 1) % every_batches == 0) ||
                              (group ? flags_read && extras[2].item<float>() > 0 : timed));
         if (due) {
-          ASSIGN_OR_RETURN(TrainingPosition at, position_after_batch(state));
-          if (records) RETURN_IF_ERROR(records->save(net, optimizer.get(), at, "periodic"));
+          ASSIGN_OR_RETURN(TrainingPosition at, position_after_batch());
+          if (records) RETURN_IF_ERROR(records->save(*task, optimizer.get(), at, "periodic"));
           last_checkpoint = Clock::now();
         }
         if (options.after_batch) options.after_batch(int(pos.epoch), int(pos.batch));
         bool stop = group ? flags_read && extras[1].item<float>() > 0 : interrupted();
         if (stop) {
-          ASSIGN_OR_RETURN(pos, position_after_batch(state));
+          ASSIGN_OR_RETURN(pos, position_after_batch());
           if (progress) progress->finish();
           if (records) {
-            RETURN_IF_ERROR(records->save(net, optimizer.get(), pos, "interrupt"));
+            RETURN_IF_ERROR(records->save(*task, optimizer.get(), pos, "interrupt"));
             RETURN_IF_ERROR(records->finish("interrupted"));
           }
           // No rank leaves before rank 0 has written the checkpoint: a
@@ -542,6 +451,8 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
           spdlog::info("interrupted: checkpoint saved at epoch {}, batch {}; run again to resume",
                        pos.epoch + 1, pos.batch);
           result.epochs_done = int(pos.epoch);
+          result.best_epoch = pos.best.epoch;
+          if (pos.best.epoch > 0) result.best_valid_loss = pos.best.loss;
           result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
           return result;
         }
@@ -553,8 +464,7 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
       rec.learning_rate = lr;
       rec.tokens = uint64_t(pos.loss_tokens);  // the whole epoch's, across resumed runs
       rec.seconds = epoch_seconds();
-      auto [valid_sum, valid_n] = evaluate(net, valid_file, tc.batch_size, tc.sequence_length,
-                                           tc.max_tokens, device, rank, world);
+      auto [valid_sum, valid_n] = task->evaluate();
       if (group) {
         auto total = all_reduce_doubles(*group, {valid_sum, double(valid_n)}, device);
         if (!total.ok()) return lost(total.status());
@@ -562,24 +472,41 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
         valid_n = int64_t((*total)[1]);
       }
       if (valid_n > 0) rec.valid_loss = valid_sum / double(valid_n);
+      BestSoFar best = pos.best;
+      Verdict verdict;
+      if (rec.valid_loss) verdict = observe_validation(best, *rec.valid_loss, rec.epoch, tc.patience);
       pos = TrainingPosition{};
       pos.epoch = rec.epoch;
+      pos.best = best;
       if (records) {
         RETURN_IF_ERROR(records->epoch(rec));
-        RETURN_IF_ERROR(records->save(net, optimizer.get(), pos, "epoch"));
+        // The best weights first: a kill between the two writes re-runs this
+        // epoch, which writes the same best again.
+        if (verdict.improved)
+          RETURN_IF_ERROR(save_checkpoint(best_checkpoint, task->network(), vocab.size(), nullptr, pos));
+        RETURN_IF_ERROR(records->save(*task, optimizer.get(), pos, "epoch"));
         last_checkpoint = Clock::now();
       }
       result.epochs.push_back(rec);
       if (rec.valid_loss)
-        spdlog::info("epoch {}/{}: train loss {:.4f}, validation loss {:.4f} (perplexity {:.3f}), "
-                     "lr {:.3g}, {:.0f} tokens/s",
-                     rec.epoch, epochs, rec.train_loss, *rec.valid_loss, std::exp(*rec.valid_loss),
-                     lr, rec.seconds > 0 ? double(rec.tokens) / rec.seconds : 0.0);
+        spdlog::info(
+            "epoch {}/{}: train loss {:.4f}, validation loss {:.4f} (perplexity {:.3f}){}, "
+            "lr {:.3g}, {:.0f} tokens/s",
+            rec.epoch, epochs, rec.train_loss, *rec.valid_loss, std::exp(*rec.valid_loss),
+            verdict.improved ? ", best so far" : fmt::format(", best {:.4f} at epoch {}", best.loss, best.epoch), lr,
+            rec.seconds > 0 ? double(rec.tokens) / rec.seconds : 0.0);
       else
         spdlog::info("epoch {}/{}: train loss {:.4f}, lr {:.3g}", rec.epoch, epochs,
                      rec.train_loss, lr);
+      if (verdict.stop) {
+        stopped_early = true;
+        spdlog::info("early stop: no better validation loss in {} evaluations (training.patience)", tc.patience);
+      }
     }
     result.epochs_done = int(pos.epoch);
+    result.stopped_early = stopped_early;
+    result.best_epoch = pos.best.epoch;
+    if (pos.best.epoch > 0) result.best_valid_loss = pos.best.loss;
     result.completed = true;
     if (records) RETURN_IF_ERROR(records->finish("completed"));
     if (group)

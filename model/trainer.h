@@ -1,7 +1,9 @@
-// Training the LSTM language model: vocabulary, encoded corpus, truncated
-// BPTT over batchified streams, checkpoints every epoch, every N batches or M
-// seconds and on interrupt, exact resume, metrics in the workspace database;
-// in one process or as one rank of a data-parallel run over c10d.
+// Training the language model (model.type "lstm" or "transformer"):
+// vocabulary, encoded corpus, the type's batches (model/training_task.h),
+// checkpoints every epoch, every N batches or M seconds and on interrupt,
+// the best checkpoint by validation loss, early stopping, exact resume,
+// metrics in the workspace database; in one process or as one rank of a
+// data-parallel run over c10d.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +47,11 @@ struct TrainResult {
   std::string model_dir;  // <workspace>/models/<model_id>
   std::string device;
   bool completed = false;  // false when interrupted; the checkpoint holds the position
+  bool stopped_early = false;  // completed because of training.patience
+  // The epoch (1-based) of the lowest validation loss so far, across resumed
+  // runs, whose weights are models/<id>/best.pt; 0 without validation.
+  int best_epoch = 0;
+  std::optional<double> best_valid_loss;
   int epochs_done = 0;     // total epochs finished, across resumed runs
   bool resumed = false;    // started from an existing checkpoint
   std::vector<EpochRecord> epochs;  // epochs finished by this call

@@ -80,12 +80,11 @@ class ModelStreams : public StreamModel {
 
 }  // namespace
 
-Expected<std::unique_ptr<StreamModel>> load_stream_model(const std::string& workspace_root,
-                                                         const std::string& model_id,
-                                                         const std::string& device, int streams,
-                                                         uint64_t seed, bool start_after_separator,
-                                                         int local_rank) {
-  ASSIGN_OR_RETURN(auto lm, model::LanguageModel::load(workspace_root, model_id, device, local_rank));
+Expected<std::unique_ptr<StreamModel>> load_stream_model(const std::string& workspace_root, const std::string& model_id,
+                                                         const std::string& device, int streams, uint64_t seed,
+                                                         bool start_after_separator, int local_rank,
+                                                         const std::string& checkpoint) {
+  ASSIGN_OR_RETURN(auto lm, model::LanguageModel::load(workspace_root, model_id, device, local_rank, checkpoint));
   return ModelStreams::create(std::move(lm), streams, seed, start_after_separator);
 }
 

@@ -3,9 +3,8 @@
 
 namespace clgen::sampler {
 
-Expected<std::unique_ptr<StreamModel>> load_stream_model(const std::string&, const std::string&,
-                                                         const std::string&, int, uint64_t, bool,
-                                                         int) {
+Expected<std::unique_ptr<StreamModel>> load_stream_model(const std::string&, const std::string&, const std::string&,
+                                                         int, uint64_t, bool, int, const std::string&) {
   return unavailable("no language model to sample from: this clgen was built without the LibTorch model module");
 }
 

@@ -64,12 +64,12 @@ class StreamModel {
 // the visible devices)), as `streams` streams. Available when
 // clgen is built with LibTorch; otherwise fails with kUnavailable.
 // `start_after_separator`: seeds are read as the start of a corpus file (after
-// the separator token), else from the network's zero state.
-Expected<std::unique_ptr<StreamModel>> load_stream_model(const std::string& workspace_root,
-                                                         const std::string& model_id,
-                                                         const std::string& device, int streams,
-                                                         uint64_t seed, bool start_after_separator = true,
-                                                         int local_rank = 0);
+// the separator token), else from the network's zero state. `checkpoint`:
+// "best" (lowest validation loss; the last for models without one) or "last".
+Expected<std::unique_ptr<StreamModel>> load_stream_model(const std::string& workspace_root, const std::string& model_id,
+                                                         const std::string& device, int streams, uint64_t seed,
+                                                         bool start_after_separator = true, int local_rank = 0,
+                                                         const std::string& checkpoint = "best");
 
 // The id of the model `config_path` trains on the workspace's current corpus
 // (so `--config configs/tiny.toml` finds that model's checkpoint).
