@@ -38,6 +38,7 @@ struct SampleCommandOptions {
   sampler::SampleOptions sample;
   int batch_size = 64;    // parallel streams
   std::string model_id;   // "" = the latest trained model
+  std::string checkpoint = "best";  // or "last"
   std::string config;     // a model config: sample from the model it trains
   std::string device = "auto";
   std::string start = "file";  // seed read after the separator ("file") or from the zero state
@@ -133,9 +134,9 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   if (!opts.config.empty()) {
     ASSIGN_OR_RETURN(model_id, sampler::model_id_for_config(ws.root(), opts.config));
   }
-  ASSIGN_OR_RETURN(auto model, sampler::load_stream_model(ws.root(), model_id, opts.device,
-                                                          opts.batch_size, opts.sample.seed,
-                                                          opts.start == "file", shard.local_rank));
+  ASSIGN_OR_RETURN(auto model,
+                   sampler::load_stream_model(ws.root(), model_id, opts.device, opts.batch_size, opts.sample.seed,
+                                              opts.start == "file", shard.local_rank, opts.checkpoint));
   if (opts.sample.constrain) {
     auto tables = sampler::load_constraint_tables(model::model_directory(ws, model->model_id()));
     if (tables.ok())
@@ -345,6 +346,10 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
       ->capture_default_str();
   cmd->add_option("--out", opts->out, "Directory for accepted kernels (default: <workspace>/samples/<model id>)");
   auto* model = cmd->add_option("--model", opts->model_id, "Model id (default: the latest trained)");
+  cmd->add_option("--checkpoint", opts->checkpoint,
+                  "best (lowest validation loss; the last for models without one) or last")
+      ->check(CLI::IsMember({"best", "last"}))
+      ->capture_default_str();
   cmd->add_option("--config", opts->config, "Sample from the model this config trains")
       ->excludes(model)
       ->check(non_empty());

@@ -52,6 +52,7 @@ Expected<ModelConfig> from_config(const Config& c) {
                                       "training.default_corpus",
                                       "training.host_code",
                                       "training.validation_split",
+                                      "training.validation_repositories",
                                       "training.opencl20",
                                       "training.feature_prefix",
                                       "training.checkpoint_every_batches",
@@ -157,6 +158,10 @@ Expected<ModelConfig> from_config(const Config& c) {
   ASSIGN_OR_RETURN(t.validation_split, c.get_string("training.validation_split", t.validation_split));
   if (t.validation_split != "kernel" && t.validation_split != "repository")
     return bad("training.validation_split", "expected \"kernel\" or \"repository\"");
+  ASSIGN_OR_RETURN(t.validation_repositories,
+                   c.get_string_list("training.validation_repositories", t.validation_repositories));
+  if (!t.validation_repositories.empty() && t.validation_split != "repository")
+    return bad("training.validation_repositories", "needs training.validation_split = \"repository\"");
   ASSIGN_OR_RETURN(t.opencl20, c.get_bool("training.opencl20", t.opencl20));
   ASSIGN_OR_RETURN(t.feature_prefix, c.get_bool("training.feature_prefix", t.feature_prefix));
   ASSIGN_OR_RETURN(t.checkpoint_every_batches,
@@ -226,8 +231,11 @@ std::string canonical_config(const ModelConfig& m) {
          (t.max_repository_chars > 0 ? fmt::format(";max_repo_chars={}", t.max_repository_chars) : "") +
          (t.max_repository_share > 0 ? fmt::format(";max_repo_share={}", t.max_repository_share) : "") +
          (t.default_corpus ? "" : ";no_default_corpus") + (t.host_code ? "" : ";no_host_code") +
-         (t.validation_split != "kernel" ? ";split=" + t.validation_split : "") + (t.opencl20 ? "" : ";opencl12_only") +
-         (t.feature_prefix ? ";feature_prefix" : "") +
+         (t.validation_split != "kernel" ? ";split=" + t.validation_split : "") +
+         (t.validation_repositories.empty()
+              ? ""
+              : fmt::format(";valid_repos={}", fmt::join(t.validation_repositories, ","))) +
+         (t.opencl20 ? "" : ";opencl12_only") + (t.feature_prefix ? ";feature_prefix" : "") +
          (t.lr_schedule == "cosine" ? fmt::format(";warmup={}", t.warmup_steps) : "") +
          (t.optimizer == "adamw" ? fmt::format(";weight_decay={}", t.weight_decay) : "") +
          (n.type == "transformer" ? fmt::format(";type=transformer;width={};heads={};context={};tied={}", n.width,

@@ -95,6 +95,11 @@ struct TrainingConfig {
   // validation_fraction of the corpus, so the validation loss measures kernels
   // of projects the model never saw (and the held-out repositories stay unseen).
   std::string validation_split = "kernel";
+  // With validation_split = "repository": hold out exactly these repositories
+  // (as the store names them, e.g. "snapshot:owner/name", or "owner/name"),
+  // those of them the corpus has, instead of the seed's pick; so models trained
+  // on different corpora (snapshot v1 and v2) validate on the same projects.
+  std::vector<std::string> validation_repositories;
   // false: leave out the kernels that compile only as OpenCL C 2.0 (the
   // preprocessor's fallback, `preprocessed.language`), whose constructs the
   // sampler's OpenCL C 1.2 filter rejects.

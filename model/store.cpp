@@ -270,7 +270,13 @@ TrainingTexts select_training_texts(const std::vector<CorpusKernel>& kernels, co
   for (auto it = kept_per_repository.begin(); it != kept_per_repository.end();)
     it = it->second == 0 ? kept_per_repository.erase(it) : std::next(it);
   std::set<std::string> held;
-  if (t.validation_split == "repository" && t.validation_fraction > 0 && kept_per_repository.size() > 1) {
+  if (t.validation_split == "repository" && !t.validation_repositories.empty()) {
+    const std::set<std::string> named(t.validation_repositories.begin(), t.validation_repositories.end());
+    for (const auto& [repo, n] : kept_per_repository) {
+      const size_t colon = repo.find(':');  // "snapshot:owner/name" also answers to "owner/name"
+      if (named.count(repo) || (colon != std::string::npos && named.count(repo.substr(colon + 1)))) held.insert(repo);
+    }
+  } else if (t.validation_split == "repository" && t.validation_fraction > 0 && kept_per_repository.size() > 1) {
     size_t total = 0;
     for (const auto& [repo, n] : kept_per_repository) total += n;
     const double budget = t.validation_fraction * double(total);

@@ -9,7 +9,7 @@
 #   train     each run of $RUNS ("name:workspace:config ..."), $TRAIN_SECONDS each on CUDA,
 #             alone on the GPU (SIGINT at the limit checkpoints); train-NAME.log
 #   baseline  bench/model_train_transformer_baseline.py, the same shape in plain PyTorch,
-#             for $BASELINE_SECONDS on the token files the Transformer run encoded
+#             for $BASELINE_SECONDS on the token files of the workspace's latest model (tf-v2)
 #   sample    each run of $SAMPLES ("name:run:checkpoint ...", checkpoint best|last):
 #             free-signature `sample --check gpu` for $SAMPLE_SECONDS, $BATCH streams,
 #             temperature 0.8; summary NAME.json, benchmark-grade kernels in kernels/NAME
@@ -52,11 +52,10 @@ phase_train() {
 }
 
 phase_baseline() {
-  local ws config tokens
+  local ws config
   ws=$(run_field tf-v2 2) && config=$(run_field tf-v2 3) || return 1
-  tokens=$(ls -d "gpu-work/$ws"/encoded/*/ 2>/dev/null | head -1)
-  log "PyTorch baseline of $config on $tokens for $BASELINE_SECONDS s"
-  python3 bench/model_train_transformer_baseline.py --config "$config" --tokens "$tokens" --device cuda \
+  log "PyTorch baseline of $config on gpu-work/$ws's latest model's token files for $BASELINE_SECONDS s"
+  python3 bench/model_train_transformer_baseline.py --config "$config" --workspace "gpu-work/$ws" --device cuda \
     --seconds "$BASELINE_SECONDS" 2>&1 | tee "$RESULTS/baseline-tf.log" | tail -5
 }
 

@@ -113,6 +113,32 @@ TEST(SelectTrainingTexts, RepositoryEmptiedByTheShareCapIsNeverHeldOut) {
   for (const auto& repo : set.held_out_repositories) EXPECT_NE(repo, "big");
 }
 
+TEST(SelectTrainingTexts, ValidationRepositoriesHoldOutExactlyTheNamedOnesTheCorpusHas) {
+  TrainingConfig t;
+  t.validation_split = "repository";
+  t.validation_fraction = 0.1;  // the seed's pick would hold out about a tenth; the list overrides it
+  // "o/b" names "snapshot:o/b" without its source kind; "o/x" is not in this corpus.
+  t.validation_repositories = {"o/b", "snapshot:o/c", "o/x"};
+  auto set = select_training_texts(
+      kernels_of({{"snapshot:o/a", {5, 5}}, {"snapshot:o/b", {5}}, {"snapshot:o/c", {5, 5}}, {"snapshot:o/d", {5}}}),
+      t);
+  EXPECT_EQ(set.held_out_repositories, (std::vector<std::string>{"snapshot:o/b", "snapshot:o/c"}));
+  EXPECT_EQ(set.held_out, 3u);  // b's one kernel and c's two
+  // Training texts first (a, d), then the held-out ones (b, c).
+  EXPECT_EQ(names(set), (std::vector<std::string>{"snapshot:o/a0", "snapshot:o/a1", "snapshot:o/d0", "snapshot:o/b0",
+                                                  "snapshot:o/c0", "snapshot:o/c1"}));
+}
+
+TEST(TrainingConfig, ValidationRepositoriesNeedTheRepositorySplit) {
+  auto c = parse_model_config("[training]\nvalidation_split = \"repository\"\nvalidation_repositories = [\"o/a\"]\n",
+                              "t.toml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->training.validation_repositories, (std::vector<std::string>{"o/a"}));
+  auto bad = parse_model_config("[training]\nvalidation_repositories = [\"o/a\"]\n", "t.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("training.validation_repositories"), std::string::npos);
+}
+
 TEST(SelectTrainingTexts, DefaultCorpusFalseLeavesOutPackageSources) {
   TrainingConfig t;
   auto kernels = kernels_of({{"package:pocl-tests", {5, 5}}, {"o/n", {5}}});
