@@ -216,9 +216,11 @@ Interval bootstrap_draws(const std::vector<std::vector<std::string>>& test_group
   std::vector<double> values;
   values.reserve(resamples);
   std::vector<size_t> items;
+  std::uniform_int_distribution<size_t> pick_draw(0, draws - 1);
   for (int r = 0; r < resamples; ++r) {
     double v = 0;
-    for (size_t d = 0; d < draws; ++d) {
+    for (size_t n_draw = 0; n_draw < draws; ++n_draw) {
+      const size_t d = pick_draw(rng);
       items.clear();
       const size_t g = members[d].size();
       if (g > 0) {

@@ -65,11 +65,14 @@ struct GroupDraw {
 // Fails when k < 1 or k >= the number of distinct groups (no test group left).
 Expected<std::vector<GroupDraw>> draw_groups(const std::vector<std::string>& groups, int k, int draws, uint64_t seed);
 
-// A 95% percentile bootstrap averaged over draws: `test_groups[d]` is the
-// group of each test item of draw d; a resample draws, for every draw, as
-// many of its test groups as it has, with replacement (whole groups), and
-// averages statistic(d, items of draw d) over the draws. `estimate` is that
-// average on the draws' full test sets.
+// A 95% percentile bootstrap of a statistic averaged over draws, in two
+// stages: `test_groups[d]` is the group of each test item of draw d; a
+// resample draws as many draws as there are, with replacement, and within
+// each drawn draw as many of its test groups as it has, with replacement
+// (whole groups), and averages statistic(d, resampled items of d). So the
+// interval holds both which test programs were measured and which k training
+// programs were drawn (with one test group per draw, as at k = all, the first
+// stage is what varies). `estimate` is the average on the draws' full test sets.
 Interval bootstrap_draws(const std::vector<std::vector<std::string>>& test_groups,
                          const std::function<double(size_t draw, const std::vector<size_t>& items)>& statistic,
                          int resamples, uint64_t seed);

@@ -85,12 +85,17 @@ TEST(DrawBootstrap, OfAConstantIsAPoint) {
   EXPECT_DOUBLE_EQ(g.high, 2.0);
 }
 
-TEST(DrawBootstrap, AveragesOverDrawsAndResamplesWholeTestGroups) {
+TEST(DrawBootstrap, ResamplesDrawsAndWholeTestGroupsWithinThem) {
   // Draw 0's statistic is always 0, draw 1's the mean of its items' values;
   // draw 1 has groups x (values 0, 0) and y (1, 1). Estimate: (0 + 0.5) / 2 =
-  // 0.25. A resample of draw 1 is xx, xy, yx or yy (means 0, 0.5, 0.5, 1),
-  // so the average is 0, 0.25 or 0.5, and with 2000 resamples both extremes
-  // occur (probability 1/4 each): the interval is [0, 0.5].
+  // 0.25. A resample picks two draws with replacement, and resamples a drawn
+  // draw 1 as xx, xy, yx or yy (means 0, 0.5, 0.5, 1). One pick is worth 0
+  // with probability 1/2 + 1/8 = 5/8, 0.5 with 1/4 and 1 with 1/8. The
+  // average of two picks is 0 with probability 25/64 (so the 2.5% point is
+  // 0), 1 with 1/64 = 1.6% and 0.75 with 2 * 1/4 * 1/8 = 1/16: the 97.5%
+  // point is 0.75 (about 31 of 2000 resamples reach 1, fewer than the 50
+  // above it). The interval is [0, 0.75], wider than the [0, 0.5] that
+  // resampling only the test groups of fixed draws would give.
   std::vector<std::vector<std::string>> tg = {{"p", "q"}, {"x", "x", "y", "y"}};
   const std::vector<double> v = {0, 0, 1, 1};
   auto stat = [&](size_t d, const std::vector<size_t>& it) {
@@ -102,7 +107,7 @@ TEST(DrawBootstrap, AveragesOverDrawsAndResamplesWholeTestGroups) {
   Interval ci = bootstrap_draws(tg, stat, 2000, 11);
   EXPECT_DOUBLE_EQ(ci.estimate, 0.25);
   EXPECT_DOUBLE_EQ(ci.low, 0.0);
-  EXPECT_DOUBLE_EQ(ci.high, 0.5);
+  EXPECT_DOUBLE_EQ(ci.high, 0.75);
 }
 
 TEST(DomainHoldout, TrainsOnNoItemOfTheHeldOutDomain) {
