@@ -187,7 +187,7 @@ const char* kCurveHeader =
     "task,device,model,regime,k,domain,draws,train_groups,test_groups,train_items,test_items,arm,arm_items,"
     "static_share,static_share_lo,static_share_hi,oracle_share,oracle_share_lo,oracle_share_hi,"
     "speedup_fixed,speedup_fixed_lo,speedup_fixed_hi,gain,gain_lo,gain_hi,speedup_ratio,speedup_ratio_lo,"
-    "speedup_ratio_hi,draws_gaining\n";
+    "speedup_ratio_hi,draws_gaining,versus_first,versus_first_lo,versus_first_hi\n";
 
 // Prints the points and appends their CSV rows.
 void report_points(const std::string& task, const std::string& device, const std::string& model,
@@ -207,14 +207,18 @@ void report_points(const std::string& task, const std::string& device, const std
       if (a) gain += fmt::format(" ({:.0f}% of draws > 0)", 100 * p.draws_gaining[a - 1]);
       std::printf("  %-22s %-26s %-26s %-28s %s\n", arm.name.c_str(), ci(arm.oracle_share, 100, 1).c_str(),
                   ci(arm.speedup_fixed, 1, 4).c_str(), gain.c_str(), ratio.c_str());
-      csv += fmt::format("{},{},{},{},{},{},{},{:.2f},{:.2f},{:.2f},{:.2f},{},{},{},{},{},{},{},{}\n", task,
+      csv += fmt::format("{},{},{},{},{},{},{},{:.2f},{:.2f},{:.2f},{:.2f},{},{},{},{},{},{},{},{},{}\n", task,
                          csv_field(device), model, k_regime ? "k" : "domain", k_regime ? std::to_string(p.k) : "",
                          csv_field(p.domain), p.draws, p.train_groups, p.test_groups, p.train_items, p.test_items,
                          csv_field(arm.name), a ? std::to_string(data.arm_items[a - 1]) : "", ci_fields(p.static_share),
                          ci_fields(arm.oracle_share), ci_fields(arm.speedup_fixed),
                          a ? ci_fields(p.gain[a - 1]) : std::string(",,"),
                          a ? ci_fields(p.speedup_ratio[a - 1]) : std::string(",,"),
-                         a ? fmt::format("{:.4f}", p.draws_gaining[a - 1]) : std::string());
+                         a ? fmt::format("{:.4f}", p.draws_gaining[a - 1]) : std::string(),
+                         a ? ci_fields(p.versus_first[a - 1]) : std::string(",,"));
+      if (a > 1)
+        std::printf("  %-22s %s points of oracle against %s (paired)\n", "", ci(p.versus_first[a - 1], 100, 2).c_str(),
+                    p.arms[1].name.c_str());
     }
   }
 }

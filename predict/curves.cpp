@@ -156,6 +156,10 @@ Expected<std::vector<CurvePoint>> run_setups(const CurveData& data, const std::v
         gaining += mean_share(sc[d][a], all) - mean_share(sc[d][0], all) > 1e-12;
       }
       pt.draws_gaining.push_back(static_cast<double>(gaining) / pt.draws);
+      pt.versus_first.push_back(bootstrap_draws(
+          test_groups,
+          [&](size_t d, const std::vector<size_t>& it) { return mean_share(sc[d][a], it) - mean_share(sc[d][1], it); },
+          o.resamples, o.seed));
     }
     out.push_back(std::move(pt));
   }

@@ -93,6 +93,9 @@ struct CurvePoint {
   std::vector<Interval> gain;           // per synthetic set: its share of oracle - real only's (paired)
   std::vector<Interval> speedup_ratio;  // per synthetic set: its speedup / real only's (paired)
   std::vector<double> draws_gaining;    // per synthetic set: share of draws whose gain is > 0
+  // Per synthetic set: its share of oracle - the first synthetic set's (paired;
+  // 0 for the first): how two synthetic sets of the same size compare.
+  std::vector<Interval> versus_first;
 };
 
 // The learning curve: one point per k of options.train_groups.

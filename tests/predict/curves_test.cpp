@@ -199,13 +199,25 @@ TEST(MappingCurve, SyntheticRowsThatRevealTheThresholdGainWhenRealGroupsAreOneSi
     syn.push_back(mapping_row("synthetic-" + std::to_string(s), "synthetic", 50.0 + 50 * s, false));
     syn.push_back(mapping_row("synthetic-" + std::to_string(s), "synthetic", 5e4 + 5e4 * s, true));
   }
-  in.synthetic = {syn};
-  in.arm_names = {"real+synthetic"};
+  // A second synthetic set of the same size, noise: 20 rows with identical
+  // features (F4 = 100, where every real row has F4 = 1) and alternating
+  // labels. A split on F4 keeps them apart from the real rows, which stay one
+  // class at k = 1: the model answers the training program's device, 5/7 as
+  // on real rows alone, so against the first set it is 5/7 - 1 = -2/7.
+  std::vector<MappingRow> noise;
+  for (int s = 0; s < 20; ++s)
+    noise.push_back(mapping_row("synthetic-n" + std::to_string(s), "synthetic", 200, s % 2 == 0, 1000));
+  in.synthetic = {syn, noise};
+  in.arm_names = {"real+synthetic", "real+noise"};
   auto data = mapping_curve_data(*find_mapping_model("grewe-gini"), in, false, {});
   ASSERT_TRUE(data.ok()) << data.status().message();
   auto points = learning_curve(*data, few_draws({1, kAllGroups}));
   ASSERT_TRUE(points.ok()) << points.status().message();
   ASSERT_EQ(points->size(), 2u);
+  EXPECT_NEAR((*points)[0].arms[2].oracle_share.estimate, 5.0 / 7, 1e-9);
+  EXPECT_NEAR((*points)[0].versus_first[1].estimate, -2.0 / 7, 1e-9);
+  EXPECT_LT((*points)[0].versus_first[1].high, 0.0);
+  EXPECT_DOUBLE_EQ((*points)[0].versus_first[0].estimate, 0.0);  // the first set against itself
   const CurvePoint& one = (*points)[0];
   EXPECT_EQ(one.k, 1);
   EXPECT_EQ(one.draws, 8u);

@@ -225,7 +225,7 @@ TEST(PredictCli, ExperimentLearningCurveAndDomainHoldoutWriteOneRowPerPointAndAr
                           "--train-groups", "2", "--draws", "2", "--split-synthetic", "--bootstrap", "50", "--out",
                           dir + "/s.csv"});
   ASSERT_EQ(split.exit_code, 0) << split.err;
-  EXPECT_NE(split.out.find("real+synthetic-B"), std::string::npos) << split.out;
+  EXPECT_NE(split.out.find("points of oracle against real+synthetic-A (paired)"), std::string::npos) << split.out;
   EXPECT_EQ(count_lines(dir + "/s.csv"), 4u);
   auto misuse = run_clgen({"predict", "experiment", "--task", "mapping", "--data", data, "--split-synthetic"});
   EXPECT_EQ(misuse.exit_code, 2) << misuse.err;
