@@ -311,6 +311,8 @@ Status run_mapping_curves(const ExperimentCliOptions& o) {
   ASSIGN_OR_RETURN(auto spec, predict::find_mapping_model(o.model));
   ASSIGN_OR_RETURN(auto loaded, predict::load_mapping_csv(o.data));
   ASSIGN_OR_RETURN(auto rows, apply_sizes(o, std::move(loaded)));
+  std::set<std::string> kept_sizes;
+  for (const auto& r : rows) kept_sizes.insert(r.dataset);
   ASSIGN_OR_RETURN(auto domains, domain_map(o));
   predict::MappingCurveInput in;
   std::vector<predict::MappingRow> synthetic;
@@ -325,12 +327,10 @@ Status run_mapping_curves(const ExperimentCliOptions& o) {
   }
   if (!o.compare_synthetic.empty()) {
     ASSIGN_OR_RETURN(auto other, predict::load_mapping_csv(o.compare_synthetic));
-    if (!o.sizes.empty()) {
-      ASSIGN_OR_RETURN(other, apply_sizes(o, std::move(other)));
-    }
     std::vector<predict::MappingRow> syn;
-    for (auto& r : other)
-      if (predict::is_synthetic(r.origin)) syn.push_back(std::move(r));
+    for (auto& r : other)  // at the sizes kept of the main data (--sizes), so both sets cover the same sizes
+      if (predict::is_synthetic(r.origin) && (o.sizes.empty() || kept_sizes.count(r.dataset)))
+        syn.push_back(std::move(r));
     if (syn.empty())
       return invalid_argument(fmt::format("--compare-synthetic {}: no synthetic rows", o.compare_synthetic));
     in.synthetic.push_back(std::move(syn));

@@ -227,6 +227,13 @@ TEST(PredictCli, ExperimentLearningCurveAndDomainHoldoutWriteOneRowPerPointAndAr
   ASSERT_EQ(split.exit_code, 0) << split.err;
   EXPECT_NE(split.out.find("points of oracle against real+synthetic-A (paired)"), std::string::npos) << split.out;
   EXPECT_EQ(count_lines(dir + "/s.csv"), 4u);
+  // The data's synthetic rows compared with themselves (as another export's):
+  // the same rows train the same models, so the paired difference is exactly 0.
+  auto self = run_clgen({"predict", "experiment", "--task", "mapping", "--data", data, "--model", "grewe-gini",
+                         "--train-groups", "2", "--draws", "2", "--compare-synthetic", data, "--bootstrap", "50"});
+  ASSERT_EQ(self.exit_code, 0) << self.err;
+  EXPECT_NE(self.out.find("0.00 [0.00, 0.00] points of oracle against real+synthetic (paired)"), std::string::npos)
+      << self.out;
   auto misuse = run_clgen({"predict", "experiment", "--task", "mapping", "--data", data, "--split-synthetic"});
   EXPECT_EQ(misuse.exit_code, 2) << misuse.err;
 }
