@@ -4,16 +4,14 @@
 #include "predict/experiment.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <functional>
 #include <mutex>
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 
-#include "support/interrupt.h"
+#include "predict/parallel.h"
 
 namespace clgen::predict {
 
@@ -21,42 +19,7 @@ bool is_synthetic(const std::string& origin) { return origin == "synthetic"; }
 
 namespace {
 
-unsigned thread_count(const ExperimentOptions& o, size_t tasks) {
-  unsigned n = o.threads ? o.threads : std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
-  return static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(n, tasks)));
-}
-
-// Runs task(0..n-1) on `threads` threads; the first failure wins.
-Status run_parallel(size_t n, unsigned threads, const std::function<Status(size_t)>& task) {
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  Status failure;
-  auto work = [&] {
-    while (true) {
-      size_t i = next++;
-      if (i >= n) return;
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!failure.ok()) return;
-      }
-      if (interrupted()) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (failure.ok()) failure = cancelled("experiment interrupted");
-        return;
-      }
-      Status st = task(i);
-      if (!st.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (failure.ok()) failure = st;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  return failure;
-}
+unsigned thread_count(const ExperimentOptions& o, size_t tasks) { return experiment_threads(o.threads, tasks); }
 
 // Mean of `v` over `items` where `valid` (all when empty); 0 when none.
 double mean_over(const std::vector<double>& v, const std::vector<size_t>& items, const std::vector<char>& valid = {}) {
