@@ -91,12 +91,24 @@ constexpr uint64_t kNameClass = 0x6e616d65636c6173ull;  // the one class of ever
 
 }  // namespace
 
-std::vector<uint64_t> shape_token_hashes(std::string_view text, bool normalized,
-                                         const std::unordered_set<uint64_t>* kept) {
-  std::vector<uint64_t> hashes = token_hashes(text);
-  std::vector<std::string> tokens = c_tokens(text);
-  for (size_t i = 0; i < tokens.size() && i < hashes.size(); ++i) {
+namespace {
+
+// FNV-1a, as token_hashes() hashes a token (so kept identifiers and kept
+// tokens hash alike on both paths).
+uint64_t token_hash(std::string_view t) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : t) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// The shape hashes of `tokens` (one c_tokens pass serves hashing, classes and
+// declaration boundaries).
+std::vector<uint64_t> shape_of(const std::vector<std::string>& tokens, bool normalized,
+                               const std::unordered_set<uint64_t>* kept) {
+  std::vector<uint64_t> hashes(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
     const std::string& t = tokens[i];
+    hashes[i] = token_hash(t);
     if (!is_identifier(t)) continue;
     bool name = normalized ? is_generated(t) : (kept ? kept->count(hashes[i]) == 0 : !is_reserved_short_word(t));
     if (name) hashes[i] = kNameClass;
@@ -104,10 +116,17 @@ std::vector<uint64_t> shape_token_hashes(std::string_view text, bool normalized,
   return hashes;
 }
 
+}  // namespace
+
+std::vector<uint64_t> shape_token_hashes(std::string_view text, bool normalized,
+                                         const std::unordered_set<uint64_t>* kept) {
+  return shape_of(c_tokens(text), normalized, kept);
+}
+
 std::vector<uint64_t> shape_ngram_hashes(std::string_view text, bool normalized, int n,
                                          const std::unordered_set<uint64_t>* kept) {
-  std::vector<uint64_t> hashes = shape_token_hashes(text, normalized, kept);
   std::vector<std::string> tokens = c_tokens(text);
+  std::vector<uint64_t> hashes = shape_of(tokens, normalized, kept);
   std::vector<uint64_t> out;
   // Top-level declarations end at a `;` or `}` outside any bracket.
   int depth = 0;
@@ -118,13 +137,13 @@ std::vector<uint64_t> shape_ngram_hashes(std::string_view text, bool normalized,
     out.insert(out.end(), grams.begin(), grams.end());
     begin = end;
   };
-  for (size_t i = 0; i < tokens.size() && i < hashes.size(); ++i) {
+  for (size_t i = 0; i < tokens.size(); ++i) {
     const std::string& t = tokens[i];
     if (t == "{" || t == "(" || t == "[") ++depth;
     else if ((t == "}" || t == ")" || t == "]") && depth > 0) --depth;
     if (depth == 0 && (t == ";" || t == "}")) flush(i + 1);
   }
-  flush(std::min(tokens.size(), hashes.size()));
+  flush(tokens.size());
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -133,10 +152,8 @@ std::vector<uint64_t> shape_ngram_hashes(std::string_view text, bool normalized,
 std::unordered_set<uint64_t> shape_kept_identifiers(const std::vector<TrainingKernel>& training) {
   std::unordered_set<uint64_t> kept;
   for (const TrainingKernel& k : training) {
-    std::vector<uint64_t> hashes = token_hashes(k.text);
-    std::vector<std::string> tokens = c_tokens(k.text);
-    for (size_t i = 0; i < tokens.size() && i < hashes.size(); ++i)
-      if (is_identifier(tokens[i]) && !is_generated(tokens[i])) kept.insert(hashes[i]);
+    for (const std::string& t : c_tokens(k.text))
+      if (is_identifier(t) && !is_generated(t)) kept.insert(token_hash(t));
   }
   return kept;
 }
