@@ -1,6 +1,7 @@
-// Decontamination of the training set against an evaluation directory: reading
-// and normalizing the evaluation files, the n-gram comparison over an inverted
-// index, and the `decontaminated` table.
+// Decontamination of the training set against an evaluation directory: the
+// evaluation files through the training set's pipeline, kernel by kernel, the
+// n-gram comparison over inverted indexes (renamed and name-insensitive
+// tokens), and the `decontaminated` table.
 #include "corpus/preprocess/decontaminate.h"
 
 #include <dirent.h>
@@ -8,42 +9,156 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdint>
-#include <cctype>
-#include <chrono>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <future>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 
 #include "corpus/preprocess/catalog.h"
 #include "corpus/preprocess/decontaminated_sql.h"
+#include "corpus/preprocess/generated_names.h"
+#include "corpus/preprocess/kernel_templates.h"
+#include "corpus/preprocess/newest_version.h"
+#include "corpus/preprocess/raw_string.h"
 #include "corpus/preprocess/tokens.h"
 #include "support/files.h"
+#include "support/progress.h"
 #include "support/thread_pool.h"
 
 namespace clgen::preprocess {
 
+namespace {
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+}  // namespace
+
 std::string decontamination_rule_text(const DecontaminateOptions& o) {
-  char threshold[32];
-  std::snprintf(threshold, sizeof threshold, "%g", o.threshold);
-  std::string n = std::to_string(o.ngram);
-  return "Both sides are normalized (expand macros, canonical qualifiers, identifiers renamed, "
-         "clang-format) and split into C tokens (identifiers, numbers, literals, punctuators; "
-         "whitespace and comments ignored). A training kernel is dropped when (a) identical: its "
-         "token sequence equals an evaluation file's, or (b) ngram_overlap_train: at least " +
-         std::string(threshold) + " of its distinct " + n +
-         "-token n-grams occur in one evaluation file, or (c) ngram_overlap_eval: at least " +
-         threshold + " of one evaluation file's n-grams occur in it (it contains the evaluation "
-         "kernel). Texts with fewer than " + n +
-         " distinct n-grams are compared by (a) only. An evaluation file that does not compile is "
-         "compared by its raw tokens.";
+  std::string t = number(o.threshold), n = std::to_string(o.ngram);
+  std::string st = number(o.shape_threshold), sn = std::to_string(o.shape_ngram);
+  return "Both sides are normalized by the training pipeline, one text per kernel with only what it reaches "
+         "(macros expanded, canonical qualifiers, identifiers renamed, clang-format), and split into C tokens "
+         "(whitespace and comments ignored). A training kernel is dropped when (a) identical: its token "
+         "sequence equals an evaluation kernel's, or (b) ngram_overlap_train: at least " +
+         t + " of its distinct " + n +
+         "-token n-grams occur in one evaluation kernel, or (c) ngram_overlap_eval: "
+         "at least " +
+         t +
+         " of one evaluation kernel's n-grams occur in it, or (d) shape_overlap_train and "
+         "(e) shape_overlap_eval: the same with " +
+         st + " of the " + sn +
+         "-token n-grams of name-insensitive tokens (every renamed identifier one class; keywords, types, "
+         "builtins and numbers kept), where both texts have at least " +
+         std::to_string(o.shape_min_ngrams) + " of them. Texts with fewer than " + n +
+         " distinct n-grams are compared by (a) only. An evaluation "
+         "file, or the kernels of one, that the pipeline rejects is compared by its raw tokens.";
 }
 
-// --- Evaluation files ---------------------------------------------------------
+// --- Name-insensitive tokens ---------------------------------------------------
+
+namespace {
+
+// Keywords, types and builtins that generated_index() would take for a
+// generated name (one to four letters of one case).
+bool is_reserved_short_word(std::string_view w) {
+  static const std::unordered_set<std::string_view> kWords = {
+      "auto", "bool", "case", "char", "do",   "else", "enum", "for",  "goto", "half", "if",   "int",
+      "long", "true", "uint", "void", "NULL", "NAN",  "abs",  "acos", "all",  "any",  "asin", "atan",
+      "cbrt", "ceil", "clz",  "cos",  "cosh", "dot",  "erf",  "erfc", "exp",  "fabs", "fdim", "fma",
+      "fmax", "fmin", "fmod", "log",  "logb", "mad",  "max",  "min",  "mix",  "modf", "nan",  "pow",
+      "pown", "powr", "rint", "sign", "sin",  "sinh", "sqrt", "step", "tan",  "tanh"};
+  return kWords.count(w) > 0;
+}
+
+bool is_identifier(std::string_view t) {
+  unsigned char c = t.empty() ? 0 : static_cast<unsigned char>(t[0]);
+  return std::isalpha(c) || c == '_' || c == '$';
+}
+
+// A renamed identifier of a normalized text.
+bool is_generated(std::string_view t) { return generated_index(t) >= 0 && !is_reserved_short_word(t); }
+
+constexpr uint64_t kNameClass = 0x6e616d65636c6173ull;  // the one class of every name
+
+}  // namespace
+
+namespace {
+
+// FNV-1a, as token_hashes() hashes a token (so kept identifiers and kept
+// tokens hash alike on both paths).
+uint64_t token_hash(std::string_view t) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : t) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// The shape hashes of `tokens` (one c_tokens pass serves hashing, classes and
+// declaration boundaries).
+std::vector<uint64_t> shape_of(const std::vector<std::string>& tokens, bool normalized,
+                               const std::unordered_set<uint64_t>* kept) {
+  std::vector<uint64_t> hashes(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    hashes[i] = token_hash(t);
+    if (!is_identifier(t)) continue;
+    bool name = normalized ? is_generated(t) : (kept ? kept->count(hashes[i]) == 0 : !is_reserved_short_word(t));
+    if (name) hashes[i] = kNameClass;
+  }
+  return hashes;
+}
+
+}  // namespace
+
+std::vector<uint64_t> shape_token_hashes(std::string_view text, bool normalized,
+                                         const std::unordered_set<uint64_t>* kept) {
+  return shape_of(c_tokens(text), normalized, kept);
+}
+
+std::vector<uint64_t> shape_ngram_hashes(std::string_view text, bool normalized, int n,
+                                         const std::unordered_set<uint64_t>* kept) {
+  std::vector<std::string> tokens = c_tokens(text);
+  std::vector<uint64_t> hashes = shape_of(tokens, normalized, kept);
+  std::vector<uint64_t> out;
+  // Top-level declarations end at a `;` or `}` outside any bracket.
+  int depth = 0;
+  size_t begin = 0;
+  auto flush = [&](size_t end) {
+    std::vector<uint64_t> piece(hashes.begin() + begin, hashes.begin() + end);
+    std::vector<uint64_t> grams = ngram_hashes_of(piece, n);
+    out.insert(out.end(), grams.begin(), grams.end());
+    begin = end;
+  };
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    if (t == "{" || t == "(" || t == "[") ++depth;
+    else if ((t == "}" || t == ")" || t == "]") && depth > 0) --depth;
+    if (depth == 0 && (t == ";" || t == "}")) flush(i + 1);
+  }
+  flush(tokens.size());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::unordered_set<uint64_t> shape_kept_identifiers(const std::vector<TrainingKernel>& training) {
+  std::unordered_set<uint64_t> kept;
+  for (const TrainingKernel& k : training) {
+    for (const std::string& t : c_tokens(k.text))
+      if (is_identifier(t) && !is_generated(t)) kept.insert(token_hash(t));
+  }
+  return kept;
+}
+
+// --- Evaluation kernels ------------------------------------------------------
 
 bool is_opencl_file_name(std::string_view name) {
   size_t dot = name.rfind('.');
@@ -53,53 +168,48 @@ bool is_opencl_file_name(std::string_view name) {
   return ext == "cl" || ext == "ocl" || ext == "clh" || ext == "opencl";
 }
 
+std::string evaluation_kernel_name(const EvaluationKernel& k) {
+  return k.kernel.empty() ? k.path : k.path + ":" + k.kernel;
+}
+
 namespace {
 
-// The raw fallback: comments and whitespace dropped, macros expanded when
-// the file preprocesses, qualifiers spelled the canonical way.
-std::string raw_token_text(std::string_view text, const CompileOptions& options) {
-  Expected<std::string> expanded = expand_main_file(text, options);
-  std::string canonical = canonicalize_qualifiers(expanded ? std::string_view(*expanded) : text);
+// The raw fallback: comments and whitespace dropped, qualifiers spelled the
+// canonical way (a lexer pass; no Clang compile of untrusted text outside
+// the budgeted workers).
+std::string raw_token_text(std::string_view text) {
   std::string out;
-  for (const std::string& t : c_tokens(canonical)) {
+  for (const std::string& t : c_tokens(canonicalize_qualifiers(text))) {
     if (!out.empty()) out += ' ';
     out += t;
   }
   return out;
 }
 
-// The rewrite passes without the final compile, for text that compiles but
-// has no kernel (a header of helper functions) or too few instructions.
-Expected<std::string> rewrite_passes(std::string_view text, const CompileOptions& options) {
-  ASSIGN_OR_RETURN(std::string expanded, expand_main_file(text, options));
-  ASSIGN_OR_RETURN(std::string renamed, rename_identifiers(canonicalize_qualifiers(expanded), options));
-  return format_source(renamed);
+std::string verdict(RewriteStatus status, const std::string& category, const std::string& reason) {
+  return std::string(rewrite_status_name(status)) + " [" + category + "]: " + reason;
 }
 
 }  // namespace
 
-EvaluationKernel prepare_evaluation_kernel(std::string path, std::string_view text,
-                                           const CompileOptions& options) {
-  EvaluationKernel k;
-  k.path = std::move(path);
-  RewriteResult r = rewrite(text, options);
-  if (r.status == RewriteStatus::kOk) {
-    k.text = std::move(r.text);
-    k.normalized = true;
-    return k;
+std::vector<EvaluationKernel> evaluation_kernels_of(const std::string& path, std::string_view text,
+                                                    const FileRewriteResult& result) {
+  std::vector<EvaluationKernel> out;
+  if (result.status != RewriteStatus::kOk) {
+    out.push_back({path, "", raw_token_text(text), false, verdict(result.status, result.category, result.reason)});
+    return out;
   }
-  if (r.status == RewriteStatus::kRejected &&
-      (r.category == category::kNoKernel || r.category == category::kTooFewInstructions)) {
-    Expected<std::string> passes = rewrite_passes(text, options);
-    if (passes) {
-      k.text = std::move(*passes);
-      k.normalized = true;
-      return k;
+  std::string failed, notes;
+  for (const RewriteResult& k : result.kernels) {
+    if (k.status == RewriteStatus::kOk) {
+      out.push_back({path, k.kernel_name, k.text, true, ""});
+      continue;
     }
+    failed += (failed.empty() ? "" : ",") + k.kernel_name;
+    notes += (notes.empty() ? "" : "; ") + k.kernel_name + ": " + verdict(k.status, k.category, k.reason);
   }
-  k.note = std::string(rewrite_status_name(r.status)) + " [" + r.category + "]: " + r.reason;
-  k.text = raw_token_text(text, options);
-  return k;
+  if (!failed.empty()) out.push_back({path, failed, raw_token_text(text), false, notes});
+  return out;
 }
 
 namespace {
@@ -111,8 +221,8 @@ bool inside(const std::string& root, const std::string& real) {
 
 // POSIX rather than std::filesystem: clgen may share its process with
 // LibTorch, which interposes broken std::filesystem functions (support/files.h).
-void list_files(const std::string& root, const std::string& rel, int depth,
-                std::vector<std::string>& files, std::vector<std::string>& skipped) {
+void list_files(const std::string& root, const std::string& rel, int depth, std::vector<std::string>& files,
+                std::vector<std::string>& skipped) {
   std::string dir = rel.empty() ? root : root + "/" + rel;
   DIR* d = ::opendir(dir.c_str());
   if (!d) {
@@ -172,28 +282,56 @@ Expected<EvaluationSet> read_evaluation_set(const std::string& dir, const ReadEv
   std::vector<std::string> rels;
   list_files(set.root, "", 0, rels, set.skipped);
 
-  std::vector<std::pair<std::string, std::string>> texts;  // path, text
+  // Includes beside the file, then the -I directories, then the evaluation
+  // directory (a repository's `#include "../common.h"` stays inside it).
+  LocalSourceOptions source = options.source;
+  source.include_dirs.push_back(set.root);
+  struct File {
+    std::string path, text, unresolved;
+  };
+  std::vector<File> files;
   for (const std::string& rel : rels) {
     std::string path = set.root + "/" + rel;
-    Expected<std::string> text = read_file(path, options.max_file_bytes);
-    if (!text) {
-      set.skipped.push_back(path + ": " + text.status().message());
+    Expected<LocalSource> local = read_local_source(path, source, options.max_file_bytes);
+    if (!local) {
+      set.skipped.push_back(path + ": " + local.status().message());
       continue;
     }
-    if (options.inline_includes) {
-      Expected<std::string> inlined = options.inline_includes(rel, *text);
-      if (inlined) *text = std::move(*inlined);
-    }
-    texts.emplace_back(std::move(path), std::move(*text));
+    File f{path, with_kernel_templates_instantiated(strip_raw_string_wrapper(local->text)), ""};
+    for (const std::string& name : local->unresolved) f.unresolved += (f.unresolved.empty() ? "" : ", ") + name;
+    files.push_back(std::move(f));
   }
+  set.files = files.size();
+
   ThreadPool pool(options.threads);
-  std::vector<std::future<EvaluationKernel>> futures;
-  for (const auto& [path, text] : texts) {
-    const std::string* p = &path;
-    const std::string* t = &text;
-    futures.push_back(pool.submit([p, t, &options] { return prepare_evaluation_kernel(*p, *t, options.compile); }));
+  // After the pool, so it is destroyed first: the workers are stopped while
+  // the threads that started them still live (see ClangWorkers).
+  ClangWorkers workers(options.budget, pool.size());
+  std::optional<Progress> progress;
+  if (options.progress) progress.emplace("decontaminate: normalizing evaluation files", files.size());
+  std::vector<std::future<Expected<std::vector<EvaluationKernel>>>> futures;
+  for (const File& f : files) {
+    const File* p = &f;
+    futures.push_back(pool.submit([p, &options, &workers, &progress]() -> Expected<std::vector<EvaluationKernel>> {
+      ASSIGN_OR_RETURN(FileRewriteResult r, workers.rewrite_kernels(p->text, options.compile));
+      std::vector<EvaluationKernel> kernels = evaluation_kernels_of(p->path, p->text, r);
+      for (EvaluationKernel& k : kernels)
+        if (!k.normalized && !p->unresolved.empty()) k.note += " (includes not read: " + p->unresolved + ")";
+      if (progress) progress->advance();
+      return kernels;
+    }));
   }
-  for (auto& f : futures) set.files.push_back(f.get());
+  Status failed = ok_status();
+  for (auto& f : futures) {
+    Expected<std::vector<EvaluationKernel>> kernels = f.get();
+    if (!kernels) {
+      if (failed.ok()) failed = kernels.status();
+      continue;
+    }
+    for (EvaluationKernel& k : *kernels) set.kernels.push_back(std::move(k));
+  }
+  if (progress) progress->finish();
+  RETURN_IF_ERROR_CTX(failed, "normalizing the evaluation set");
   return set;
 }
 
@@ -249,28 +387,87 @@ class NgramIndex {
 
 }  // namespace
 
+namespace {
+
+// One side of a comparison: distinct n-grams of one token stream, and the
+// evaluation kernels' index over them.
+struct GramSide {
+  int n = 1;
+  size_t min_grams = 1;  // fewer distinct n-grams: not compared on this side
+  double threshold = 1;
+  const char* rule_train = nullptr;  // the text is (mostly) in the evaluation kernel
+  const char* rule_eval = nullptr;   // the evaluation kernel is (mostly) in the text
+};
+
+struct Candidate {
+  uint32_t eval = 0;
+  const char* rule = nullptr;
+  double score = 0;
+};
+
+// Counts, for one training kernel's n-grams, the shared n-grams per
+// evaluation kernel, and offers each pair's better score to `best`.
+void score_side(const NgramIndex& index, const std::vector<size_t>& eval_grams, const GramSide& side,
+                const std::vector<uint64_t>& grams, std::vector<uint32_t>& counts, std::vector<uint32_t>& touched,
+                std::optional<Candidate>& best) {
+  if (grams.size() < side.min_grams) return;
+  for (uint64_t g : grams) {
+    index.for_each(g, [&](uint32_t e) {
+      if (counts[e]++ == 0) touched.push_back(e);
+    });
+  }
+  std::sort(touched.begin(), touched.end());
+  for (uint32_t e : touched) {
+    double train_score = static_cast<double>(counts[e]) / static_cast<double>(grams.size());
+    double eval_score = static_cast<double>(counts[e]) / static_cast<double>(eval_grams[e]);
+    counts[e] = 0;
+    Candidate c{e, side.rule_train, train_score};
+    if (eval_score > train_score) c = Candidate{e, side.rule_eval, eval_score};
+    if (c.score >= side.threshold && (!best || c.score > best->score)) best = c;
+  }
+  touched.clear();
+}
+
+}  // namespace
+
 std::vector<Contamination> find_contamination(const std::vector<TrainingKernel>& training,
                                               const std::vector<EvaluationKernel>& evaluation,
-                                              const DecontaminateOptions& options, unsigned threads) {
-  const int n = std::max(1, options.ngram);
-  // Only texts with at least n distinct n-grams take part in rules b and c.
-  auto long_enough = [n](const std::vector<uint64_t>& grams) { return grams.size() >= static_cast<size_t>(n); };
+                                              const DecontaminateOptions& options, unsigned threads, bool progress) {
+  GramSide renamed{std::max(1, options.ngram), 0, options.threshold, decontamination_rule::kNgramOverlapTrain,
+                   decontamination_rule::kNgramOverlapEval};
+  renamed.min_grams = static_cast<size_t>(renamed.n);
+  GramSide shape{std::max(1, options.shape_ngram), std::max<size_t>(1, options.shape_min_ngrams),
+                 options.shape_threshold, decontamination_rule::kShapeOverlapTrain,
+                 decontamination_rule::kShapeOverlapEval};
 
-  std::unordered_multimap<uint64_t, uint32_t> by_sequence;  // token-sequence hash -> file
-  std::vector<size_t> eval_grams(evaluation.size(), 0);
-  std::vector<std::pair<uint64_t, uint32_t>> pairs;
+  // Raw entries keep the identifiers the training texts keep (builtins, types).
+  std::unordered_set<uint64_t> kept;
+  if (std::any_of(evaluation.begin(), evaluation.end(), [](const EvaluationKernel& e) { return !e.normalized; }))
+    kept = shape_kept_identifiers(training);
+
+  std::unordered_multimap<uint64_t, uint32_t> by_sequence;  // token-sequence hash -> evaluation kernel
+  std::vector<size_t> eval_grams(evaluation.size(), 0), eval_shape_grams(evaluation.size(), 0);
+  std::vector<std::pair<uint64_t, uint32_t>> pairs, shape_pairs;
   for (uint32_t e = 0; e < evaluation.size(); ++e) {
     std::vector<uint64_t> tokens = token_hashes(evaluation[e].text);
     by_sequence.emplace(sequence_hash(tokens), e);
-    std::vector<uint64_t> grams = ngram_hashes_of(tokens, n);
-    if (!long_enough(grams)) continue;
-    eval_grams[e] = grams.size();
-    for (uint64_t g : grams) pairs.emplace_back(g, e);
+    std::vector<uint64_t> grams = ngram_hashes_of(tokens, renamed.n);
+    if (grams.size() >= renamed.min_grams) {
+      eval_grams[e] = grams.size();
+      for (uint64_t g : grams) pairs.emplace_back(g, e);
+    }
+    std::vector<uint64_t> sgrams = shape_ngram_hashes(evaluation[e].text, evaluation[e].normalized, shape.n, &kept);
+    if (sgrams.size() >= shape.min_grams) {
+      eval_shape_grams[e] = sgrams.size();
+      for (uint64_t g : sgrams) shape_pairs.emplace_back(g, e);
+    }
   }
-  const NgramIndex index(std::move(pairs));
+  const NgramIndex index(std::move(pairs)), shape_index(std::move(shape_pairs));
 
-  auto compare_one = [&](const TrainingKernel& t, std::vector<uint32_t>& counts,
-                         std::vector<uint32_t>& touched) -> std::optional<Contamination> {
+  struct Scratch {
+    std::vector<uint32_t> counts, touched;
+  };
+  auto compare_one = [&](const TrainingKernel& t, Scratch& s) -> std::optional<Contamination> {
     std::vector<uint64_t> tokens = token_hashes(t.text);
     auto [lo, hi] = by_sequence.equal_range(sequence_hash(tokens));
     std::optional<uint32_t> identical;
@@ -278,45 +475,38 @@ std::vector<Contamination> find_contamination(const std::vector<TrainingKernel>&
       if ((!identical || it->second < *identical) && c_tokens(evaluation[it->second].text) == c_tokens(t.text))
         identical = it->second;
     }
-    if (identical) return Contamination{t.normalized_sha256, evaluation[*identical].path,
-                                        decontamination_rule::kIdentical, 1.0};
-    std::vector<uint64_t> grams = ngram_hashes_of(tokens, n);
-    if (!long_enough(grams)) return std::nullopt;
-    for (uint64_t g : grams) {
-      index.for_each(g, [&](uint32_t e) {
-        if (counts[e]++ == 0) touched.push_back(e);
-      });
-    }
-    std::optional<Contamination> best;
-    std::sort(touched.begin(), touched.end());
-    for (uint32_t e : touched) {
-      double train_score = static_cast<double>(counts[e]) / static_cast<double>(grams.size());
-      double eval_score = static_cast<double>(counts[e]) / static_cast<double>(eval_grams[e]);
-      counts[e] = 0;
-      const char* rule = decontamination_rule::kNgramOverlapTrain;
-      double score = train_score;
-      if (eval_score > train_score) {
-        rule = decontamination_rule::kNgramOverlapEval;
-        score = eval_score;
-      }
-      if (score >= options.threshold && (!best || score > best->score))
-        best = Contamination{t.normalized_sha256, evaluation[e].path, rule, score};
-    }
-    touched.clear();
-    return best;
+    if (identical)
+      return Contamination{t.normalized_sha256, evaluation[*identical].path, evaluation[*identical].kernel,
+                           decontamination_rule::kIdentical, 1.0};
+    std::optional<Candidate> best;
+    score_side(index, eval_grams, renamed, ngram_hashes_of(tokens, renamed.n), s.counts, s.touched, best);
+    std::optional<Candidate> by_shape;
+    score_side(shape_index, eval_shape_grams, shape, shape_ngram_hashes(t.text, true, shape.n), s.counts, s.touched,
+               by_shape);
+    if (by_shape && (!best || by_shape->score > best->score)) best = by_shape;
+    if (!best) return std::nullopt;
+    const EvaluationKernel& e = evaluation[best->eval];
+    return Contamination{t.normalized_sha256, e.path, e.kernel, best->rule, best->score};
   };
 
+  std::optional<Progress> bar;
+  if (progress) bar.emplace("decontaminate: comparing training kernels", training.size());
   std::vector<std::optional<Contamination>> results(training.size());
   ThreadPool pool(threads);
   const size_t chunks = std::max<size_t>(1, std::min<size_t>(training.size(), pool.size() * 4));
   std::vector<std::future<void>> futures;
   for (size_t c = 0; c < chunks; ++c) {
     futures.push_back(pool.submit([&, c] {
-      std::vector<uint32_t> counts(evaluation.size(), 0), touched;
-      for (size_t i = c; i < training.size(); i += chunks) results[i] = compare_one(training[i], counts, touched);
+      Scratch s;
+      s.counts.assign(evaluation.size(), 0);
+      for (size_t i = c; i < training.size(); i += chunks) {
+        results[i] = compare_one(training[i], s);
+        if (bar) bar->advance();
+      }
     }));
   }
   for (auto& f : futures) f.get();
+  if (bar) bar->finish();
   std::vector<Contamination> out;
   for (auto& r : results) {
     if (r) out.push_back(std::move(*r));
@@ -327,15 +517,20 @@ std::vector<Contamination> find_contamination(const std::vector<TrainingKernel>&
 // --- The table ------------------------------------------------------------------
 
 Status ensure_decontaminated_schema(Database& db) {
-  return db.exec(R"sql(
+  RETURN_IF_ERROR(db.exec(R"sql(
 CREATE TABLE IF NOT EXISTS decontaminated (
   normalized_sha256 TEXT NOT NULL PRIMARY KEY,  -- the training kernel left out
   against TEXT NOT NULL,  -- the evaluation file it matched
-  rule TEXT NOT NULL,     -- 'identical' | 'ngram_overlap_train' | 'ngram_overlap_eval'
+  rule TEXT NOT NULL,     -- 'identical' | 'ngram_overlap_train' | 'ngram_overlap_eval' | 'shape_overlap_train' | 'shape_overlap_eval'
   score REAL NOT NULL,    -- 1 for identical, else the fraction of n-grams shared
-  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))  -- first recorded
+  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),  -- first recorded
+  against_kernel TEXT NOT NULL DEFAULT ''  -- the evaluation kernel in that file ('' = the whole file)
 );
-)sql");
+)sql"));
+  // Tables made before matches were per kernel gain the column; their rows stay.
+  ASSIGN_OR_RETURN(bool has_kernel, db.has_column(kDecontaminatedTable, "against_kernel"));
+  if (has_kernel) return ok_status();
+  return db.exec("ALTER TABLE decontaminated ADD COLUMN against_kernel TEXT NOT NULL DEFAULT ''");
 }
 
 Expected<std::vector<TrainingKernel>> read_training_kernels(Database& db) {
@@ -354,10 +549,11 @@ Expected<std::vector<TrainingKernel>> read_training_kernels(Database& db) {
 
 Status record_contamination(Database& db, const std::vector<Contamination>& drops) {
   RETURN_IF_ERROR_CTX(ensure_decontaminated_schema(db), "creating the decontaminated table");
-  ASSIGN_OR_RETURN(Statement upsert, db.prepare(
-      "INSERT INTO decontaminated (normalized_sha256, against, rule, score) VALUES (?1, ?2, ?3, ?4) "
-      "ON CONFLICT(normalized_sha256) DO UPDATE SET against = excluded.against, rule = excluded.rule, "
-      "score = excluded.score"));
+  ASSIGN_OR_RETURN(
+      Statement upsert,
+      db.prepare("INSERT INTO decontaminated (normalized_sha256, against, rule, score, against_kernel) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(normalized_sha256) DO UPDATE SET against = excluded.against, "
+                 "rule = excluded.rule, score = excluded.score, against_kernel = excluded.against_kernel"));
   ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
   for (const Contamination& d : drops) {
     upsert.reset();
@@ -365,6 +561,7 @@ Status record_contamination(Database& db, const std::vector<Contamination>& drop
     RETURN_IF_ERROR(upsert.bind(2, d.against));
     RETURN_IF_ERROR(upsert.bind(3, d.rule));
     RETURN_IF_ERROR(upsert.bind(4, d.score));
+    RETURN_IF_ERROR(upsert.bind(5, d.against_kernel));
     RETURN_IF_ERROR_CTX(upsert.run(), "recording the drop of " + d.normalized_sha256);
   }
   return tx.commit();
@@ -383,13 +580,32 @@ Expected<std::unordered_set<std::string>> decontaminated_hashes(Database& db) {
   return out;
 }
 
-Expected<std::vector<std::string>> kernel_origins(Database& db, const std::vector<std::string>& hashes) {
-  std::vector<std::string> out(hashes.size());
+Expected<std::vector<TrainingOrigin>> training_origins(Database& db, const std::vector<std::string>& hashes) {
+  std::vector<TrainingOrigin> out(hashes.size());
   if (hashes.empty()) return out;
-  ASSIGN_OR_RETURN(auto locations, accepted_kernel_locations(db));
-  for (size_t i = 0; i < hashes.size(); ++i) {
-    auto it = locations.find(hashes[i]);
-    if (it != locations.end()) out[i] = it->second;
+  std::unordered_map<std::string, std::vector<size_t>> wanted;
+  for (size_t i = 0; i < hashes.size(); ++i) wanted[hashes[i]].push_back(i);
+  ASSIGN_OR_RETURN(bool origins, db.has_table("content_origins"));
+  ASSIGN_OR_RETURN(bool repositories, db.has_table("repositories"));
+  const std::string newest = std::string(" p.status = 'ok' AND p.preprocessor_version = ") + kNewestVersionSql;
+  // One pass over the accepted rows, the first origin of each kernel first.
+  std::string sql =
+      origins && repositories
+          ? "SELECT p.normalized_sha256, p.kernel, CASE WHEN COALESCE(r.owner, '') != '' THEN r.owner || '/' || "
+            "r.name ELSE r.source END, o.path FROM preprocessed p LEFT JOIN content_origins o ON o.sha256 = "
+            "p.content_sha256 LEFT JOIN repositories r ON r.id = o.repository_id WHERE" +
+                newest + " ORDER BY r.id IS NULL, r.id, o.path, p.kernel"
+          : "SELECT p.normalized_sha256, p.kernel, NULL, NULL FROM preprocessed p WHERE" + newest +
+                " ORDER BY p.kernel";
+  ASSIGN_OR_RETURN(Statement st, db.prepare(sql));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    auto it = wanted.find(st.column_text(0));
+    if (it == wanted.end()) continue;
+    for (size_t i : it->second) out[i] = {st.column_text(2), st.column_text(3), st.column_text(1)};
+    wanted.erase(it);
+    if (wanted.empty()) break;
   }
   return out;
 }
@@ -407,14 +623,15 @@ Expected<DecontaminateReport> decontaminate(Database& db, const std::string& dir
   report.evaluation_seconds = seconds_since(start);
   report.compared = training.size();
   start = Clock::now();
-  report.drops = find_contamination(training, report.evaluation.files, options.compare, options.read.threads);
+  report.drops = find_contamination(training, report.evaluation.kernels, options.compare, options.read.threads,
+                                    options.read.progress);
   report.compare_seconds = seconds_since(start);
   std::vector<std::string> dropped;
   for (const Contamination& d : report.drops) {
     ++report.by_rule[d.rule];
     dropped.push_back(d.normalized_sha256);
   }
-  ASSIGN_OR_RETURN(report.origins, kernel_origins(db, dropped));
+  ASSIGN_OR_RETURN(report.origins, training_origins(db, dropped));
   if (options.dry_run) return report;
   RETURN_IF_ERROR_CTX(record_contamination(db, report.drops), "recording decontamination");
   ASSIGN_OR_RETURN(Statement count, db.prepare("SELECT COUNT(*) FROM decontaminated"));

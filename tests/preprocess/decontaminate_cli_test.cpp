@@ -1,6 +1,7 @@
-// End-to-end tests of `clgen corpus decontaminate` on a workspace built with
-// `clgen corpus add` and `clgen corpus preprocess` from tests/data/decontaminate,
-// and of the training-set reader (model/store.h) that must leave the drops out.
+// End-to-end tests of `clgen corpus decontaminate`: the issue's commands on a
+// small snapshot archive (a tar.xz of repository folders and a manifest, made
+// here from tests/data/decontaminate), and the training-set reader
+// (model/store.h) that must leave the drops out.
 #include <algorithm>
 #include <filesystem>
 
@@ -19,132 +20,171 @@ namespace fs = std::filesystem;
 
 const std::string kData = std::string(CLGEN_TEST_DATA) + "/decontaminate";
 
-// "normalized_sha256|against|rule|score|at" of every row, sorted.
+// "normalized_sha256|against|against_kernel|rule|at" of every row, sorted.
 std::vector<std::string> decontaminated_rows(const std::string& db_path) {
   std::vector<std::string> out;
   auto db = Database::open(db_path);
   if (!db.ok()) return out;
-  auto st = db->prepare("SELECT normalized_sha256, against, rule, score, at FROM decontaminated ORDER BY 1");
+  auto st = db->prepare("SELECT normalized_sha256, against, against_kernel, rule, at FROM decontaminated ORDER BY 1");
   if (!st.ok()) return out;  // no table
   while (*st->step())
-    out.push_back(st->column_text(0) + "|" + st->column_text(1) + "|" + st->column_text(2) + "|" +
-                  std::to_string(st->column_double(3)) + "|" + st->column_text(4));
+    out.push_back(st->column_text(0) + "|" + st->column_text(1) + "|" + st->column_text(2) + "|" + st->column_text(3) +
+                  "|" + st->column_text(4));
   return out;
 }
 
-// The rule recorded for the training file `train_name` (via its content hash), or "kept".
-std::string rule_of(const std::string& db_path, const std::string& train_name) {
+// "rule against:against_kernel" recorded for the training kernel `kernel` of
+// the file at `path` in the archive, or "kept".
+std::string rule_of(const std::string& db_path, const std::string& path, const std::string& kernel) {
   auto db = Database::open(db_path);
   auto st = db->prepare(
-      "SELECT d.rule || ' ' || d.against FROM content_origins o JOIN preprocessed p ON p.content_sha256 = o.sha256 "
-      "JOIN decontaminated d ON d.normalized_sha256 = p.normalized_sha256 WHERE o.path = ?1");
+      "SELECT d.rule || ' ' || d.against || ':' || d.against_kernel FROM content_origins o JOIN preprocessed p ON "
+      "p.content_sha256 = o.sha256 JOIN decontaminated d ON d.normalized_sha256 = p.normalized_sha256 "
+      "WHERE o.path = ?1 AND p.kernel = ?2");
   EXPECT_TRUE(st.ok()) << st.status().message();
-  EXPECT_TRUE(st->bind(1, train_name).ok());
+  EXPECT_TRUE(st->bind(1, path).ok());
+  EXPECT_TRUE(st->bind(2, kernel).ok());
   auto row = st->step();
   return row.ok() && *row ? st->column_text(0) : "kept";
 }
 
-class DecontaminateCommand : public ::testing::Test {
+// A snapshot of two repositories, added and preprocessed as the issue does:
+//   alice+kernels/src/two_kernels.cl  diffuse_row, gradient_energy (+ an unused helper)
+//   alice+kernels/src/scale_lerp.cl   scale_lerp, whose helper is in lerp.h beside it
+//   bob+filters/cl/threshold.cl       row_threshold
+class DecontaminateSnapshot : public ::testing::Test {
  protected:
   void SetUp() override {
-    ws_ = tmp_ / "ws";
+    fs::path tree = tmp_ / "tree";
+    fs::copy(kData + "/archive", tree, fs::copy_options::recursive);
+    fs::copy(kData + "/kernels/two_kernels.cl", tree / "alice+kernels/src/two_kernels.cl");
+    archive_ = tmp_ / "corpus.tar.xz";
+    CommandResult tar = run_command({"/usr/bin/tar", "-cJf", archive_, "-C", tree, "alice+kernels", "bob+filters"});
+    ASSERT_EQ(tar.exit_code, 0) << tar.err;
+    manifest_ = tmp_ / "MANIFEST.tsv";
+    write_text(manifest_,
+               "repository\tcommit\tlicense\tfiles_kept\tbytes_kept\tdomain\n"
+               "alice/kernels\t0123456789abcdef0123456789abcdef01234567\tMIT\t3\t2500\timage processing\n"
+               "bob/filters\tfedcba9876543210fedcba9876543210fedcba98\tMIT\t1\t500\timage processing\n");
+    ws_ = tmp_ / "W";
     eval_ = tmp_ / "eval";
-    fs::copy(kData + "/eval", eval_, fs::copy_options::recursive);
-    write_text(tmp_ / "outside.cl", "__kernel void A(__global int* a) { a[0] = 1; }\n");
-    fs::create_symlink(tmp_ / "outside.cl", eval_ + "/escape.cl");
-    CommandResult add = run_clgen({"--workspace", ws_, "corpus", "add", kData + "/train"});
-    ASSERT_EQ(add.exit_code, 0) << add.err;
+    CommandResult add = run_clgen({"--workspace", ws_, "corpus", "add", archive_, "--manifest", manifest_});
+    ASSERT_EQ(add.exit_code, 0) << add.err << add.out;
     CommandResult pre = run_clgen({"--workspace", ws_, "-q", "corpus", "preprocess", "-j", "2"});
     ASSERT_EQ(pre.exit_code, 0) << pre.err;
-    ASSERT_NE(pre.out.find("7 files processed now: 7 with accepted kernels"), std::string::npos) << pre.out;
+    fs::create_directories(eval_);
+  }
+  // tar -xJf ARCHIVE -C eval MEMBER...
+  void extract(const std::vector<std::string>& members) {
+    std::vector<std::string> argv = {"/usr/bin/tar", "-xJf", archive_, "-C", eval_};
+    argv.insert(argv.end(), members.begin(), members.end());
+    CommandResult tar = run_command(argv);
+    ASSERT_EQ(tar.exit_code, 0) << tar.err;
+  }
+  CommandResult decontaminate(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"--workspace", ws_, "corpus", "decontaminate", "--against", eval_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_clgen(args);
   }
   std::string db() const { return ws_ + "/clgen.db"; }
+  std::string root() const { return fs::canonical(eval_).string(); }
 
   TempDir tmp_;
-  std::string ws_, eval_;
+  std::string archive_, manifest_, ws_, eval_;
 };
 
-TEST_F(DecontaminateCommand, DropsCopiesAndNearCopiesAndRecordsThem) {
-  CommandResult r = run_clgen({"--workspace", ws_, "corpus", "decontaminate", "--against", eval_, "-j", "2"});
+TEST_F(DecontaminateSnapshot, TheIssuesCommandsDropBothKernelsOfACopiedFile) {
+  extract({"alice+kernels/src/two_kernels.cl"});
+  CommandResult r = decontaminate();
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  std::string root = fs::canonical(eval_).string();
-  // Eight OpenCL files (notes.txt and gather_body.h are not); broken.cl does not compile.
-  EXPECT_NE(r.out.find("8 OpenCL files (7 normalized, 1 compared by raw tokens), 1 skipped"), std::string::npos)
+  const std::string file = root() + "/alice+kernels/src/two_kernels.cl";
+  EXPECT_NE(r.out.find("1 OpenCL files, 2 kernels (2 normalized, 0 compared by raw tokens), 0 skipped"),
+            std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("raw tokens: " + root + "/broken.cl: did not normalize: rejected [parse_error]"),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("escape.cl: symlink leading outside"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("rule (threshold 0.8, n = 8): "), std::string::npos) << r.out;
-  // Eight training kernels: pairs_and_prefix.cl holds two, and the corpus is stored per kernel.
-  EXPECT_NE(r.out.find("compared 8 training kernels with 8 evaluation files: dropped 5 (identical 4, "
-                       "ngram_overlap_train 1, ngram_overlap_eval 0), kept 3"),
-            std::string::npos) << r.out;
-  // Each drop names the training file it came from and the evaluation file.
-  EXPECT_NE(r.out.find("(dir:" + fs::canonical(kData + "/train").string() + " saxpy.cl) ~ " + root +
-                       "/saxpy.cl: identical (score 1.000)"),
-            std::string::npos) << r.out;
-
-  EXPECT_EQ(rule_of(db(), "saxpy.cl"), "identical " + root + "/saxpy.cl");
-  EXPECT_EQ(rule_of(db(), "matrix_scale.cl"), "identical " + root + "/renamed_scale.CL");
-  EXPECT_EQ(rule_of(db(), "stencil.cl"), "ngram_overlap_train " + root + "/stencil_extra.ocl");
-  // Its first kernel, extracted alone, is the evaluation kernel itself; its
-  // second (a prefix sum) is not in the evaluation set and stays.
-  EXPECT_EQ(rule_of(db(), "pairs_and_prefix.cl"), "identical " + root + "/reduce_pairs.cl");
-  // Its kernel is in a header the file includes: found once the include is inlined.
-  EXPECT_EQ(rule_of(db(), "gather.cl"), "identical " + root + "/includes/gather.cl");
-  EXPECT_EQ(rule_of(db(), "matmul.cl"), "kept");
-  EXPECT_EQ(rule_of(db(), "transpose.cl"), "kept");
-  EXPECT_EQ(decontaminated_rows(db()).size(), 5u);
+  // Per evaluation kernel, each drop with the training kernel's repository, path and the rule.
+  EXPECT_NE(r.out.find("evaluation kernel " + file + ":diffuse_row: normalized, dropped 1\n  dropped "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" alice/kernels src/two_kernels.cl:diffuse_row: identical (score 1.000)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" alice/kernels src/two_kernels.cl:gradient_energy: identical (score 1.000)"), std::string::npos)
+      << r.out;
+  // Four training kernels: two of the copy, scale_lerp and row_threshold stay.
+  EXPECT_NE(r.out.find("compared 4 training kernels with 2 evaluation kernels: dropped 2 (identical 2, "
+                       "ngram_overlap_train 0, ngram_overlap_eval 0, shape_overlap_train 0, shape_overlap_eval 0), "
+                       "kept 2"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(rule_of(db(), "src/two_kernels.cl", "diffuse_row"), "identical " + file + ":diffuse_row");
+  EXPECT_EQ(rule_of(db(), "src/two_kernels.cl", "gradient_energy"), "identical " + file + ":gradient_energy");
+  EXPECT_EQ(rule_of(db(), "src/scale_lerp.cl", "scale_lerp"), "kept");
+  EXPECT_EQ(rule_of(db(), "cl/threshold.cl", "row_threshold"), "kept");
+  EXPECT_EQ(decontaminated_rows(db()).size(), 2u);
 }
 
-TEST_F(DecontaminateCommand, RerunLeavesTheSameRows) {
-  ASSERT_EQ(run_clgen({"--workspace", ws_, "corpus", "decontaminate", "--against", eval_}).exit_code, 0);
+TEST_F(DecontaminateSnapshot, IncludesAreResolvedBesideTheEvaluationFile) {
+  extract({"alice+kernels/src/scale_lerp.cl", "alice+kernels/src/lerp.h"});
+  CommandResult r = decontaminate();
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(rule_of(db(), "src/scale_lerp.cl", "scale_lerp"),
+            "identical " + root() + "/alice+kernels/src/scale_lerp.cl:scale_lerp");
+}
+
+TEST_F(DecontaminateSnapshot, AFileWhoseIncludeIsMissingIsComparedByRawTokensAndSaysWhy) {
+  extract({"alice+kernels/src/scale_lerp.cl"});  // without lerp.h
+  CommandResult r = decontaminate({"--dry-run"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("1 OpenCL files, 1 kernels (0 normalized, 1 compared by raw tokens)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(includes not read: lerp.h)"), std::string::npos) << r.out;
+}
+
+TEST_F(DecontaminateSnapshot, RerunLeavesTheSameRows) {
+  extract({"alice+kernels/src/two_kernels.cl"});
+  ASSERT_EQ(decontaminate().exit_code, 0);
   std::vector<std::string> first = decontaminated_rows(db());
-  ASSERT_EQ(first.size(), 5u);
-  CommandResult again = run_clgen({"--workspace", ws_, "corpus", "decontaminate", "--against", eval_});
+  ASSERT_EQ(first.size(), 2u);
+  CommandResult again = decontaminate();
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_NE(again.out.find("(5 kernels left out of training in all)"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("(2 kernels left out of training in all)"), std::string::npos) << again.out;
   EXPECT_EQ(decontaminated_rows(db()), first);
 }
 
-TEST_F(DecontaminateCommand, DryRunPrintsTheDropsAndRecordsNothing) {
-  CommandResult r = run_clgen({"--workspace", ws_, "corpus", "decontaminate", "--against", eval_, "--dry-run"});
+TEST_F(DecontaminateSnapshot, DryRunPrintsTheDropsAndRecordsNothing) {
+  extract({"alice+kernels/src/two_kernels.cl"});
+  CommandResult r = decontaminate({"--dry-run"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("dropped 5 ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dropped 2 ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("dry run: nothing recorded"), std::string::npos) << r.out;
   EXPECT_TRUE(decontaminated_rows(db()).empty());
 }
 
-TEST_F(DecontaminateCommand, TheTrainingSetReaderLeavesTheDropsOut) {
-  std::vector<std::string> before, after;
-  {
+TEST_F(DecontaminateSnapshot, TheTrainingSetReaderLeavesTheDropsOut) {
+  extract({"alice+kernels/src/two_kernels.cl"});
+  auto texts_now = [&] {
     auto database = Database::open(db());
-    ASSERT_TRUE(database.ok());
+    EXPECT_TRUE(database.ok());
     auto texts = model::read_training_texts(*database);
-    ASSERT_TRUE(texts.ok()) << texts.status().message();
-    before = *texts;
-  }
-  ASSERT_EQ(before.size(), 8u);
-  ASSERT_EQ(run_clgen({"--workspace", ws_, "corpus", "decontaminate", "--against", eval_}).exit_code, 0);
-  auto database = Database::open(db());
-  ASSERT_TRUE(database.ok());
-  auto texts = model::read_training_texts(*database);
-  ASSERT_TRUE(texts.ok()) << texts.status().message();
-  after = *texts;
-  ASSERT_EQ(after.size(), 3u);
+    EXPECT_TRUE(texts.ok()) << texts.status().message();
+    return texts.ok() ? *texts : std::vector<std::string>{};
+  };
+  ASSERT_EQ(texts_now().size(), 4u);
+  ASSERT_EQ(decontaminate().exit_code, 0);
+  std::vector<std::string> after = texts_now();
+  ASSERT_EQ(after.size(), 2u);
   std::vector<std::string> dropped = decontaminated_rows(db());
   for (const std::string& text : after) {
     std::string hash = sha256_hex(text);
     for (const std::string& row : dropped) EXPECT_NE(row.substr(0, hash.size()), hash) << text;
   }
-  // The two kept kernels: matmul (the one loop) and transpose (the one local barrier).
-  int loops = 0, local_barriers = 0;
+  // The two kept: row_threshold (the one uchar kernel) and scale_lerp (the one without sqrt or a loop).
+  int uchar_kernels = 0, loops = 0;
   for (const std::string& text : after) {
+    uchar_kernels += text.find("uchar*") != std::string::npos;
     loops += text.find("for (") != std::string::npos;
-    local_barriers += text.find("barrier(CLK_LOCAL_MEM_FENCE)") != std::string::npos;
   }
-  EXPECT_EQ(loops, 1);
-  EXPECT_EQ(local_barriers, 1);
+  EXPECT_EQ(uchar_kernels, 1);
+  EXPECT_EQ(loops, 1);  // row_threshold's; diffuse_row's left with it
 }
 
 TEST(DecontaminateErrors, MissingDirectoryFailsWithOneLineNamingIt) {
@@ -163,11 +203,13 @@ TEST(DecontaminateErrors, WorkspaceWithoutPreprocessedTableSaysToRunPreprocess) 
   EXPECT_NE(r.err.find("run `clgen corpus preprocess` first"), std::string::npos) << r.err;
 }
 
-TEST(DecontaminateErrors, ThresholdAndNgramOutOfRangeAreUsageErrors) {
+TEST(DecontaminateErrors, ThresholdsAndNgramsOutOfRangeAreUsageErrors) {
   TempDir tmp;
   fs::create_directories(tmp / "eval");
-  for (std::vector<std::string> bad : {std::vector<std::string>{"--threshold", "0"}, {"--threshold", "1.5"},
-                                       {"--ngram", "0"}}) {
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--threshold", "1.5"},
+                                       {"--ngram", "0"},
+                                       {"--shape-threshold", "0"},
+                                       {"--shape-ngram", "0"}}) {
     std::vector<std::string> args = {"--workspace", tmp / "ws", "corpus", "decontaminate", "--against", tmp / "eval"};
     args.insert(args.end(), bad.begin(), bad.end());
     CommandResult r = run_clgen(args);
@@ -179,8 +221,11 @@ TEST(DecontaminateHelp, StatesTheRule) {
   CommandResult r = run_clgen({"corpus", "decontaminate", "--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--against"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("at least 0.8 of its distinct 8-token n-grams occur in one evaluation file"),
-            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-I,--include-dir"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("at least 0.8 of its distinct 8-token n-grams occur in one evaluation kernel"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("0.9 of the 16-token n-grams of name-insensitive tokens"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Tests of decontamination: the C tokenizer, n-gram containment, the
-// comparison on real kernels (tests/data/decontaminate) and the table.
+// name-insensitive tokens, the comparison of evaluation kernels normalized by
+// the training pipeline (tests/data/decontaminate/kernels) and the table.
 #include "corpus/preprocess/decontaminate.h"
 
 #include <unistd.h>
@@ -22,31 +23,37 @@ namespace {
 using Tokens = std::vector<std::string>;
 
 std::string fixture(const std::string& rel) {
-  auto text = read_file(std::string(CLGEN_TEST_DATA) + "/decontaminate/" + rel);
+  auto text = read_file(std::string(CLGEN_TEST_DATA) + "/decontaminate/kernels/" + rel);
   EXPECT_TRUE(text.ok()) << text.status().message();
   return text.ok() ? *text : "";
 }
 
-// A training kernel as `clgen corpus preprocess` stores it.
-TrainingKernel training(const std::string& rel) {
-  RewriteResult r = rewrite(fixture("train/" + rel));
+// The training kernels of a file as `clgen corpus preprocess` stores them:
+// rewrite_kernels, one text per accepted kernel.
+std::vector<TrainingKernel> training_of(const std::string& rel) {
+  FileRewriteResult r = rewrite_kernels(fixture(rel));
   EXPECT_EQ(r.status, RewriteStatus::kOk) << rel << ": " << r.reason;
-  return {sha256_hex(r.text), r.text};
+  std::vector<TrainingKernel> out;
+  for (const RewriteResult& k : r.kernels) {
+    EXPECT_EQ(k.status, RewriteStatus::kOk) << rel << ": " << k.kernel_name << ": " << k.reason;
+    out.push_back({sha256_hex(k.text), k.text});
+  }
+  return out;
 }
 
-EvaluationKernel evaluation(const std::string& rel) {
-  return prepare_evaluation_kernel("eval/" + rel, fixture("eval/" + rel));
+// The evaluation kernels of a file (or of `text` in its place).
+std::vector<EvaluationKernel> evaluation_of(const std::string& rel, std::string text = "") {
+  if (text.empty()) text = fixture(rel);
+  return evaluation_kernels_of("eval/" + rel, text, rewrite_kernels(text));
 }
 
 // --- Tokenizer --------------------------------------------------------------
 
 TEST(CTokens, SplitsIdentifiersNumbersLiteralsAndLongestPunctuators) {
   EXPECT_EQ(c_tokens("a<<=b->c++;"), (Tokens{"a", "<<=", "b", "->", "c", "++", ";"}));
-  EXPECT_EQ(c_tokens("x = 1.5e-3f + 0x1F + .5;"),
-            (Tokens{"x", "=", "1.5e-3f", "+", "0x1F", "+", ".5", ";"}));
+  EXPECT_EQ(c_tokens("x = 1.5e-3f + 0x1F + .5;"), (Tokens{"x", "=", "1.5e-3f", "+", "0x1F", "+", ".5", ";"}));
   EXPECT_EQ(c_tokens("s = \"a b; // no\" + 'c';"), (Tokens{"s", "=", "\"a b; // no\"", "+", "'c'", ";"}));
-  EXPECT_EQ(c_tokens("a>>b>=c&&d||e!=f"),
-            (Tokens{"a", ">>", "b", ">=", "c", "&&", "d", "||", "e", "!=", "f"}));
+  EXPECT_EQ(c_tokens("a>>b>=c&&d||e!=f"), (Tokens{"a", ">>", "b", ">=", "c", "&&", "d", "||", "e", "!=", "f"}));
 }
 
 TEST(CTokens, DropsWhitespaceCommentsAndLineContinuations) {
@@ -81,128 +88,192 @@ TEST(TokenHashes, GiveTheSameNgramsAndSequenceHashAsTheTokenStrings) {
 }
 
 TEST(Containment, IsTheFractionOfThePartsNgramsFoundInTheWhole) {
-  auto whole = ngram_hashes(Tokens{"a", "b", "c", "d", "e"}, 2);   // ab bc cd de
-  auto part = ngram_hashes(Tokens{"b", "c", "d"}, 2);              // bc cd
-  auto half = ngram_hashes(Tokens{"c", "d", "x"}, 2);              // cd dx: 1 of 2
+  auto whole = ngram_hashes(Tokens{"a", "b", "c", "d", "e"}, 2);  // ab bc cd de
+  auto part = ngram_hashes(Tokens{"b", "c", "d"}, 2);             // bc cd
+  auto half = ngram_hashes(Tokens{"c", "d", "x"}, 2);             // cd dx: 1 of 2
   EXPECT_DOUBLE_EQ(containment(part, whole), 1.0);
-  EXPECT_DOUBLE_EQ(containment(whole, part), 0.5);           // 2 of 4
+  EXPECT_DOUBLE_EQ(containment(whole, part), 0.5);  // 2 of 4
   EXPECT_DOUBLE_EQ(containment(half, whole), 0.5);
   EXPECT_DOUBLE_EQ(containment({}, whole), 0.0);
 }
 
-// --- The comparison on real kernels ---------------------------------------------
+// --- Name-insensitive tokens ---------------------------------------------------
 
-TEST(PrepareEvaluationKernel, NormalizesLikeTheTrainingSetAndFallsBackToRawTokens) {
-  EvaluationKernel renamed = evaluation("renamed_scale.CL");
-  EXPECT_TRUE(renamed.normalized) << renamed.note;
-  // The renamed copy normalizes to the training kernel's text.
-  EXPECT_EQ(renamed.text, training("matrix_scale.cl").text);
+TEST(ShapeTokenHashes, MapRenamedNamesToOneClassAndKeepKeywordsBuiltinsAndNumbers) {
+  // Normalized text: a, b, A and B are generated names; float, return,
+  // max, get_global_id, 2 and the punctuators are not.
+  auto one = shape_token_hashes("float A(float a) { return max(a, b) * 2 + get_global_id(0); }", true);
+  auto two = shape_token_hashes("float B(float c) { return max(d, c) * 2 + get_global_id(0); }", true);
+  EXPECT_EQ(one, two);
+  EXPECT_NE(one, shape_token_hashes("float A(float a) { return min(a, b) * 2 + get_global_id(0); }", true));
+  EXPECT_NE(one, shape_token_hashes("float A(float a) { return max(a, b) * 3 + get_global_id(0); }", true));
+  std::vector<uint64_t> renamed = token_hashes("float A(float a) { return max(a, b); }");
+  std::vector<uint64_t> shape = shape_token_hashes("float A(float a) { return max(a, b); }", true);
+  // Tokens: float A ( float a ) { return max ( a , b ) ; }: A, a, a, b are the class.
+  ASSERT_EQ(shape.size(), renamed.size());
+  EXPECT_EQ(shape[1], shape[4]);
+  EXPECT_EQ(shape[4], shape[12]);
+  EXPECT_EQ(shape[0], renamed[0]);  // float
+  EXPECT_EQ(shape[8], renamed[8]);  // max
+}
 
-  EvaluationKernel helpers = evaluation("sub/helpers.clh");  // no kernel: the passes alone
-  EXPECT_TRUE(helpers.normalized) << helpers.note;
-  EXPECT_EQ(helpers.text.find("square_it"), std::string::npos) << helpers.text;
+TEST(ShapeTokenHashes, RawTextKeepsOnlyTheIdentifiersTheTrainingTextsKeep) {
+  std::vector<TrainingKernel> train = {{"h", "__kernel void A(__global float* a) { a[get_global_id(0)] = 0; }"}};
+  std::unordered_set<uint64_t> kept = shape_kept_identifiers(train);
+  // Raw: `out` and `zero_it` are names (not kept by training), the rest is kept.
+  EXPECT_EQ(
+      shape_token_hashes("__kernel void zero_it(__global float* out) { out[get_global_id(0)] = 0; }", false, &kept),
+      shape_token_hashes(train[0].text, true));
+}
 
-  EvaluationKernel broken = evaluation("broken.cl");
-  EXPECT_FALSE(broken.normalized);
-  EXPECT_NE(broken.note.find("rejected"), std::string::npos) << broken.note;
-  EXPECT_EQ(broken.text.find("Does not compile"), std::string::npos);  // comment stripped
-  EXPECT_NE(broken.text.find("__kernel void broken ( __global float * p )"), std::string::npos) << broken.text;
+// --- Evaluation kernels through the training pipeline ----------------------------
+
+TEST(EvaluationKernelsOf, GivesEachKernelTheTrainingSetsTextWithOnlyTheHelpersItReaches) {
+  std::vector<TrainingKernel> train = training_of("two_kernels.cl");
+  std::vector<EvaluationKernel> eval = evaluation_of("two_kernels.cl");
+  ASSERT_EQ(train.size(), 2u);
+  ASSERT_EQ(eval.size(), 2u);
+  EXPECT_EQ(eval[0].kernel, "diffuse_row");
+  EXPECT_EQ(eval[1].kernel, "gradient_energy");
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(eval[i].normalized) << eval[i].note;
+    EXPECT_EQ(eval[i].text, train[i].text);
+    // tile_offset, the one helper returning int, is called by neither kernel.
+    EXPECT_EQ(eval[i].text.find("int A("), std::string::npos) << eval[i].text;
+  }
+}
+
+TEST(EvaluationKernelsOf, ARejectedFileIsOneRawEntryNamingWhy) {
+  std::vector<EvaluationKernel> eval = evaluation_of("broken.cl", fixture("two_kernels.cl") + "\nint oops(\n");
+  ASSERT_EQ(eval.size(), 1u);
+  EXPECT_FALSE(eval[0].normalized);
+  EXPECT_EQ(eval[0].kernel, "");
+  EXPECT_NE(eval[0].note.find("rejected ["), std::string::npos) << eval[0].note;
+  EXPECT_EQ(eval[0].text.find("Two kernels"), std::string::npos);  // comment stripped
+  EXPECT_NE(eval[0].text.find("__kernel void diffuse_row ( __global const float * in"), std::string::npos)
+      << eval[0].text;
 }
 
 class FindContamination : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    train_ = new std::vector<TrainingKernel>{training("saxpy.cl"), training("matrix_scale.cl"),
-                                             training("stencil.cl"), training("pairs_and_prefix.cl"),
-                                             training("matmul.cl"), training("transpose.cl")};
-    eval_ = new std::vector<EvaluationKernel>{evaluation("saxpy.cl"), evaluation("renamed_scale.CL"),
-                                              evaluation("stencil_extra.ocl"), evaluation("reduce_pairs.cl"),
-                                              evaluation("histogram.opencl"), evaluation("broken.cl"),
-                                              evaluation("sub/helpers.clh")};
+    train_ = new std::vector<TrainingKernel>(training_of("two_kernels.cl"));  // diffuse_row, gradient_energy
+    train_->push_back(training_of("unrelated.cl")[0]);  // never in the evaluation sets below but for one test
   }
-  static void TearDownTestSuite() {
-    delete train_;
-    delete eval_;
-  }
+  static void TearDownTestSuite() { delete train_; }
   // The drop of training kernel `i`, or nullptr when it is kept.
   static const Contamination* drop_of(const std::vector<Contamination>& drops, size_t i) {
     for (const Contamination& d : drops)
       if (d.normalized_sha256 == (*train_)[i].normalized_sha256) return &d;
     return nullptr;
   }
+  static double renamed_containment(size_t train, const EvaluationKernel& e) {
+    return containment(ngram_hashes(c_tokens((*train_)[train].text), 8), ngram_hashes(c_tokens(e.text), 8));
+  }
   static std::vector<TrainingKernel>* train_;
-  static std::vector<EvaluationKernel>* eval_;
 };
 std::vector<TrainingKernel>* FindContamination::train_ = nullptr;
-std::vector<EvaluationKernel>* FindContamination::eval_ = nullptr;
 
-TEST_F(FindContamination, DropsAnExactCopyAsIdentical) {
-  auto drops = find_contamination(*train_, *eval_, {}, 2);
+TEST_F(FindContamination, DropsBothKernelsOfACopiedFileWithAnUnusedHelper) {
+  std::vector<EvaluationKernel> eval = evaluation_of("two_kernels.cl");
+  auto drops = find_contamination(*train_, eval, {}, 2);
+  ASSERT_EQ(drops.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const Contamination* d = drop_of(drops, i);
+    ASSERT_NE(d, nullptr) << i;
+    EXPECT_EQ(d->rule, decontamination_rule::kIdentical);
+    EXPECT_EQ(d->against, "eval/two_kernels.cl");
+    EXPECT_EQ(d->against_kernel, i == 0 ? "diffuse_row" : "gradient_energy");
+    EXPECT_DOUBLE_EQ(d->score, 1.0);
+  }
+}
+
+TEST_F(FindContamination, DropsARenamedCopyOfOneKernel) {
+  std::vector<EvaluationKernel> eval = evaluation_of("renamed_copy.cl");
+  ASSERT_EQ(eval.size(), 1u);
+  auto drops = find_contamination(*train_, eval, {}, 2);
+  ASSERT_EQ(drops.size(), 1u);
   const Contamination* d = drop_of(drops, 0);
   ASSERT_NE(d, nullptr);
+  // Its helpers come in the training kernel's order: identical once renamed.
   EXPECT_EQ(d->rule, decontamination_rule::kIdentical);
-  EXPECT_EQ(d->against, "eval/saxpy.cl");
-  EXPECT_DOUBLE_EQ(d->score, 1.0);
+  EXPECT_EQ(d->against_kernel, "blurH");
 }
 
-TEST_F(FindContamination, DropsARenamedCopyWithOtherSpacingAndComments) {
-  auto drops = find_contamination(*train_, *eval_, {}, 2);
+TEST_F(FindContamination, DropsACopyWithItsHelpersInAnotherOrderByNameInsensitiveNgrams) {
+  std::vector<EvaluationKernel> eval = evaluation_of("reordered_helpers.cl");
+  ASSERT_EQ(eval.size(), 1u);
+  // Renamed in another order, the texts share few 8-grams: the renamed rules miss it.
+  EXPECT_LT(renamed_containment(1, eval[0]), 0.8);
+  auto drops = find_contamination(*train_, eval, {}, 2);
+  ASSERT_EQ(drops.size(), 1u);
   const Contamination* d = drop_of(drops, 1);
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->rule, decontamination_rule::kIdentical);  // identical after normalization
-  EXPECT_EQ(d->against, "eval/renamed_scale.CL");
+  EXPECT_EQ(d->rule.substr(0, 14), "shape_overlap_") << d->rule;
+  EXPECT_GE(d->score, 0.9);
 }
 
-TEST_F(FindContamination, DropsACopyWithOneExtraStatementByNgramOverlap) {
-  auto drops = find_contamination(*train_, *eval_, {}, 2);
-  const Contamination* d = drop_of(drops, 2);
+TEST_F(FindContamination, DropsACopyWithAHelperAdded) {
+  std::vector<EvaluationKernel> eval = evaluation_of("added_helper.cl");
+  ASSERT_EQ(eval.size(), 1u);
+  EXPECT_LT(renamed_containment(1, eval[0]), 0.8);
+  auto drops = find_contamination(*train_, eval, {}, 2);
+  ASSERT_EQ(drops.size(), 1u);
+  const Contamination* d = drop_of(drops, 1);
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->rule, decontamination_rule::kNgramOverlapTrain);
-  EXPECT_EQ(d->against, "eval/stencil_extra.ocl");
-  // The extra statement sits between two statements the training kernel has
-  // back to back: of its 8-grams at most the 7 that span that seam are missing.
-  std::vector<uint64_t> grams = ngram_hashes(c_tokens((*train_)[2].text), 8);
-  EXPECT_GE(d->score, double(grams.size() - 7) / double(grams.size()));
-  EXPECT_LT(d->score, 1.0);
-  EXPECT_DOUBLE_EQ(d->score, containment(grams, ngram_hashes(c_tokens((*eval_)[2].text), 8)));
+  EXPECT_EQ(d->rule.substr(0, 14), "shape_overlap_") << d->rule;
 }
 
-TEST_F(FindContamination, DropsATrainingFileThatContainsTheEvaluationKernel) {
-  auto drops = find_contamination(*train_, *eval_, {}, 2);
-  const Contamination* d = drop_of(drops, 3);
-  ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->rule, decontamination_rule::kNgramOverlapEval);
-  EXPECT_EQ(d->against, "eval/reduce_pairs.cl");
-  EXPECT_DOUBLE_EQ(d->score, 1.0);  // every n-gram of the evaluation kernel is in it
-  // ... while most of the training file is code of its own (rule b alone keeps it).
-  auto train_grams = ngram_hashes(c_tokens((*train_)[3].text), 8);
-  auto eval_grams = ngram_hashes(c_tokens((*eval_)[3].text), 8);
-  EXPECT_LT(containment(train_grams, eval_grams), 0.8);
+TEST_F(FindContamination, DropsTheKernelsOfARejectedCopyByItsRawTokens) {
+  // The copy fails to compile (a stray line), so it is one raw entry; its
+  // names are not renamed, but the name-insensitive tokens still match.
+  std::vector<EvaluationKernel> eval = evaluation_of("broken.cl", fixture("two_kernels.cl") + "\nint oops(\n");
+  ASSERT_EQ(eval.size(), 1u);
+  ASSERT_FALSE(eval[0].normalized);
+  auto drops = find_contamination(*train_, eval, {}, 2);
+  ASSERT_NE(drop_of(drops, 0), nullptr);
+  EXPECT_EQ(drop_of(drops, 0)->rule, decontamination_rule::kShapeOverlapTrain);
+  EXPECT_EQ(drop_of(drops, 2), nullptr);
 }
 
-TEST_F(FindContamination, KeepsUnrelatedKernels) {
-  auto drops = find_contamination(*train_, *eval_, {}, 2);
-  EXPECT_EQ(drop_of(drops, 4), nullptr);  // matmul
-  EXPECT_EQ(drop_of(drops, 5), nullptr);  // transpose
-  EXPECT_EQ(drops.size(), 4u);
+TEST_F(FindContamination, KeepsAnUnrelatedKernel) {
+  std::vector<EvaluationKernel> eval = evaluation_of("unrelated.cl");
+  std::vector<TrainingKernel> train(train_->begin(), train_->begin() + 2);
+  EXPECT_TRUE(find_contamination(train, eval, {}, 2).empty());
+  // ... and the unrelated training kernel stays against all the copies above.
+  std::vector<EvaluationKernel> copies;
+  for (const char* f : {"two_kernels.cl", "renamed_copy.cl", "reordered_helpers.cl", "added_helper.cl"})
+    for (EvaluationKernel& k : evaluation_of(f)) copies.push_back(std::move(k));
+  auto drops = find_contamination(*train_, copies, {}, 2);
+  EXPECT_EQ(drops.size(), 2u);
+  EXPECT_EQ(drop_of(drops, 2), nullptr);
 }
 
-TEST_F(FindContamination, AThresholdAboveTheOverlapKeepsTheNearCopy) {
+TEST_F(FindContamination, AShapeThresholdAboveTheOverlapKeepsTheReorderedCopy) {
+  std::vector<EvaluationKernel> eval = evaluation_of("reordered_helpers.cl");
+  auto drops = find_contamination(*train_, eval, {}, 1);
+  ASSERT_EQ(drops.size(), 1u);
   DecontaminateOptions strict;
-  strict.threshold = 0.99;
-  auto drops = find_contamination(*train_, *eval_, strict, 1);
-  EXPECT_EQ(drop_of(drops, 2), nullptr);                 // stencil: below 0.99
-  ASSERT_NE(drop_of(drops, 3), nullptr);                 // containment 1.0 still drops
-  EXPECT_EQ(drop_of(drops, 0)->rule, decontamination_rule::kIdentical);
+  strict.shape_threshold = std::min(1.0, drops[0].score + 1e-9);
+  if (drops[0].score < 1.0) {
+    strict.shape_threshold = drops[0].score + 1e-6;
+    EXPECT_TRUE(find_contamination(*train_, eval, strict, 1).empty());
+  }
+  DecontaminateOptions no_shape;
+  no_shape.shape_min_ngrams = 1 << 20;  // no text is long enough
+  EXPECT_TRUE(find_contamination(*train_, eval, no_shape, 1).empty());
 }
 
 TEST_F(FindContamination, GivesTheSameResultOnOneThreadAndMany) {
-  auto one = find_contamination(*train_, *eval_, {}, 1);
-  auto many = find_contamination(*train_, *eval_, {}, 4);
+  std::vector<EvaluationKernel> copies;
+  for (const char* f : {"two_kernels.cl", "reordered_helpers.cl", "unrelated.cl"})
+    for (EvaluationKernel& k : evaluation_of(f)) copies.push_back(std::move(k));
+  auto one = find_contamination(*train_, copies, {}, 1);
+  auto many = find_contamination(*train_, copies, {}, 4);
   ASSERT_EQ(one.size(), many.size());
   for (size_t i = 0; i < one.size(); ++i) {
     EXPECT_EQ(one[i].normalized_sha256, many[i].normalized_sha256);
-    EXPECT_EQ(one[i].against, many[i].against);
+    EXPECT_EQ(one[i].against_kernel, many[i].against_kernel);
     EXPECT_EQ(one[i].rule, many[i].rule);
   }
 }
@@ -210,7 +281,7 @@ TEST_F(FindContamination, GivesTheSameResultOnOneThreadAndMany) {
 TEST(FindContaminationShort, ComparesTextsWithFewerNgramsThanNByEqualityOnly) {
   // 6 tokens, n = 8: no n-grams at all.
   std::vector<TrainingKernel> train = {{"same", "int a = b ;"}, {"near", "int a = c ;"}};
-  std::vector<EvaluationKernel> eval = {{"e.cl", "int  a=b; // same tokens", true, ""}};
+  std::vector<EvaluationKernel> eval = {{"e.cl", "A", "int  a=b; // same tokens", true, ""}};
   auto drops = find_contamination(train, eval);
   ASSERT_EQ(drops.size(), 1u);
   EXPECT_EQ(drops[0].normalized_sha256, "same");
@@ -219,14 +290,16 @@ TEST(FindContaminationShort, ComparesTextsWithFewerNgramsThanNByEqualityOnly) {
 
 TEST(FindContaminationShort, NeedsAtLeastNDistinctNgramsOnBothSidesForOverlap) {
   // Training: 10 tokens -> 3 distinct 8-grams (< 8): equality only, even
-  // though all its n-grams occur in the longer evaluation text.
+  // though all its n-grams occur in the longer evaluation text. The tokens
+  // are identifiers of five letters or more, so the shape tokens keep them,
+  // but 30 tokens make 15 shape 16-grams, fewer than 40: no shape rule.
   Tokens long_tokens;
-  for (int i = 0; i < 30; ++i) long_tokens.push_back("t" + std::to_string(i));
+  for (int i = 0; i < 30; ++i) long_tokens.push_back("token" + std::to_string(i));
   std::string eval_text, train_text;
   for (int i = 0; i < 30; ++i) eval_text += long_tokens[i] + " ";
   for (int i = 0; i < 10; ++i) train_text += long_tokens[i] + " ";
   std::vector<TrainingKernel> train = {{"short", train_text}, {"long", eval_text + "extra"}};
-  std::vector<EvaluationKernel> eval = {{"e.cl", eval_text, true, ""}};
+  std::vector<EvaluationKernel> eval = {{"e.cl", "A", eval_text, true, ""}};
   auto drops = find_contamination(train, eval);
   ASSERT_EQ(drops.size(), 1u);
   EXPECT_EQ(drops[0].normalized_sha256, "long");
@@ -238,29 +311,45 @@ TEST(FindContaminationShort, NeedsAtLeastNDistinctNgramsOnBothSidesForOverlap) {
 
 // --- Evaluation directory -------------------------------------------------------
 
-TEST(ReadEvaluationSet, ReadsOpenCLFilesOfAnyCaseAndSkipsSymlinksLeavingTheDirectory) {
+TEST(ReadEvaluationSet, NormalizesEveryKernelOfFilesOfAnyCaseAndSkipsSymlinksLeavingTheDirectory) {
   namespace fs = std::filesystem;
   fs::path tmp = fs::temp_directory_path() / ("clgen-decon-" + std::to_string(::getpid()));
   fs::remove_all(tmp);
   fs::create_directories(tmp / "eval/deep");
   ASSERT_TRUE(write_file_atomic((tmp / "outside.cl").string(), "__kernel void A() {}\n").ok());
-  ASSERT_TRUE(write_file_atomic((tmp / "eval/a.CL").string(), fixture("eval/saxpy.cl")).ok());
-  ASSERT_TRUE(write_file_atomic((tmp / "eval/deep/b.opencl").string(), fixture("eval/reduce_pairs.cl")).ok());
+  ASSERT_TRUE(write_file_atomic((tmp / "eval/a.CL").string(), fixture("two_kernels.cl")).ok());
+  // An include beside the file is inlined, as the training set's were.
+  ASSERT_TRUE(write_file_atomic((tmp / "eval/deep/helpers.h").string(),
+                                "float clamp_unit(const float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v); }\n"
+                                "float weight_of(const float distance, const float falloff) {\n"
+                                "  float w = 1.0f / (1.0f + falloff * distance * distance);\n"
+                                "  return w > 0.001f ? w : 0.0f;\n}\n")
+                  .ok());
+  std::string reordered = fixture("reordered_helpers.cl");
+  std::string kernel = reordered.substr(reordered.find("__kernel"));
+  ASSERT_TRUE(write_file_atomic((tmp / "eval/deep/b.opencl").string(), "#include \"helpers.h\"\n" + kernel).ok());
   ASSERT_TRUE(write_file_atomic((tmp / "eval/notes.txt").string(), "text").ok());
   fs::create_symlink(tmp / "outside.cl", tmp / "eval/escape.cl");
   fs::create_symlink(tmp / "eval/a.CL", tmp / "eval/inside.ocl");
 
   ReadEvaluationOptions o;
   o.threads = 2;
+  o.budget.isolated = false;
   auto set = read_evaluation_set((tmp / "eval").string(), o);
   ASSERT_TRUE(set.ok()) << set.status().message();
   std::string root = fs::canonical(tmp / "eval").string();
-  ASSERT_EQ(set->files.size(), 3u);
-  EXPECT_EQ(set->files[0].path, root + "/a.CL");
-  EXPECT_EQ(set->files[1].path, root + "/deep/b.opencl");
-  EXPECT_EQ(set->files[2].path, root + "/inside.ocl");  // a link inside the directory
+  EXPECT_EQ(set->files, 3u);
+  ASSERT_EQ(set->kernels.size(), 5u);
+  EXPECT_EQ(evaluation_kernel_name(set->kernels[0]), root + "/a.CL:diffuse_row");
+  EXPECT_EQ(evaluation_kernel_name(set->kernels[1]), root + "/a.CL:gradient_energy");
+  EXPECT_EQ(evaluation_kernel_name(set->kernels[2]), root + "/deep/b.opencl:gradient_energy");
+  EXPECT_TRUE(set->kernels[2].normalized) << set->kernels[2].note;
+  EXPECT_EQ(evaluation_kernel_name(set->kernels[3]), root + "/inside.ocl:diffuse_row");  // a link inside
   ASSERT_EQ(set->skipped.size(), 1u);
   EXPECT_NE(set->skipped[0].find("escape.cl: symlink leading outside"), std::string::npos) << set->skipped[0];
+  // The header's helpers came in through the include: the same kernel as the reordered copy.
+  // (Token for token: the inlined header leaves a blank line of its own.)
+  EXPECT_EQ(c_tokens(set->kernels[2].text), c_tokens(evaluation_of("reordered_helpers.cl")[0].text));
   fs::remove_all(tmp);
 }
 
@@ -272,7 +361,8 @@ TEST(ReadEvaluationSet, MissingDirectoryIsNotFoundNamingIt) {
 }
 
 TEST(IsOpenclFileName, AcceptsTheFourExtensionsInAnyCase) {
-  for (const char* name : {"a.cl", "a.CL", "b.ocl", "c.Clh", "d.OPENCL"}) EXPECT_TRUE(is_opencl_file_name(name)) << name;
+  for (const char* name : {"a.cl", "a.CL", "b.ocl", "c.Clh", "d.OPENCL"})
+    EXPECT_TRUE(is_opencl_file_name(name)) << name;
   for (const char* name : {"a.c", "a.h", "cl", "a.cl.txt", ".cl"}) EXPECT_FALSE(is_opencl_file_name(name)) << name;
 }
 
@@ -281,15 +371,17 @@ TEST(IsOpenclFileName, AcceptsTheFourExtensionsInAnyCase) {
 Database training_db() {
   auto db = Database::open(":memory:");
   EXPECT_TRUE(db.ok());
-  EXPECT_TRUE(db->exec(
-      "CREATE TABLE preprocessed(content_sha256 TEXT NOT NULL, preprocessor_version TEXT NOT NULL, "
-      "status TEXT NOT NULL, category TEXT, reason TEXT, normalized_text TEXT, normalized_sha256 TEXT, "
-      "instruction_count INTEGER, PRIMARY KEY(content_sha256, preprocessor_version));"
-      "INSERT INTO preprocessed VALUES('c1', 'v1', 'ok', NULL, NULL, 'old', 'h-old', 5);"
-      "INSERT INTO preprocessed VALUES('c1', 'v2', 'ok', NULL, NULL, 'one', 'h1', 5);"
-      "INSERT INTO preprocessed VALUES('c2', 'v2', 'ok', NULL, NULL, 'two', 'h2', 5);"
-      "INSERT INTO preprocessed VALUES('c3', 'v2', 'ok', NULL, NULL, 'two', 'h2', 5);"
-      "INSERT INTO preprocessed VALUES('c4', 'v2', 'rejected', 'parse_error', 'x', NULL, NULL, 0);").ok());
+  EXPECT_TRUE(
+      db->exec(
+            "CREATE TABLE preprocessed(content_sha256 TEXT NOT NULL, preprocessor_version TEXT NOT NULL, "
+            "kernel TEXT NOT NULL DEFAULT '', status TEXT NOT NULL, category TEXT, reason TEXT, normalized_text TEXT, "
+            "normalized_sha256 TEXT, instruction_count INTEGER, PRIMARY KEY(content_sha256, preprocessor_version, kernel));"
+            "INSERT INTO preprocessed VALUES('c1', 'v1', 'k', 'ok', NULL, NULL, 'old', 'h-old', 5);"
+            "INSERT INTO preprocessed VALUES('c1', 'v2', 'k', 'ok', NULL, NULL, 'one', 'h1', 5);"
+            "INSERT INTO preprocessed VALUES('c2', 'v2', 'k2', 'ok', NULL, NULL, 'two', 'h2', 5);"
+            "INSERT INTO preprocessed VALUES('c3', 'v2', 'k3', 'ok', NULL, NULL, 'two', 'h2', 5);"
+            "INSERT INTO preprocessed VALUES('c4', 'v2', '', 'rejected', 'parse_error', 'x', NULL, NULL, 0);")
+          .ok());
   return std::move(*db);
 }
 
@@ -311,29 +403,58 @@ TEST(ReadTrainingKernels, MissingTableSaysToRunCorpusPreprocess) {
   EXPECT_NE(kernels.status().message().find("clgen corpus preprocess"), std::string::npos);
 }
 
+TEST(TrainingOrigins, NameTheKernelOfTheNewestVersionWithoutCorpusTables) {
+  Database db = training_db();
+  auto origins = training_origins(db, {"h2", "h1", "unknown"});
+  ASSERT_TRUE(origins.ok()) << origins.status().message();
+  ASSERT_EQ(origins->size(), 3u);
+  EXPECT_EQ((*origins)[0].kernel, "k2");  // of c2 and c3, the least kernel name
+  EXPECT_EQ((*origins)[1].kernel, "k");
+  EXPECT_EQ((*origins)[1].repository, "");  // no corpus tables
+  EXPECT_EQ((*origins)[2].kernel, "");
+}
+
 std::vector<std::string> rows(Database& db) {
   std::vector<std::string> out;
-  auto st = db.prepare("SELECT normalized_sha256, against, rule, score, at FROM decontaminated ORDER BY 1");
-  EXPECT_TRUE(st.ok());
+  auto st =
+      db.prepare("SELECT normalized_sha256, against, against_kernel, rule, score, at FROM decontaminated ORDER BY 1");
+  EXPECT_TRUE(st.ok()) << st.status().message();
+  if (!st.ok()) return out;
   while (*st->step())
-    out.push_back(st->column_text(0) + "|" + st->column_text(1) + "|" + st->column_text(2) + "|" +
-                  std::to_string(st->column_double(3)) + "|" + st->column_text(4));
+    out.push_back(st->column_text(0) + "|" + st->column_text(1) + "|" + st->column_text(2) + "|" + st->column_text(3) +
+                  "|" + std::to_string(st->column_double(4)) + "|" + st->column_text(5));
   return out;
 }
 
 TEST(RecordContamination, IsIdempotentAndKeepsOtherKernelsRows) {
   Database db = training_db();
-  std::vector<Contamination> drops = {{"h1", "/eval/a.cl", decontamination_rule::kIdentical, 1.0}};
+  std::vector<Contamination> drops = {{"h1", "/eval/a.cl", "k_a", decontamination_rule::kIdentical, 1.0}};
   ASSERT_TRUE(record_contamination(db, drops).ok());
   std::vector<std::string> first = rows(db);
   ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].substr(0, 30), "h1|/eval/a.cl|k_a|identical|1.");
   ASSERT_TRUE(record_contamination(db, drops).ok());
   EXPECT_EQ(rows(db), first);  // same rows, same `at`
-  ASSERT_TRUE(record_contamination(db, {{"h2", "/eval/b.cl", decontamination_rule::kNgramOverlapEval, 0.9}}).ok());
+  ASSERT_TRUE(
+      record_contamination(db, {{"h2", "/eval/b.cl", "k_b", decontamination_rule::kShapeOverlapEval, 0.9}}).ok());
   EXPECT_EQ(rows(db).size(), 2u);
   auto hashes = decontaminated_hashes(db);
   ASSERT_TRUE(hashes.ok());
   EXPECT_EQ(*hashes, (std::unordered_set<std::string>{"h1", "h2"}));
+}
+
+TEST(RecordContamination, ATableWithoutTheKernelColumnGainsItAndKeepsItsRows) {
+  Database db = training_db();
+  ASSERT_TRUE(db.exec("CREATE TABLE decontaminated (normalized_sha256 TEXT NOT NULL PRIMARY KEY, against TEXT NOT "
+                      "NULL, rule TEXT NOT NULL, score REAL NOT NULL, at TEXT NOT NULL DEFAULT 'then');"
+                      "INSERT INTO decontaminated (normalized_sha256, against, rule, score) "
+                      "VALUES ('h-old', '/eval/old.cl', 'identical', 1);")
+                  .ok());
+  ASSERT_TRUE(record_contamination(db, {{"h1", "/eval/a.cl", "k_a", decontamination_rule::kIdentical, 1.0}}).ok());
+  std::vector<std::string> r = rows(db);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], "h-old|/eval/old.cl||identical|1.000000|then");
+  EXPECT_EQ(r[1].substr(0, 18), "h1|/eval/a.cl|k_a|");
 }
 
 TEST(ExcludeDecontaminatedSql, IsEmptyWithoutTheTableAndLeavesOutRecordedKernels) {
@@ -345,24 +466,31 @@ TEST(ExcludeDecontaminatedSql, IsEmptyWithoutTheTableAndLeavesOutRecordedKernels
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->empty());
 
-  ASSERT_TRUE(record_contamination(db, {{"h1", "/eval/a.cl", decontamination_rule::kIdentical, 1.0}}).ok());
+  ASSERT_TRUE(record_contamination(db, {{"h1", "/eval/a.cl", "k", decontamination_rule::kIdentical, 1.0}}).ok());
   auto sql = exclude_decontaminated_sql(db);
   ASSERT_TRUE(sql.ok());
-  auto st = db.prepare("SELECT DISTINCT normalized_text FROM preprocessed WHERE status = 'ok' "
-                       "AND preprocessor_version = 'v2'" + *sql + " ORDER BY 1");
+  auto st = db.prepare(
+      "SELECT DISTINCT normalized_text FROM preprocessed WHERE status = 'ok' "
+      "AND preprocessor_version = 'v2'" +
+      *sql + " ORDER BY 1");
   ASSERT_TRUE(st.ok()) << st.status().message();
   std::vector<std::string> texts;
   while (*st->step()) texts.push_back(st->column_text(0));
   EXPECT_EQ(texts, (std::vector<std::string>{"two"}));
 }
 
-TEST(DecontaminationRuleText, StatesTheThresholdAndN) {
+TEST(DecontaminationRuleText, StatesBothThresholdsAndNs) {
   DecontaminateOptions o;
   o.threshold = 0.75;
   o.ngram = 6;
+  o.shape_threshold = 0.95;
+  o.shape_ngram = 12;
+  o.shape_min_ngrams = 30;
   std::string text = decontamination_rule_text(o);
   EXPECT_NE(text.find("at least 0.75 of its distinct 6-token n-grams"), std::string::npos) << text;
-  EXPECT_NE(text.find("ngram_overlap_eval"), std::string::npos);
+  EXPECT_NE(text.find("0.95 of the 12-token n-grams of name-insensitive tokens"), std::string::npos) << text;
+  EXPECT_NE(text.find("at least 30 of them"), std::string::npos) << text;
+  EXPECT_NE(text.find("shape_overlap_eval"), std::string::npos);
 }
 
 }  // namespace
@@ -406,7 +534,8 @@ TEST(DecontaminateScale, DISABLED_TenThousandKernelsAgainstAThousandFilesInSecon
     std::string t = variant((*real)[i % real->size()].text);
     train.push_back({sha256_hex(t), t});
   }
-  for (size_t i = 0; i < 1000; ++i) eval.push_back({"eval/" + std::to_string(i), variant((*real)[(i * 7) % real->size()].text), true, ""});
+  for (size_t i = 0; i < 1000; ++i)
+    eval.push_back({"eval/" + std::to_string(i), "k", variant((*real)[(i * 7) % real->size()].text), true, ""});
   size_t tokens = 0;
   for (const auto& t : train) tokens += c_tokens(t.text).size();
   auto t0 = std::chrono::steady_clock::now();
