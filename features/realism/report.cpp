@@ -200,7 +200,7 @@ std::string report_table(const Report& r) {
   if (r.training) s += fmt::format(" (training text: {} {})", r.training, r.training_label);
   s += "\n\n";
   auto judge_line = [&](const char* name, const JudgeResult& j) {
-    s += fmt::format("  {:<22} AUC {:.3f}  called human {:5.1f}%  accuracy {:5.1f}%  ({} a side)\n", name, j.auc,
+    s += fmt::format("  {:<24} AUC {:.3f}  called human {:5.1f}%  accuracy {:5.1f}%  ({} a side)\n", name, j.auc,
                      100 * j.called_human, 100 * j.accuracy, j.per_side);
   };
   s += "judge (token 1-3-gram logistic regression, cross-validated; AUC 0.5 = cannot tell them apart)\n";
