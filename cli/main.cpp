@@ -15,6 +15,13 @@
 #include "support/log.h"
 #include "support/version.h"
 
+#ifdef CLGEN_HAVE_REALISM
+namespace clgen::cli {
+// `clgen eval realism` (cli/cmd_eval.cpp).
+void add_eval_command(CLI::App& app, const GlobalOptions& global, Action& action);
+}  // namespace clgen::cli
+#endif
+
 namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
@@ -85,6 +92,10 @@ int run(int argc, char** argv) {
 #if defined(CLGEN_HAVE_TORCH) && defined(CLGEN_HAVE_CLANG)
   cli::add_sample_command(app, global, action);
   cli::add_workspace_command(app, global, action);
+#endif
+
+#ifdef CLGEN_HAVE_REALISM
+  cli::add_eval_command(app, global, action);
 #endif
 
   cli::check_numbers_strictly(app);

@@ -23,6 +23,8 @@ packages=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   # Predictive models (decision trees, forests, SVM, ... from OpenCV's ml module)
   libopencv-ml-dev
+  # The realism report's plot (clgen eval realism --plot: OpenCV drawing and PNG writing)
+  libopencv-imgproc-dev libopencv-imgcodecs-dev
   # Embedded default corpus: OpenCL kernels shipped by Debian packages (darktable's
   # are extracted from its .deb by scripts/fetch-darktable-kernels.sh instead)
   pocl-tests ufo-filters-data libufo-data hashcat-data libbullet-dev
