@@ -32,6 +32,10 @@ expect "" "check after" "--seed 13 --time-limit 45 -n 0 --json --check gpu --che
 expect "TRAIN_SECONDS=60" "corpus-compare train" \
   "60 build-gpu/cli/clgen --workspace gpu-work/default train --config configs/gpu.toml" \
   "60 build-gpu/cli/clgen --workspace gpu-work/github train --config configs/github.toml"
+# models: SAMPLES' second entry samples lstm-v2 (configs/github.toml) from its last checkpoint, free signature.
+expect "" "models sample" \
+  "--workspace gpu-work/s-lstm-v2-last -q sample --config configs/github.toml --checkpoint last --device cuda" \
+  "sample --config configs/github-transformer.toml --checkpoint best"
 # directed: sliced1 is bench/directed.sh 1 with MODE=sliced on the github workspace.
 expect "" "directed sliced1" "MODE=sliced" "WORKSPACE=gpu-work/github" "bench/directed.sh 1"
 # distributed: world size 1 runs clgen under torchrun with one process per node.
