@@ -14,6 +14,9 @@
 #     these comma-separated hex prefixes ("0" is 1/16 of the files); "" = all.
 #   JOBS: `-j` of the runs (default 1).
 # Exit status 1 when the stored rows differ (OUT_DIR/rows.diff says where).
+# The 60 s wall-clock budget (docs/PREPROCESS.md, "The budget") makes
+# time_limit verdicts depend on the machine's load: on a loaded machine a
+# difference in those rows alone is the budget's, not the binaries'.
 set -euo pipefail
 if [[ $# -lt 4 ]]; then
   sed -n '2,17p' "$0"
@@ -42,8 +45,8 @@ run_one() {  # NAME BINARY
   sqlite3 "$ws/clgen.db" "DROP TABLE IF EXISTS preprocessed;"
   # The run's version, from a workspace with nothing to preprocess.
   local version
-  "$bin" -q --workspace "$OUT/$name-empty" corpus add "$OUT/empty-dir" >/dev/null
-  version=$("$bin" -q --workspace "$OUT/$name-empty" corpus preprocess | sed -n 's/^preprocessor \([^:]*\):.*/\1/p')
+  "$bin" -q --workspace "$OUT/$name-empty" corpus add "$OUT/empty-dir" >/dev/null 2>&1
+  version=$("$bin" -q --workspace "$OUT/$name-empty" corpus preprocess 2>/dev/null | sed -n 's/^preprocessor \([^:]*\):.*/\1/p')
   if [[ -n "$where" ]]; then
     # Placeholder rows make the run skip every file outside the sample (it
     # resumes from the rows present); they are removed afterwards. The table
@@ -58,11 +61,12 @@ run_one() {  # NAME BINARY
     "$bin" -q --workspace "$ws" corpus preprocess -j "$JOBS" >"$OUT/$name.log"
   sqlite3 "$ws/clgen.db" "DELETE FROM preprocessed WHERE status = 'placeholder';"
   sqlite3 -separator $'\t' "$ws/clgen.db" \
-    "SELECT content_sha256, kernel, status, COALESCE(category,''), COALESCE(reason,''), COALESCE(normalized_sha256,''),
-            COALESCE(instruction_count,''), COALESCE(inferred,''), language, COALESCE(prelude,'')
+    "SELECT content_sha256, kernel, status, COALESCE(category,''), replace(COALESCE(reason,''), char(10), '\\n'),
+            COALESCE(normalized_sha256,''), COALESCE(instruction_count,''),
+            replace(COALESCE(inferred,''), char(10), '\\n'), language, replace(COALESCE(prelude,''), char(10), '\\n')
      FROM preprocessed WHERE preprocessor_version = '$version' ORDER BY 1, 2" >"$OUT/$name.rows"
   local files cpu
-  files=$(cut -f1 "$OUT/$name.rows" | sort -u | wc -l)
+  files=$(sed -n 's/^preprocessor [^:]*: \([0-9]*\) files processed now.*/\1/p' "$OUT/$name.log")
   read -r user sys wall <"$OUT/$name.time"
   cpu=$(echo "$user + $sys" | bc)
   echo "$name: $version"
