@@ -212,6 +212,35 @@ TEST(TrainCommand, AnInterruptedRunSavesTheConstraintTablesItsCheckpointIsSample
   EXPECT_TRUE(std::filesystem::exists(ws + "/models/" + ids[0] + "/constraint_tables.json"));
 }
 
+TEST(TrainCommand, TrainsATransformerThatSampleRunsThrough) {
+  TempDir dir;
+  std::string ws = workspace_with_kernels(dir);
+  std::string config = dir.path() + "/transformer.toml";
+  std::ofstream(config) << "[model]\ntype = \"transformer\"\nlayers = 2\nwidth = 32\nheads = 4\ncontext = 64\n"
+                           "dropout = 0.1\n[training]\nepochs = 3\nbatch_size = 8\noptimizer = \"adamw\"\n"
+                           "weight_decay = 0.1\nlearning_rate = 0.003\nlr_schedule = \"cosine\"\n"
+                           "warmup_steps = 5\nvalidation_fraction = 0.2\npatience = 2\n"
+                           "[preview]\nsamples = 2\nmax_tokens = 40\n";
+  auto r = run_clgen({"--workspace", ws, "train", "--config", config, "--device", "cpu"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("(transformer)"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("best: epoch "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("---- sample 2"), std::string::npos) << r.out;
+  auto ids = column_rows(ws + "/clgen.db", "SELECT DISTINCT model_id FROM training_runs");
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_TRUE(std::filesystem::exists(ws + "/models/" + ids[0] + "/best.pt"));
+
+  // The sampler's whole chain (constraint, filter, backtracks) over the KV-cached batch.
+  std::string out = dir.path() + "/out";
+  auto s = run_clgen({"--workspace",   ws,    "-q",       "sample", "--config", config, "--args",       "float*,int",
+                      "--max-samples", "6",   "-n",       "0",      "--seed",   "3",    "--batch-size", "4",
+                      "--max-length",  "300", "--device", "cpu",    "--out",    out,    "--json"});
+  ASSERT_EQ(s.exit_code, 0) << s.out << s.err;
+  const size_t key = s.out.find("\"samples\":");
+  ASSERT_NE(key, std::string::npos) << s.out;
+  EXPECT_EQ(std::stoi(s.out.substr(s.out.find_first_not_of(' ', key + 10))), 6) << s.out;
+}
+
 TEST(TrainCommand, WithoutAPreprocessedCorpusSaysWhatToRun) {
   TempDir dir;
   auto r = run_clgen({"--workspace", dir.path(), "train", "--device", "cpu"});
