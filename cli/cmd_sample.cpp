@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@
 #include "sampler/arg_spec.h"
 #include "sampler/constraint_tables.h"
 #include "sampler/pipeline.h"
+#include "sampler/store.h"
 #include "sampler/stream_model.h"
 #include "support/log.h"
 #include "support/workspace.h"
@@ -44,6 +46,11 @@ struct SampleCommandOptions {
   std::string out;        // "" = <workspace>/samples/<model id>
   std::string shard;      // "I/N", "auto" (from the launcher's rank environment) or "" = unsharded
   bool json = false;
+  // Without --seed a run draws a fresh seed, so a second run in a workspace
+  // makes new draws; --resume takes the seed of the newest stored sample of
+  // the model, --args and shard, and goes on where that run stopped.
+  bool seed_given = false;
+  bool resume = false;
   // --check: drive accepted kernels through the dynamic checker meanwhile.
   std::string check_device;  // "" = no check
   driver::CheckOptions check;
@@ -91,6 +98,14 @@ Expected<ShardChoice> choose_shard(const std::string& flag) {
   return c;
 }
 
+// A seed no earlier run is likely to have used: 48 bits from the system's
+// entropy source and the clock (48 bits stay exact in JSON and SQLite).
+uint64_t fresh_seed() {
+  std::random_device rd;
+  uint64_t s = (uint64_t(rd()) << 32) ^ rd() ^ uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
+  return s & ((uint64_t(1) << 48) - 1);
+}
+
 Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   // Check the spec before loading anything, so a typo fails fast.
   if (!opts.sample.args.empty()) {
@@ -127,15 +142,25 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   opts.sample.director.plain_share = opts.directed.plain_share;
   opts.sample.director.near_share = opts.directed.near_share;
   opts.sample.director.near_cuts = opts.directed.near_cuts;
-  opts.sample.director.seed = opts.sample.seed;
   opts.sample.max_backtracks = opts.backtracks >= 0 ? opts.backtracks : opts.check_device.empty() ? kBacktracks : 0;
   std::string model_id = opts.model_id;
   if (!opts.config.empty()) {
     ASSIGN_OR_RETURN(model_id, sampler::model_id_for_config(ws.root(), opts.config));
   }
+  if (!opts.seed_given && !opts.resume) opts.sample.seed = fresh_seed();
   ASSIGN_OR_RETURN(auto model, sampler::load_stream_model(ws.root(), model_id, opts.device,
                                                           opts.batch_size, opts.sample.seed,
                                                           opts.start == "file", shard.local_rank));
+  if (opts.resume) {
+    const std::string shard_text = shard.shard.sharded() ? shard.shard.str() : "";
+    ASSIGN_OR_RETURN(auto last, sampler::latest_seed(db, model->model_id(), opts.sample.args, shard_text));
+    if (!last)
+      return not_found(fmt::format("--resume: no samples of model {} with --args \"{}\"{} are stored in {}",
+                                   model->model_id(), opts.sample.args,
+                                   shard_text.empty() ? "" : " and --shard " + shard_text, ws.root()));
+    opts.sample.seed = *last;
+  }
+  opts.sample.director.seed = opts.sample.seed;
   if (opts.sample.constrain) {
     auto tables = sampler::load_constraint_tables(model::model_directory(ws, model->model_id()));
     if (tables.ok())
@@ -208,6 +233,9 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
     nlohmann::json j = {{"model_id", model->model_id()},
                         {"args", opts.sample.args},
                         {"seed", opts.sample.seed},
+                        {"seed_from", opts.seed_given ? "--seed"
+                                      : opts.resume   ? "--resume"
+                                                      : "fresh"},
                         {"shard", shard.shard.str()},
                         {"shard_from", shard.source},
                         {"samples", sum.samples},
@@ -258,9 +286,11 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   }
   std::printf("model %s, %s\n", model->model_id().c_str(),
               opts.sample.args.empty() ? "free signature" : ("--args " + opts.sample.args).c_str());
-  if (shard.source != "unsharded")
-    std::printf("shard %s (from %s) of seed %llu\n", shard.shard.str().c_str(), shard.source.c_str(),
-                (unsigned long long)opts.sample.seed);
+  std::printf("seed %llu (%s)\n", (unsigned long long)opts.sample.seed,
+              opts.seed_given ? "--seed"
+              : opts.resume   ? "--resume: the newest stored run's"
+                              : "fresh: --seed with it reproduces this run, --resume continues it");
+  if (shard.source != "unsharded") std::printf("shard %s (from %s)\n", shard.shard.str().c_str(), shard.source.c_str());
   std::printf("%llu samples in %.1fs (%.1f samples/s, %.0f tokens/s)\n",
               (unsigned long long)sum.samples, sum.seconds, sum.samples / secs, sum.tokens / secs);
   std::printf("passed the filter: %llu (%.1f%%); new unique kernels: %llu (%.1f per minute)\n",
@@ -320,8 +350,8 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
                   "Kernel argument types, e.g. \"float*,float*,float*,int\" (default: the model "
                   "chooses the signature)");
   cmd->add_option("-n", s.target_accepted,
-                  "Stop once this many new unique kernels of this model, --args, --seed and policy are stored, "
-                  "earlier runs' included (0 = no limit; see docs/SAMPLER.md)")
+                  "Stop once this many new unique kernels of this model, --args, seed and policy are stored, "
+                  "earlier runs' of the seed included (0 = no limit; see docs/SAMPLER.md)")
       ->capture_default_str();
   cmd->add_option("--temperature", s.policy.temperature, "Sampling temperature (0 = greedy)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
@@ -330,8 +360,13 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   cmd->add_option("--top-p", s.policy.top_p, "Nucleus sampling mass (1 = disabled)")
       ->capture_default_str()
       ->check(finite_range(0.0, 1.0));
-  cmd->add_option("--seed", s.seed, "RNG seed; the same seed on CPU reproduces a run")
-      ->capture_default_str();
+  auto* seed = cmd->add_option("--seed", s.seed,
+                               "RNG seed; the same seed on CPU reproduces a run (default: a fresh seed, printed "
+                               "and stored with every sample)");
+  cmd->add_flag("--resume", opts->resume,
+                "Continue the newest stored run of this model, --args and shard: take its seed, skip its stored "
+                "draws, and count its kernels toward -n")
+      ->excludes(seed);
   cmd->add_option("--batch-size", opts->batch_size, "Streams sampled in parallel")
       ->capture_default_str()->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--max-length", s.max_length, "Tokens per sample before it is cut off")
@@ -455,7 +490,8 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
                 "only once the dynamic checker passed it (both sides; see docs/SAMPLER.md)");
   opts->clang.add_to(*cmd, "sample");
   cmd->add_flag("--json", opts->json, "Print the summary as JSON");
-  cmd->final_callback([opts, &global, &action] {
+  cmd->final_callback([opts, seed, &global, &action] {
+    opts->seed_given = seed->count() > 0;
     action = [opts, &global] { return run_sample(global, *opts); };
   });
 }

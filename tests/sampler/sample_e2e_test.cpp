@@ -199,6 +199,34 @@ TEST_F(SampleEndToEnd, FilterRunsInClangWorkersAndInProcessStoresTheSameVerdicts
   (void)remove_tree(copy);
 }
 
+// Without --seed each run draws a fresh seed: a second run in the same
+// workspace stores draws of its own (none replayed), and --resume then takes
+// the newest run's seed and meets its stored draws (draw 0 at least).
+TEST_F(SampleEndToEnd, SecondRunWithoutSeedMakesNewDraws) {
+  if (HasFatalFailure()) return;
+  const std::string ws = trained_copy("ws_fresh_seeds");
+  auto run = [&](std::vector<std::string> extra) {
+    extra.insert(extra.end(), {"--max-samples", "8", "--batch-size", "4", "--out", (root_ / "fresh").string()});
+    auto r = sample_json(extra, ws);
+    EXPECT_EQ(0, r.exit_code) << r.out << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  };
+  auto first = run({}), second = run({});
+  ASSERT_TRUE(first.contains("seed") && second.contains("seed"));
+  EXPECT_EQ("fresh", second["seed_from"]);
+  EXPECT_NE(first["seed"], second["seed"]);
+  EXPECT_EQ(0, second["replayed"].get<int>()) << second;
+  EXPECT_EQ(8, second["samples"].get<int>()) << second;
+  // Both runs' draws are stored: 8 rows under each seed.
+  EXPECT_EQ(8u, samples_of(ws, first["seed"].get<uint64_t>()).size());
+  EXPECT_EQ(8u, samples_of(ws, second["seed"].get<uint64_t>()).size());
+  auto resumed = run({"--resume"});
+  EXPECT_EQ(second["seed"], resumed["seed"]);
+  EXPECT_EQ("--resume", resumed["seed_from"]);
+  EXPECT_GE(resumed["replayed"].get<int>(), 1) << resumed;
+  (void)remove_tree(ws);
+}
+
 // -n counts the accepted kernels of (model, args, seed, policy) over runs:
 // `-n 6` then `-n 10` with the same seed ends with exactly 10, each draw
 // stored once, and a second `-n 10` adds nothing.
