@@ -2,14 +2,17 @@
 // the preprocessor, stores them in the workspace and writes accepted ones as
 // .cl files; with --check, drives them through the dynamic checker meanwhile
 // and writes the benchmark-grade ones to their own folder.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/cmd_sample_directed.h"
@@ -21,7 +24,9 @@
 #include "sampler/arg_spec.h"
 #include "sampler/constraint_tables.h"
 #include "sampler/pipeline.h"
+#include "sampler/store.h"
 #include "sampler/stream_model.h"
+#include "support/config.h"
 #include "support/log.h"
 #include "support/workspace.h"
 
@@ -34,6 +39,14 @@ namespace {
 // (docs/BENCHMARKS.md, "Fourteenth session").
 constexpr int kBacktracks = 16;
 
+// A key of the --config file's [sampler], [directed] or [check] section:
+// `read` sets its field from the file unless `flag` was given.
+struct Knob {
+  std::string key, flag;
+  std::function<Status(const Config&)> read;
+  bool flag_given = false;
+};
+
 struct SampleCommandOptions {
   sampler::SampleOptions sample;
   int batch_size = 64;    // parallel streams
@@ -45,6 +58,11 @@ struct SampleCommandOptions {
   std::string out;        // "" = <workspace>/samples/<model id>
   std::string shard;      // "I/N", "auto" (from the launcher's rank environment) or "" = unsharded
   bool json = false;
+  // Without --seed a run draws a fresh seed, so a second run in a workspace
+  // makes new draws; --resume takes the seed of the newest stored sample of
+  // the model, --args and shard, and goes on where that run stopped.
+  bool seed_given = false;
+  bool resume = false;
   // --check: drive accepted kernels through the dynamic checker meanwhile.
   std::string check_device;  // "" = no check
   driver::CheckOptions check;
@@ -54,6 +72,7 @@ struct SampleCommandOptions {
   // longer (docs/SAMPLER.md, "Backtracking").
   int backtracks = -1;
   DirectedFlags directed;
+  std::vector<Knob> knobs;                  // bound to the fields above, so only the original is read into
   BudgetFlags clang{sample.filter_budget};  // the filter's; its defaults are SampleOptions'
 };
 
@@ -92,6 +111,14 @@ Expected<ShardChoice> choose_shard(const std::string& flag) {
   return c;
 }
 
+// A seed no earlier run is likely to have used: 48 bits from the system's
+// entropy source and the clock (48 bits stay exact in JSON and SQLite).
+uint64_t fresh_seed() {
+  std::random_device rd;
+  uint64_t s = (uint64_t(rd()) << 32) ^ rd() ^ uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
+  return s & ((uint64_t(1) << 48) - 1);
+}
+
 Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   // Check the spec before loading anything, so a typo fails fast.
   if (!opts.sample.args.empty()) {
@@ -128,15 +155,25 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   opts.sample.director.plain_share = opts.directed.plain_share;
   opts.sample.director.near_share = opts.directed.near_share;
   opts.sample.director.near_cuts = opts.directed.near_cuts;
-  opts.sample.director.seed = opts.sample.seed;
   opts.sample.max_backtracks = opts.backtracks >= 0 ? opts.backtracks : opts.check_device.empty() ? kBacktracks : 0;
   std::string model_id = opts.model_id;
   if (!opts.config.empty()) {
     ASSIGN_OR_RETURN(model_id, sampler::model_id_for_config(ws.root(), opts.config));
   }
+  if (!opts.seed_given && !opts.resume) opts.sample.seed = fresh_seed();
   ASSIGN_OR_RETURN(auto model,
                    sampler::load_stream_model(ws.root(), model_id, opts.device, opts.batch_size, opts.sample.seed,
                                               opts.start == "file", shard.local_rank, opts.checkpoint));
+  if (opts.resume) {
+    const std::string shard_text = shard.shard.sharded() ? shard.shard.str() : "";
+    ASSIGN_OR_RETURN(auto last, sampler::latest_seed(db, model->model_id(), opts.sample.args, shard_text));
+    if (!last)
+      return not_found(fmt::format("--resume: no samples of model {} with --args \"{}\"{} are stored in {}",
+                                   model->model_id(), opts.sample.args,
+                                   shard_text.empty() ? "" : " and --shard " + shard_text, ws.root()));
+    opts.sample.seed = *last;
+  }
+  opts.sample.director.seed = opts.sample.seed;
   if (opts.sample.constrain) {
     auto tables = sampler::load_constraint_tables(model::model_directory(ws, model->model_id()));
     if (tables.ok())
@@ -209,6 +246,9 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
     nlohmann::json j = {{"model_id", model->model_id()},
                         {"args", opts.sample.args},
                         {"seed", opts.sample.seed},
+                        {"seed_from", opts.seed_given ? "--seed"
+                                      : opts.resume   ? "--resume"
+                                                      : "fresh"},
                         {"shard", shard.shard.str()},
                         {"shard_from", shard.source},
                         {"samples", sum.samples},
@@ -240,6 +280,33 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
                         {"interrupted", sum.interrupted},
                         {"out_dir", sum.out_dir}};
     if (sum.director) j["steering"] = directed_json(sum);
+    // The knobs as the run used them (flags over the --config file's sections).
+    const auto& d = opts.directed;
+    j["options"] = {{"sampler",
+                     {{"start", opts.start},
+                      {"top_k", opts.sample.policy.top_k},
+                      {"top_p", opts.sample.policy.top_p},
+                      {"max_length", opts.sample.max_length},
+                      {"filter_threads", opts.sample.filter_threads},
+                      {"constrain", opts.sample.constrain},
+                      {"max_refusals", opts.sample.max_refusals},
+                      {"repairs", opts.sample.max_repairs},
+                      {"repair_backup", opts.sample.repair_backup},
+                      {"backtracks", opts.sample.max_backtracks},
+                      {"backtrack_bad_names_only", !opts.sample.backtrack_after_any_name},
+                      {"usefulness_check", opts.sample.usefulness_check}}},
+                    {"directed",
+                     {{"explore_targets", d.explore_count},
+                      {"baseline_slice", d.slice_seconds},
+                      {"baseline_split", d.split},
+                      {"plain_share", d.plain_share},
+                      {"near_share", d.near_share},
+                      {"near_cuts", d.near_cuts},
+                      {"graded_steering", d.graded}}},
+                    {"check",
+                     {{"jobs", opts.check.jobs},
+                      {"timeout", opts.check.timeout_s},
+                      {"timeout_retry", opts.check.retry_timeouts_alone}}}};
     if (check) {
       nlohmann::json outcomes = nlohmann::json::object();
       for (const auto& [o, n] : check->outcomes) outcomes[driver::outcome_name(o)] = n;
@@ -259,9 +326,11 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   }
   std::printf("model %s, %s\n", model->model_id().c_str(),
               opts.sample.args.empty() ? "free signature" : ("--args " + opts.sample.args).c_str());
-  if (shard.source != "unsharded")
-    std::printf("shard %s (from %s) of seed %llu\n", shard.shard.str().c_str(), shard.source.c_str(),
-                (unsigned long long)opts.sample.seed);
+  std::printf("seed %llu (%s)\n", (unsigned long long)opts.sample.seed,
+              opts.seed_given ? "--seed"
+              : opts.resume   ? "--resume: the newest stored run's"
+                              : "fresh: --seed with it reproduces this run, --resume continues it");
+  if (shard.source != "unsharded") std::printf("shard %s (from %s)\n", shard.shard.str().c_str(), shard.source.c_str());
   std::printf("%llu samples in %.1fs (%.1f samples/s, %.0f tokens/s)\n",
               (unsigned long long)sum.samples, sum.seconds, sum.samples / secs, sum.tokens / secs);
   std::printf("passed the filter: %llu (%.1f%%); new unique kernels: %llu (%.1f per minute)\n",
@@ -311,157 +380,304 @@ Status run_sample(const GlobalOptions& global, SampleCommandOptions opts) {
   return ok_status();
 }
 
+// The help's groups. A flag in kTuning is left off --help (TuningOffHelp):
+// it is a key of the --config file's [sampler], [directed] or [check]
+// section (SampleCommandOptions::knobs), and overrides the file when given.
+constexpr const char* kInput = "Input and model";
+constexpr const char* kSampling = "Sampling";
+constexpr const char* kChecking = "Checking";
+constexpr const char* kDirected = "Directed sampling";
+constexpr const char* kLimits = "Limits";
+constexpr const char* kTuning = "Tuning";
+
+// CLI11's formatter without the kTuning group. (CLI11's own hidden group
+// would also drop the flag's name from its error messages.)
+class TuningOffHelp : public CLI::Formatter {
+ public:
+  std::string make_group(std::string group, bool is_positional, std::vector<const CLI::Option*> opts) const override {
+    return group == kTuning ? std::string() : CLI::Formatter::make_group(group, is_positional, opts);
+  }
+};
+
+// A range check for a knob's config value, in the flag's words.
+template <typename T>
+Status in_range(const std::string& where, T v, T lo, T hi) {
+  if (!(v >= lo && v <= hi)) return invalid_argument(fmt::format("{}: {} is not in [{}, {}]", where, v, lo, hi));
+  return ok_status();
+}
+
+Knob int_knob(std::string key, std::string flag, int& field, int lo, int hi) {
+  return {key, flag, [&field, key, lo, hi](const Config& c) -> Status {
+            ASSIGN_OR_RETURN(int64_t v, c.get_int(key));
+            RETURN_IF_ERROR(in_range(c.origin() + ": " + key, v, int64_t(lo), int64_t(hi)));
+            field = int(v);
+            return ok_status();
+          }};
+}
+Knob unsigned_knob(std::string key, std::string flag, unsigned& field, unsigned lo, unsigned hi) {
+  return {key, flag, [&field, key, lo, hi](const Config& c) -> Status {
+            ASSIGN_OR_RETURN(int64_t v, c.get_int(key));
+            RETURN_IF_ERROR(in_range(c.origin() + ": " + key, v, int64_t(lo), int64_t(hi)));
+            field = unsigned(v);
+            return ok_status();
+          }};
+}
+Knob size_knob(std::string key, std::string flag, size_t& field, size_t lo, size_t hi) {
+  return {key, flag, [&field, key, lo, hi](const Config& c) -> Status {
+            ASSIGN_OR_RETURN(int64_t v, c.get_int(key));
+            RETURN_IF_ERROR(in_range(c.origin() + ": " + key, v, int64_t(lo), int64_t(hi)));
+            field = size_t(v);
+            return ok_status();
+          }};
+}
+Knob double_knob(std::string key, std::string flag, double& field, double lo, double hi) {
+  return {key, flag, [&field, key, lo, hi](const Config& c) -> Status {
+            ASSIGN_OR_RETURN(double v, c.get_double(key));
+            RETURN_IF_ERROR(in_range(c.origin() + ": " + key, v, lo, hi));
+            field = v;
+            return ok_status();
+          }};
+}
+Knob bool_knob(std::string key, std::string flag, bool& field) {
+  return {key, flag, [&field, key](const Config& c) -> Status {
+            ASSIGN_OR_RETURN(field, c.get_bool(key));
+            return ok_status();
+          }};
+}
+Knob choice_knob(std::string key, std::string flag, std::string& field, std::vector<std::string> allowed) {
+  return {key, flag, [&field, key, allowed](const Config& c) -> Status {
+            ASSIGN_OR_RETURN(std::string v, c.get_string(key));
+            if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+              return invalid_argument(
+                  fmt::format("{}: {}: \"{}\" is not one of {}", c.origin(), key, v, fmt::join(allowed, ", ")));
+            field = v;
+            return ok_status();
+          }};
+}
+
+// The --config file's [sampler], [directed] and [check] keys, each read
+// unless its flag was given. A file without them (a plain model config)
+// changes nothing; an unknown key in those sections fails, naming it.
+Status apply_config_sections(SampleCommandOptions& opts) {
+  if (opts.config.empty()) return ok_status();
+  ASSIGN_OR_RETURN(Config c, Config::load_file(opts.config));
+  std::vector<std::string> known;
+  for (const Knob& k : opts.knobs) known.push_back(k.key);
+  RETURN_IF_ERROR(c.check_known_keys(known, {"vocabulary", "model", "training", "preview"}));
+  for (const Knob& k : opts.knobs)
+    if (!k.flag_given && c.has(k.key)) RETURN_IF_ERROR(k.read(c));
+  return ok_status();
+}
+
 }  // namespace
 
 void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   auto opts = std::make_shared<SampleCommandOptions>();
   auto& s = opts->sample;  // bound directly: its defaults are the command's
+  auto& d = opts->directed;
   CLI::App* cmd = app.add_subcommand("sample", "Synthesize OpenCL kernels with a trained model");
+  cmd->formatter(std::make_shared<TuningOffHelp>());
+  cmd->footer(
+      "Research and tuning knobs (top-k and top-p, refusals, repairs, backtracking, the start state, filter "
+      "threads, the "
+      "directed search's shares and cuts, the checker's jobs and time-out) are keys of the --config file's "
+      "[sampler], [directed] and [check] sections; each also has a flag that overrides the file "
+      "(docs/SAMPLER.md, \"Configuration\").");
+
+  // Input and model.
   cmd->add_option("--args", s.args,
                   "Kernel argument types, e.g. \"float*,float*,float*,int\" (default: the model "
-                  "chooses the signature)");
-  cmd->add_option("-n", s.target_accepted,
-                  "Stop once this many new unique kernels of this model, --args, --seed and policy are stored, "
-                  "earlier runs' included (0 = no limit; see docs/SAMPLER.md)")
-      ->capture_default_str();
-  cmd->add_option("--temperature", s.policy.temperature, "Sampling temperature (0 = greedy)")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
-  cmd->add_option("--top-k", s.policy.top_k, "Sample from the K most likely tokens (0 = disabled)")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
-  cmd->add_option("--top-p", s.policy.top_p, "Nucleus sampling mass (1 = disabled)")
-      ->capture_default_str()
-      ->check(finite_range(0.0, 1.0));
-  cmd->add_option("--seed", s.seed, "RNG seed; the same seed on CPU reproduces a run")
-      ->capture_default_str();
-  cmd->add_option("--batch-size", opts->batch_size, "Streams sampled in parallel")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--max-length", s.max_length, "Tokens per sample before it is cut off")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 24));
-  cmd->add_option("--max-samples", s.max_samples, "Stop after this many samples (0 = no limit)")
-      ->capture_default_str();
-  cmd->add_option("--time-limit", s.time_limit, "Stop after this many seconds (0 = no limit)")
-      ->capture_default_str()
-      ->check(finite_range(0, 1e9));
-  cmd->add_option("--filter-threads", s.filter_threads, "Filter workers (0 = cores - 1)")
-      ->capture_default_str();
-  cmd->add_option("--out", opts->out, "Directory for accepted kernels (default: <workspace>/samples/<model id>)");
-  auto* model = cmd->add_option("--model", opts->model_id, "Model id (default: the latest trained)");
+                  "chooses the signature)")
+      ->group(kInput);
+  auto* model = cmd->add_option("--model", opts->model_id, "Model id (default: the latest trained)")->group(kInput);
   cmd->add_option("--checkpoint", opts->checkpoint,
                   "best (lowest validation loss; the last for models without one) or last")
       ->check(CLI::IsMember({"best", "last"}))
-      ->capture_default_str();
-  cmd->add_option("--config", opts->config, "Sample from the model this config trains")
+      ->capture_default_str()
+      ->group(kInput);
+  cmd->add_option("--config", opts->config,
+                  "Sample from the model this config trains, with its [sampler], [directed] and [check] settings")
       ->excludes(model)
-      ->check(non_empty());
-  cmd->add_option("--start", opts->start,
-                  "Model state the seed is read from: file (after the corpus separator, as a file "
-                  "starts in training) or zero (the network's zero state)")
-      ->check(CLI::IsMember({"file", "zero"}))
-      ->capture_default_str();
+      ->check(non_empty())
+      ->group(kInput);
   cmd->add_option("--device", opts->device, "cpu, cuda or auto")
-      ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  cmd->add_flag("!--no-constrain", s.constrain,
-                "Sample from the model's raw distribution, without the constraint that keeps "
-                "brackets matched and identifiers declared (see docs/SAMPLER.md)");
-  cmd->add_option("--max-refusals", s.max_refusals,
-                  "End a constrained stream once this many of its draws were refused")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--repairs", s.max_repairs,
-                  "Repair instead of abandon: a stream that reaches --max-refusals backs up "
-                  "--repair-backup tokens and goes on, at most this many times per sample (0: abandon)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--backtracks", opts->backtracks,
-                  fmt::format("Backtrack instead of redraw: when the constraint refuses a draw right after a "
-                              "name, go back before the name and draw another, at most "
-                              "this many times per sample (0: off; these refusals do not count towards "
-                              "--max-refusals) [default: {}, 0 with --check]",
-                              kBacktracks))
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("!--backtrack-bad-names-only", s.backtrack_after_any_name,
-                "Backtrack only when the name itself is refused (no token allowed after it, the refusals used "
-                "up, or the allowed redraw would lengthen it); otherwise redraw as without --backtracks");
-  cmd->add_option("--repair-backup", s.repair_backup, "Tokens a repair backs up")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->group(kInput);
+
+  // Sampling.
+  cmd->add_option("--temperature", s.policy.temperature, "Sampling temperature (0 = greedy)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->group(kSampling);
+  cmd->add_option("--top-k", s.policy.top_k, "[sampler] top_k: sample from the K most likely tokens (0 = disabled)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(kTuning);
+  cmd->add_option("--top-p", s.policy.top_p, "[sampler] top_p: nucleus sampling mass (1 = disabled)")
+      ->check(finite_range(0.0, 1.0))
+      ->group(kTuning);
+  auto* seed = cmd->add_option("--seed", s.seed,
+                               "RNG seed; the same seed on CPU reproduces a run (default: a fresh seed, printed "
+                               "and stored with every sample)")
+                   ->group(kSampling);
+  cmd->add_flag("--resume", opts->resume,
+                "Continue the newest stored run of this model, --args and shard: take its seed, skip its stored "
+                "draws, and count its kernels toward -n")
+      ->excludes(seed)
+      ->group(kSampling);
+  cmd->add_option("--out", opts->out, "Directory for accepted kernels (default: <workspace>/samples/<model id>)")
+      ->group(kSampling);
+  cmd->add_flag("--json", opts->json, "Print the summary as JSON")->group(kSampling);
+
+  // Checking.
+  cmd->add_option("--check", opts->check_device,
+                  "Drive accepted kernels through the dynamic checker while sampling: cpu, gpu, part of "
+                  "a device name, or all (the CPU checks, the other devices profile what passed); "
+                  "-n then counts benchmark-grade kernels")
+      ->group(kChecking);
+  cmd->add_option("--check-out", opts->check_out,
+                  "Directory for benchmark-grade kernels (default: <workspace>/benchmark-grade/<model "
+                  "id>, or <--out>-benchmark-grade)")
+      ->group(kChecking);
+
+  // Directed sampling.
+  auto* targets = cmd->add_option("--target-features", d.target_features,
+                                  "Steer toward these Grewe feature vectors (CSV with columns comp, "
+                                  "rational, mem, localmem, coalesced, atomic; `clgen features` output works as is; "
+                                  "see docs/SAMPLER.md)")
+                      ->check(CLI::ExistingFile)
+                      ->group(kDirected);
+  auto* held = cmd->add_flag("--held-out-targets", d.held_out,
+                             "Steer toward the features of the kernels that --config's training holds "
+                             "out (validation_split = \"repository\")")
+                   ->group(kDirected);
+  auto* explore = cmd->add_flag("--explore", d.explore,
+                                "Steer toward the corpus kernels farthest from the workspace's newest "
+                                "2000 accepted samples in feature space (docs/SAMPLER.md)")
+                      ->group(kDirected);
+  targets->excludes(held)->excludes(explore);
+  held->excludes(explore);
+  cmd->add_flag("--baseline", d.baseline, "Alternate directed and undirected slices in the same run and report both")
+      ->group(kDirected);
+  cmd->add_option("--target-report", d.report,
+                  "Write each target's nearest kernel (directed, and undirected with --baseline) as CSV")
+      ->group(kDirected);
+
+  // Limits.
+  cmd->add_option("-n", s.target_accepted,
+                  "Stop once this many new unique kernels of this model, --args, seed and policy are stored, "
+                  "earlier runs' of the seed included (0 = no limit; see docs/SAMPLER.md)")
+      ->capture_default_str()
+      ->group(kLimits);
+  cmd->add_option("--max-samples", s.max_samples, "Stop after this many samples (0 = no limit)")
+      ->capture_default_str()
+      ->group(kLimits);
+  cmd->add_option("--time-limit", s.time_limit, "Stop after this many seconds (0 = no limit)")
+      ->capture_default_str()
+      ->check(finite_range(0, 1e9))
+      ->group(kLimits);
+  cmd->add_option("--max-length", s.max_length, "Tokens per sample before it is cut off")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 24))
+      ->group(kLimits);
+  cmd->add_option("--batch-size", opts->batch_size, "Streams sampled in parallel")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20))
+      ->group(kLimits);
+
+  // Off --help: a key of the config's sections, or (--shard, --baseline-only,
+  // the Clang budget) documented in docs/SAMPLER.md.
   cmd->add_option("--shard", opts->shard,
                   "Sample shard I of N (I/N, 0 <= I < N): streams draw from generators no other "
                   "shard of the same --seed uses, and 0/1 is the unsharded run; \"auto\" takes I/N "
                   "from torchrun's RANK/WORLD_SIZE or Slurm's SLURM_PROCID/SLURM_NTASKS and the "
-                  "GPU from LOCAL_RANK/SLURM_LOCALID (see docs/SAMPLER.md)");
-  cmd->add_flag("!--no-usefulness-check", s.usefulness_check,
-                "Keep kernels the static usefulness check proves useless (see docs/SAMPLER.md)");
-  cmd->add_option("--check", opts->check_device,
-                  "Drive accepted kernels through the dynamic checker while sampling: cpu, gpu, part of "
-                  "a device name, or all (the CPU checks, the other devices profile what passed); "
-                  "-n then counts benchmark-grade kernels");
-  cmd->add_option("--check-jobs", opts->check.jobs, "Kernels checked at once (0: one per core, at most 16)")
-      ->capture_default_str()->check(CLI::Range(0u, 256u));
-  cmd->add_option("--check-timeout", opts->check.timeout_s, "Wall-clock seconds per checked kernel")
-      ->capture_default_str()
-      ->check(finite_range(0.001, 604800.0));
-  cmd->add_flag("!--no-check-timeout-retry", opts->check.retry_timeouts_alone,
-                "Keep a check's time-out beside other runs as it is, instead of checking the kernel again alone "
-                "(each retry holds the checker for up to two time-outs)");
-  cmd->add_option("--check-out", opts->check_out,
-                  "Directory for benchmark-grade kernels (default: <workspace>/benchmark-grade/<model "
-                  "id>, or <--out>-benchmark-grade)");
-  auto& d = opts->directed;
-  auto* targets = cmd->add_option("--target-features", d.target_features,
-                                  "Directed sampling: steer toward these Grewe feature vectors (CSV with columns comp, "
-                                  "rational, mem, localmem, coalesced, atomic; `clgen features` output works as is; "
-                                  "see docs/SAMPLER.md)")
-                      ->check(CLI::ExistingFile);
-  auto* held = cmd->add_flag("--held-out-targets", d.held_out,
-                             "Directed sampling toward the features of the kernels that --config's training holds "
-                             "out (validation_split = \"repository\")");
-  auto* explore = cmd->add_flag("--explore", d.explore,
-                                "Directed sampling toward the corpus kernels farthest from the workspace's newest "
-                                "2000 accepted samples in feature space (docs/SAMPLER.md)");
-  targets->excludes(held)->excludes(explore);
-  held->excludes(explore);
-  cmd->add_option("--explore-targets", d.explore_count, "Targets --explore chooses")
-      ->capture_default_str()
-      ->check(CLI::Range(size_t(1), size_t(1) << 20));
-  cmd->add_flag("--baseline", d.baseline,
-                "With directed sampling: alternate directed and undirected slices in the same run and report "
-                "both");
+                  "GPU from LOCAL_RANK/SLURM_LOCALID (see docs/SAMPLER.md)")
+      ->group(kTuning);
   cmd->add_flag("--baseline-only", d.baseline_only,
                 "With directed sampling: every stream is undirected (the --baseline side alone, for a run of its "
-                "own); its distance to the targets is reported as the baseline");
-  cmd->add_option("--baseline-slice", d.slice_seconds, "Seconds of each --baseline slice")
-      ->capture_default_str()
-      ->check(finite_range(0.001, 1e6));
-  cmd->add_option("--baseline-split", d.split,
-                  "How --baseline shares the run: time (alternate slices of --baseline-slice seconds) or streams "
-                  "(the odd streams of the batch undirected for the whole run: each side has half the batch, "
-                  "however long its streams run)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"time", "streams"}));
-  cmd->add_option("--plain-share", d.plain_share,
-                  "With directed sampling: the share of restarts from the plain seed (1 = undirected sampling "
-                  "that still reports its distance to the targets)")
-      ->capture_default_str()
-      ->check(finite_range(0.0, 1.0));
-  cmd->add_option("--near-share", d.near_share,
-                  "With directed sampling: the share of continuations whose target is drawn by how near its "
-                  "nearest kernel is (weight exp(-d / 0.05)) instead of in round-robin order (0: round-robin only)")
-      ->capture_default_str()
-      ->check(finite_range(0.0, 1.0));
-  cmd->add_flag("--near-cuts,!--no-near-cuts", d.near_cuts,
-                "With directed sampling: cut a kernel at distance d from its target among the last max(1/4, "
-                "d / 0.1) of its statement boundaries, so near kernels keep most of their body (default; "
-                "--no-near-cuts cuts uniformly)");
-  cmd->add_option("--target-report", d.report,
-                  "With directed sampling: write each target's nearest kernel (directed, and undirected with "
-                  "--baseline) as CSV");
-  cmd->add_flag("--graded-steering", d.graded,
-                "With directed sampling and --check: a kernel joins the search, and counts toward the targets, "
-                "only once the dynamic checker passed it (both sides; see docs/SAMPLER.md)");
+                "own); its distance to the targets is reported as the baseline")
+      ->group(kTuning);
+  cmd->add_option("--start", opts->start, "[sampler] start: file or zero")
+      ->check(CLI::IsMember({"file", "zero"}))
+      ->group(kTuning);
+  cmd->add_option("--filter-threads", s.filter_threads, "[sampler] filter_threads")->group(kTuning);
+  cmd->add_flag("!--no-constrain", s.constrain, "[sampler] constrain = false")->group(kTuning);
+  cmd->add_option("--max-refusals", s.max_refusals, "[sampler] max_refusals")
+      ->check(CLI::PositiveNumber)
+      ->group(kTuning);
+  cmd->add_option("--repairs", s.max_repairs, "[sampler] repairs")->check(CLI::NonNegativeNumber)->group(kTuning);
+  cmd->add_option("--repair-backup", s.repair_backup, "[sampler] repair_backup")
+      ->check(CLI::PositiveNumber)
+      ->group(kTuning);
+  cmd->add_option("--backtracks", opts->backtracks, "[sampler] backtracks")
+      ->check(CLI::NonNegativeNumber)
+      ->group(kTuning);
+  cmd->add_flag("!--backtrack-bad-names-only", s.backtrack_after_any_name, "[sampler] backtrack_bad_names_only")
+      ->group(kTuning);
+  cmd->add_flag("!--no-usefulness-check", s.usefulness_check, "[sampler] usefulness_check = false")->group(kTuning);
+  cmd->add_option("--explore-targets", d.explore_count, "[directed] explore_targets")
+      ->check(CLI::Range(size_t(1), size_t(1) << 20))
+      ->group(kTuning);
+  cmd->add_option("--baseline-slice", d.slice_seconds, "[directed] baseline_slice")
+      ->check(finite_range(0.001, 1e6))
+      ->group(kTuning);
+  cmd->add_option("--baseline-split", d.split, "[directed] baseline_split: time or streams")
+      ->check(CLI::IsMember({"time", "streams"}))
+      ->group(kTuning);
+  cmd->add_option("--plain-share", d.plain_share, "[directed] plain_share")
+      ->check(finite_range(0.0, 1.0))
+      ->group(kTuning);
+  cmd->add_option("--near-share", d.near_share, "[directed] near_share")->check(finite_range(0.0, 1.0))->group(kTuning);
+  cmd->add_flag("--near-cuts,!--no-near-cuts", d.near_cuts, "[directed] near_cuts")->group(kTuning);
+  cmd->add_flag("--graded-steering", d.graded, "[directed] graded_steering")->group(kTuning);
+  cmd->add_option("--check-jobs", opts->check.jobs, "[check] jobs")->check(CLI::Range(0u, 256u))->group(kTuning);
+  cmd->add_option("--check-timeout", opts->check.timeout_s, "[check] timeout")
+      ->check(finite_range(0.001, 604800.0))
+      ->group(kTuning);
+  cmd->add_flag("!--no-check-timeout-retry", opts->check.retry_timeouts_alone, "[check] timeout_retry = false")
+      ->group(kTuning);
   opts->clang.add_to(*cmd, "sample");
-  cmd->add_flag("--json", opts->json, "Print the summary as JSON");
-  cmd->final_callback([opts, &global, &action] {
-    action = [opts, &global] { return run_sample(global, *opts); };
+  for (const char* f : {"--clang-time-limit", "--clang-memory-limit", "--clang-in-process"})
+    cmd->get_option(f)->group(kTuning);
+
+  // What each config key sets, and the flag that overrides it (their
+  // meanings: docs/SAMPLER.md, "Configuration").
+  opts->knobs = {
+      choice_knob("sampler.start", "--start", opts->start, {"file", "zero"}),
+      int_knob("sampler.top_k", "--top-k", s.policy.top_k, 0, 1 << 30),
+      double_knob("sampler.top_p", "--top-p", s.policy.top_p, 0.0, 1.0),
+      int_knob("sampler.max_length", "--max-length", s.max_length, 1, 1 << 24),
+      unsigned_knob("sampler.filter_threads", "--filter-threads", s.filter_threads, 0, 1024),
+      bool_knob("sampler.constrain", "--no-constrain", s.constrain),
+      int_knob("sampler.max_refusals", "--max-refusals", s.max_refusals, 1, 1 << 20),
+      int_knob("sampler.repairs", "--repairs", s.max_repairs, 0, 1 << 20),
+      int_knob("sampler.repair_backup", "--repair-backup", s.repair_backup, 1, 1 << 20),
+      int_knob("sampler.backtracks", "--backtracks", opts->backtracks, 0, 1 << 20),
+      {"sampler.backtrack_bad_names_only", "--backtrack-bad-names-only",
+       [&any = s.backtrack_after_any_name](const Config& c) -> Status {
+         ASSIGN_OR_RETURN(bool only_bad, c.get_bool("sampler.backtrack_bad_names_only"));
+         any = !only_bad;
+         return ok_status();
+       }},
+      bool_knob("sampler.usefulness_check", "--no-usefulness-check", s.usefulness_check),
+      size_knob("directed.explore_targets", "--explore-targets", d.explore_count, 1, size_t(1) << 20),
+      double_knob("directed.baseline_slice", "--baseline-slice", d.slice_seconds, 0.001, 1e6),
+      choice_knob("directed.baseline_split", "--baseline-split", d.split, {"time", "streams"}),
+      double_knob("directed.plain_share", "--plain-share", d.plain_share, 0.0, 1.0),
+      double_knob("directed.near_share", "--near-share", d.near_share, 0.0, 1.0),
+      bool_knob("directed.near_cuts", "--near-cuts", d.near_cuts),
+      bool_knob("directed.graded_steering", "--graded-steering", d.graded),
+      unsigned_knob("check.jobs", "--check-jobs", opts->check.jobs, 0, 256),
+      double_knob("check.timeout", "--check-timeout", opts->check.timeout_s, 0.001, 604800.0),
+      bool_knob("check.timeout_retry", "--no-check-timeout-retry", opts->check.retry_timeouts_alone),
+  };
+  cmd->final_callback([opts, seed, cmd, &global, &action] {
+    opts->seed_given = seed->count() > 0;
+    for (Knob& k : opts->knobs) k.flag_given = cmd->get_option(k.flag)->count() > 0;
+    action = [opts, &global] {
+      RETURN_IF_ERROR(apply_config_sections(*opts));
+      return run_sample(global, *opts);
+    };
   });
 }
 

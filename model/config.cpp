@@ -59,7 +59,8 @@ Expected<ModelConfig> from_config(const Config& c) {
                                       "training.checkpoint_every_seconds",
                                       "preview.samples",
                                       "preview.max_tokens",
-                                      "preview.temperature"}));
+                                      "preview.temperature"},
+                                     {"sampler", "directed", "check"}));  // `clgen sample` reads these
   ModelConfig m;
   auto bad = [&](const std::string& key, const std::string& what) {
     return invalid_argument(fmt::format("{}: {}: {}", c.origin(), key, what));

@@ -132,6 +132,19 @@ Expected<std::vector<std::pair<std::string, std::string>>> accepted_kernels(Data
   return out;
 }
 
+Expected<std::optional<uint64_t>> latest_seed(Database& db, const std::string& model_id, const std::string& args,
+                                              const std::string& shard) {
+  RETURN_IF_ERROR(ensure_sampler_schema(db));
+  ASSIGN_OR_RETURN(auto st, db.prepare("SELECT seed FROM samples WHERE model_id = ?1 AND args = ?2 AND shard IS ?3 "
+                                       "ORDER BY id DESC LIMIT 1"));
+  RETURN_IF_ERROR(st.bind(1, std::string_view(model_id)));
+  RETURN_IF_ERROR(st.bind(2, std::string_view(args)));
+  RETURN_IF_ERROR(bind_text_or_null(st, 3, shard));
+  ASSIGN_OR_RETURN(bool row, st.step());
+  if (!row) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(static_cast<uint64_t>(st.column_int(0)));
+}
+
 Expected<std::unordered_set<uint64_t>> stored_sample_indices(Database& db, const DrawKey& key) {
   ASSIGN_OR_RETURN(auto st, db.prepare(std::string("SELECT sample_index FROM samples WHERE ") + kKeyWhere));
   RETURN_IF_ERROR(bind_key(st, key));

@@ -89,6 +89,12 @@ Expected<std::vector<std::pair<std::string, std::string>>> accepted_kernels(Data
 // sample_index of every sample stored under `key`: the draws a rerun skips.
 Expected<std::unordered_set<uint64_t>> stored_sample_indices(Database& db, const DrawKey& key);
 
+// The seed of the newest sample stored for `model_id`, `args` and `shard`
+// ("" = unsharded): the run `sample --resume` continues; nullopt when none is
+// stored (or no samples table exists yet). Fails with the database's error.
+Expected<std::optional<uint64_t>> latest_seed(Database& db, const std::string& model_id, const std::string& args,
+                                              const std::string& shard);
+
 // What became of one row given to store_samples.
 enum class RowFate {
   kStored,           // inserted as it was

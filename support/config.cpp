@@ -141,10 +141,17 @@ Expected<double> Config::get_double(const std::string& key, double fallback) con
   return get_double(key);
 }
 
-Status Config::check_known_keys(const std::vector<std::string>& known) const {
+Status Config::check_known_keys(const std::vector<std::string>& known) const { return check_known_keys(known, {}); }
+
+Status Config::check_known_keys(const std::vector<std::string>& known,
+                                const std::vector<std::string>& other_tables) const {
   std::vector<std::string> keys;
   collect_keys(*table_, "", keys);
   for (const std::string& k : keys) {
+    const std::string table = k.substr(0, k.find('.'));
+    if (k.find('.') != std::string::npos &&
+        std::find(other_tables.begin(), other_tables.end(), table) != other_tables.end())
+      continue;
     if (std::find(known.begin(), known.end(), k) == known.end())
       return key_error(k, "unknown key");
   }

@@ -47,6 +47,9 @@ class Config {
   // Fails naming the first key (dotted) that is not in `known`, so typos in a
   // config are caught instead of silently ignored. Tables are descended into.
   Status check_known_keys(const std::vector<std::string>& known) const;
+  // ... leaving out the keys of the tables in `other_tables`, which another
+  // reader of the same file checks (a model config's [sampler] section).
+  Status check_known_keys(const std::vector<std::string>& known, const std::vector<std::string>& other_tables) const;
 
  private:
   Config(std::unique_ptr<toml::table> table, std::string origin);

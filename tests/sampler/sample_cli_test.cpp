@@ -2,6 +2,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -89,6 +94,44 @@ TEST(SampleCli, WithoutATrainedModelFailsWithAMessage) {
   EXPECT_EQ(1, r.exit_code) << r.err;
   EXPECT_NE(r.err.find("clgen: error:"), std::string::npos) << r.err;
   (void)remove_tree(ws);
+}
+
+// `sample --help` lists its everyday flags in five groups and no more than
+// 22 options (21 flags and --help); the research and tuning knobs are off
+// it (config keys whose flags override the file), named in the footer.
+TEST(SampleCli, HelpFitsItsGroups) {
+  auto r = run_clgen({"sample", "--help"});
+  ASSERT_EQ(0, r.exit_code) << r.err;
+  const std::set<std::string> groups = {"Input and model", "Sampling", "Checking", "Directed sampling", "Limits"};
+  std::map<std::string, std::vector<std::string>> by_group;  // heading -> its options' first names
+  std::string heading;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == ':' && line[0] != ' ') heading = line.substr(0, line.size() - 1);
+    else if (line.rfind("  -", 0) == 0) by_group[heading].push_back(line.substr(2, line.find_first_of(" ", 2) - 2));
+  }
+  size_t options = 0;
+  for (const auto& [g, names] : by_group) {
+    options += names.size();
+    if (g == "Options") {
+      EXPECT_EQ(std::vector<std::string>{"-h,--help"}, names);  // CLI11's own group holds only --help
+      continue;
+    }
+    EXPECT_EQ(1u, groups.count(g)) << "options outside the five groups: " << g;
+  }
+  for (const std::string& g : groups) EXPECT_FALSE(by_group[g].empty()) << g << " is missing";
+  EXPECT_LE(options, 22u) << r.out;
+  for (const char* knob : {"--near-share", "--near-cuts", "--baseline-split", "--backtrack-bad-names-only",
+                           "--repair-backup", "--max-refusals", "--check-jobs", "--top-k"})
+    EXPECT_EQ(std::string::npos, r.out.find(knob)) << knob << " is on --help";
+  EXPECT_NE(std::string::npos, r.out.find("[sampler], [directed] and [check]")) << r.out;
+}
+
+// A knob's flag still parses (scripts pass them) and keeps its check.
+TEST(SampleCli, TuningFlagsOffTheHelpStillParseAndCheck) {
+  auto r = run_clgen({"--workspace", temp_workspace("knob"), "sample", "--near-share", "2"});
+  EXPECT_EQ(2, r.exit_code);
+  EXPECT_NE(std::string::npos, r.err.find("--near-share")) << r.err;
 }
 
 }  // namespace

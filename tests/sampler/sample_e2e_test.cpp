@@ -199,6 +199,125 @@ TEST_F(SampleEndToEnd, FilterRunsInClangWorkersAndInProcessStoresTheSameVerdicts
   (void)remove_tree(copy);
 }
 
+// Without --seed each run draws a fresh seed: a second run in the same
+// workspace stores draws of its own (none replayed), and --resume then takes
+// the newest run's seed and meets its stored draws (draw 0 at least).
+TEST_F(SampleEndToEnd, SecondRunWithoutSeedMakesNewDraws) {
+  if (HasFatalFailure()) return;
+  const std::string ws = trained_copy("ws_fresh_seeds");
+  auto run = [&](std::vector<std::string> extra) {
+    extra.insert(extra.end(), {"--max-samples", "8", "--batch-size", "4", "--out", (root_ / "fresh").string()});
+    auto r = sample_json(extra, ws);
+    EXPECT_EQ(0, r.exit_code) << r.out << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  };
+  auto first = run({}), second = run({});
+  ASSERT_TRUE(first.contains("seed") && second.contains("seed"));
+  EXPECT_EQ("fresh", second["seed_from"]);
+  EXPECT_NE(first["seed"], second["seed"]);
+  EXPECT_EQ(0, second["replayed"].get<int>()) << second;
+  EXPECT_EQ(8, second["samples"].get<int>()) << second;
+  // Both runs' draws are stored: 8 rows under each seed.
+  EXPECT_EQ(8u, samples_of(ws, first["seed"].get<uint64_t>()).size());
+  EXPECT_EQ(8u, samples_of(ws, second["seed"].get<uint64_t>()).size());
+  auto resumed = run({"--resume"});
+  EXPECT_EQ(second["seed"], resumed["seed"]);
+  EXPECT_EQ("--resume", resumed["seed_from"]);
+  EXPECT_GE(resumed["replayed"].get<int>(), 1) << resumed;
+  (void)remove_tree(ws);
+}
+
+// The suite's model config with `sections` appended (TOML), as a file
+// under the suite's root: --config then finds the same model.
+std::string config_with(const fs::path& root, const std::string& name, const std::string& sections) {
+  const fs::path p = root / (name + ".toml");
+  std::ofstream(p) << slurp(std::string(CLGEN_TEST_DATA) + "/sampler/small.toml") << "\n" << sections;
+  return p.string();
+}
+
+// One sample with --config `config` and `extra` flags; its "options" object.
+nlohmann::json options_of(const std::string& ws, const std::string& config, std::vector<std::string> extra) {
+  std::vector<std::string> args = {
+      "--workspace",   ws,  "-q",           "sample", "--config",     config, "--args",   kArgs, "-n",    "0",
+      "--max-samples", "1", "--batch-size", "1",      "--max-length", "50",   "--device", "cpu", "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = run_clgen(args);
+  EXPECT_EQ(0, r.exit_code) << r.out << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out)["options"] : nlohmann::json::object();
+}
+
+// [sampler] keys set the knobs whose flags left --help (defaults: start
+// file, max_refusals 4, repair_backup 8, backtracks 16, any name); a flag
+// given beside the file wins over it; an unknown key fails, naming it.
+TEST_F(SampleEndToEnd, ConfigSamplerSectionSetsTheSamplerKnobs) {
+  if (HasFatalFailure()) return;
+  const std::string config = config_with(root_, "sampler_section",
+                                         "[sampler]\nstart = \"zero\"\nmax_refusals = 7\nrepairs = 2\n"
+                                         "repair_backup = 5\nbacktracks = 3\nbacktrack_bad_names_only = true\n"
+                                         "filter_threads = 1\nusefulness_check = false\ntop_k = 5\ntop_p = 0.9\n"
+                                         "max_length = 40\n");
+  auto o = options_of(ws(), config, {});
+  EXPECT_EQ("zero", o["sampler"]["start"]);
+  EXPECT_EQ(7, o["sampler"]["max_refusals"]);
+  EXPECT_EQ(2, o["sampler"]["repairs"]);
+  EXPECT_EQ(5, o["sampler"]["repair_backup"]);
+  EXPECT_EQ(3, o["sampler"]["backtracks"]);
+  EXPECT_EQ(true, o["sampler"]["backtrack_bad_names_only"]);
+  EXPECT_EQ(1, o["sampler"]["filter_threads"]);
+  EXPECT_EQ(false, o["sampler"]["usefulness_check"]);
+  EXPECT_EQ(5, o["sampler"]["top_k"]);
+  EXPECT_EQ(0.9, o["sampler"]["top_p"]);
+  EXPECT_EQ(50, o["sampler"]["max_length"]);  // options_of passes --max-length 50: the flag wins
+  auto flags = options_of(ws(), config, {"--max-refusals", "9", "--backtracks", "0"});
+  EXPECT_EQ(9, flags["sampler"]["max_refusals"]);
+  EXPECT_EQ(0, flags["sampler"]["backtracks"]);
+  EXPECT_EQ(5, flags["sampler"]["repair_backup"]);  // still the file's
+  auto r = run_clgen({"--workspace", ws(), "-q", "sample", "--config",
+                      config_with(root_, "typo", "[sampler]\nmax_refusal = 3\n"), "--max-samples", "1"});
+  EXPECT_EQ(1, r.exit_code);
+  EXPECT_NE(std::string::npos, r.err.find("sampler.max_refusal")) << r.err;
+}
+
+// [directed] keys set the directed search's knobs (defaults: explore 50,
+// slice 10 s, split time, near_cuts on, not graded).
+TEST_F(SampleEndToEnd, ConfigDirectedSectionSetsTheDirectedKnobs) {
+  if (HasFatalFailure()) return;
+  const std::string config = config_with(root_, "directed_section",
+                                         "[directed]\nexplore_targets = 7\nbaseline_slice = 2.5\n"
+                                         "baseline_split = \"streams\"\nplain_share = 0.5\nnear_share = 0.25\n"
+                                         "near_cuts = false\n");
+  auto o = options_of(ws(), config, {});
+  EXPECT_EQ(7, o["directed"]["explore_targets"]);
+  EXPECT_EQ(2.5, o["directed"]["baseline_slice"]);
+  EXPECT_EQ("streams", o["directed"]["baseline_split"]);
+  EXPECT_EQ(0.5, o["directed"]["plain_share"]);
+  EXPECT_EQ(0.25, o["directed"]["near_share"]);
+  EXPECT_EQ(false, o["directed"]["near_cuts"]);
+  // graded_steering is read: without --check and targets it is refused as the flag is.
+  auto graded = run_clgen({"--workspace", ws(), "-q", "sample", "--config",
+                           config_with(root_, "graded", "[directed]\ngraded_steering = true\n"), "--max-samples", "1"});
+  EXPECT_EQ(2, graded.exit_code);
+  EXPECT_NE(std::string::npos, graded.err.find("--graded-steering steers")) << graded.err;
+  EXPECT_EQ(0.75, options_of(ws(), config, {"--near-share", "0.75"})["directed"]["near_share"]);
+  // A value the flag would refuse is refused in the file too.
+  auto r = run_clgen({"--workspace", ws(), "-q", "sample", "--config",
+                      config_with(root_, "bad_share", "[directed]\nnear_share = 1.5\n"), "--max-samples", "1"});
+  EXPECT_EQ(1, r.exit_code);
+  EXPECT_NE(std::string::npos, r.err.find("directed.near_share")) << r.err;
+}
+
+// [check] keys set the checker's jobs, time-out and retry (defaults 0, 10 s, on).
+TEST_F(SampleEndToEnd, ConfigCheckSectionSetsTheCheckerKnobs) {
+  if (HasFatalFailure()) return;
+  const std::string config =
+      config_with(root_, "check_section", "[check]\njobs = 3\ntimeout = 2.5\ntimeout_retry = false\n");
+  auto o = options_of(ws(), config, {});
+  EXPECT_EQ(3, o["check"]["jobs"]);
+  EXPECT_EQ(2.5, o["check"]["timeout"]);
+  EXPECT_EQ(false, o["check"]["timeout_retry"]);
+  EXPECT_EQ(1, options_of(ws(), config, {"--check-jobs", "1"})["check"]["jobs"]);
+}
+
 // -n counts the accepted kernels of (model, args, seed, policy) over runs:
 // `-n 6` then `-n 10` with the same seed ends with exactly 10, each draw
 // stored once, and a second `-n 10` adds nothing.
