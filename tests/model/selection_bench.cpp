@@ -107,6 +107,8 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < top.size() && i < 5; ++i)
     std::printf(" %s %.1f%% (of all selected %.1f%%)", top[i].second.c_str(), 100.0 * top[i].first / train_chars,
                 100.0 * per_repo[top[i].second] / chars);
+  std::printf("\nheld-out repositories:");
+  for (const std::string& repo : set.held_out_repositories) std::printf(" %s", repo.c_str());
   std::printf("\n");
   return 0;
 }
