@@ -81,7 +81,7 @@ struct DirectorOptions {
   // that continuation alone would not reach. Most training copies come from
   // these restarts: on the H200 with the GitHub model, 0.02 against 0.1 gave
   // 0.9% against 1.9% copies among filter passes and 235 against 240 targets
-  // matched in a minute (docs/BENCHMARKS.md, "Twentieth session").
+  // matched in a minute (2026-11-28).
   double plain_share = 0.02;
   // --near-share: the share of continuations whose target is drawn by how
   // near its nearest kernel already is (weight exp(-d / near_scale) over
@@ -89,7 +89,7 @@ struct DirectorOptions {
   // and a near miss (one feature off by one) is finished by a small edit
   // far more often than a distant target is reached. 0.5 with near_cuts:
   // 249 targets matched against 201 for the round-robin alone, in one minute
-  // on the H200 (docs/BENCHMARKS.md, "Seventeenth session").
+  // on the H200 (docs/BENCHMARKS.md, "Directed sampling").
   double near_share = 0.5;
   double near_scale = 0.05;
   // --near-cuts: a continuation of a kernel at distance d from its target
@@ -121,7 +121,8 @@ struct DirectorOptions {
   // (Director::graded); kernels it failed, or never checked, are not
   // continued. Without it, the search continues any accepted kernel, and
   // on the H200 only 16% of directed kernels passed against 50% of
-  // undirected ones (docs/BENCHMARKS.md, "Fifteenth session").
+  // undirected ones (2026-11-27, before the uninitialized_read and
+  // endless_loop checks).
   bool graded = false;
   // Seconds since the run started (tests replace the steady clock).
   std::function<double()> clock;
