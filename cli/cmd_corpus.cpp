@@ -1,9 +1,11 @@
 // `clgen corpus add | mine-github | stats | export`: build the OpenCL corpus
 // in the workspace database from local trees, git repositories, installed
 // Debian packages and GitHub, and report on or export it.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +16,10 @@
 #include "corpus/installed.h"
 #include "corpus/preprocess/catalog.h"
 #include "corpus/store.h"
+#ifdef CLGEN_HAVE_MODEL_DATA
+#include "model/config.h"
+#include "model/store.h"
+#endif
 #include "support/log.h"
 #include "support/workspace.h"
 
@@ -72,6 +78,7 @@ struct MineOptions {
 
 struct StatsOptions {
   bool json = false;
+  std::string config;  // a model config: also count the characters its training selection keeps
 };
 
 struct ExportOptions {
@@ -116,6 +123,13 @@ void print_summary(const std::string& what, const corpus::ImportSummary& s) {
         static_cast<long long>(s.includes_inlined), static_cast<long long>(s.includes_substituted),
         static_cast<long long>(s.includes_unresolved), static_cast<long long>(s.includes_refused),
         static_cast<long long>(s.include_cycles));
+  if (s.host_files_read > 0)
+    std::printf("  host code: %lld files read, %lld kernels recovered from string literals (%lld templates left out)\n",
+                static_cast<long long>(s.host_files_read), static_cast<long long>(s.host_kernels),
+                static_cast<long long>(s.host_templates));
+  if (s.transcoded > 0)
+    std::printf("  encodings: %lld files read as Windows-1252 in comments and literals, stored as UTF-8\n",
+                static_cast<long long>(s.transcoded));
 }
 
 Status run_add(const GlobalOptions& global, const AddOptions& opts) {
@@ -191,21 +205,100 @@ void print_groups(const char* title, const std::map<std::string, corpus::GroupSt
                 human_bytes(g.bytes).c_str(), key.empty() ? "(unknown)" : key.c_str());
 }
 
+// What reaches training from one repository: accepted kernels (newest
+// preprocessor version, decontaminated ones left out; a kernel found in
+// several repositories counts for the least one, as the training reader
+// does), those of them read out of host code, their normalized characters,
+// and with a config the characters its training selection keeps.
+struct TrainingCounts {
+  int64_t accepted = 0, accepted_host = 0, chars = 0, selected_chars = 0;
+};
+
+Expected<std::map<std::string, TrainingCounts>> training_counts(Database& db, const std::string& config) {
+  std::map<std::string, TrainingCounts> out;
+  preprocess::KernelQuery query;
+  query.with_repository = true;
+  ASSIGN_OR_RETURN(std::vector<preprocess::CatalogKernel> kernels, preprocess::newest_accepted_kernels(db, query));
+  ASSIGN_OR_RETURN(auto contents, preprocess::newest_accepted_contents(db));
+  ASSIGN_OR_RETURN(std::set<std::string> host, corpus::host_kernel_contents(db));
+  std::map<std::string, std::string> repository_of;  // normalized sha256 -> repository
+  for (const auto& k : kernels) {
+    TrainingCounts& c = out[k.repository];
+    ++c.accepted;
+    c.chars += static_cast<int64_t>(k.text.size());
+    auto it = contents.find(k.normalized_sha256);
+    if (it != contents.end() &&
+        std::any_of(it->second.begin(), it->second.end(), [&](const std::string& s) { return host.count(s) > 0; }))
+      ++c.accepted_host;
+    repository_of[k.normalized_sha256] = k.repository;
+  }
+  if (config.empty()) return out;
+#ifdef CLGEN_HAVE_MODEL_DATA
+  ASSIGN_OR_RETURN(model::ModelConfig c, model::load_model_config(config));
+  c.training.feature_prefix = false;  // only the selection matters here
+  ASSIGN_OR_RETURN(model::TrainingTexts set, model::read_training_set(db, c.training));
+  for (size_t i = 0; i < set.texts.size() && i < set.sha256.size(); ++i)
+    out[repository_of[set.sha256[i]]].selected_chars += static_cast<int64_t>(set.texts[i].size());
+  return out;
+#else
+  return usage_error("--config needs the model library, which this build of clgen lacks");
+#endif
+}
+
 Status run_stats(const GlobalOptions& global, const StatsOptions& opts) {
   ASSIGN_OR_RETURN(Database db, open_corpus_db(global));
   ASSIGN_OR_RETURN(corpus::CorpusStats s, corpus::corpus_stats(db));
   ASSIGN_OR_RETURN(s.preprocessed, preprocess::newest_result_counts(db));
+  ASSIGN_OR_RETURN(auto training, training_counts(db, opts.config));
+  TrainingCounts total;
+  for (const auto& [repo, c] : training) {
+    total.accepted += c.accepted;
+    total.accepted_host += c.accepted_host;
+    total.chars += c.chars;
+    total.selected_chars += c.selected_chars;
+  }
+  // The name the training reader gives a source (corpus/provenance.h).
+  auto repository = [](const corpus::SourceStats& src) {
+    return src.owner.empty() ? src.key : src.owner + "/" + src.name;
+  };
   if (opts.json) {
-    nlohmann::json j = {{"sources", s.sources}, {"files", s.files}, {"bytes", s.bytes},
-                        {"origins", s.origins}, {"kernel_files", s.kernel_files},
-                        {"include_files", s.include_files}, {"skipped", s.skipped_by_reason},
-                        {"preprocessed", s.preprocessed}, {"by_source", nlohmann::json::array()},
-                        {"by_domain", group_json(s.by_domain)}, {"by_license", group_json(s.by_license)}};
-    for (const auto& src : s.by_source)
-      j["by_source"].push_back({{"kind", src.kind}, {"source", src.key}, {"commit", src.commit},
-                                {"owner", src.owner}, {"name", src.name}, {"license", src.license},
-                                {"domain", src.domain}, {"files", src.files}, {"bytes", src.bytes},
-                                {"skipped", src.skipped}, {"complete", src.complete}});
+    nlohmann::json j = {{"sources", s.sources},
+                        {"files", s.files},
+                        {"bytes", s.bytes},
+                        {"origins", s.origins},
+                        {"kernel_files", s.kernel_files},
+                        {"include_files", s.include_files},
+                        {"skipped", s.skipped_by_reason},
+                        {"preprocessed", s.preprocessed},
+                        {"by_source", nlohmann::json::array()},
+                        {"by_domain", group_json(s.by_domain)},
+                        {"by_license", group_json(s.by_license)},
+                        {"host_kernels", s.host_kernels},
+                        {"host_files", s.host_files},
+                        {"accepted_kernels", total.accepted},
+                        {"accepted_host_kernels", total.accepted_host},
+                        {"training_chars", total.chars}};
+    if (!opts.config.empty()) j["selected_chars"] = total.selected_chars;
+    for (const auto& src : s.by_source) {
+      auto t = training.find(repository(src));
+      TrainingCounts c = t == training.end() ? TrainingCounts{} : t->second;
+      j["by_source"].push_back({{"kind", src.kind},
+                                {"source", src.key},
+                                {"commit", src.commit},
+                                {"owner", src.owner},
+                                {"name", src.name},
+                                {"license", src.license},
+                                {"domain", src.domain},
+                                {"files", src.files},
+                                {"bytes", src.bytes},
+                                {"skipped", src.skipped},
+                                {"complete", src.complete},
+                                {"host_kernels", src.host_kernels},
+                                {"accepted_kernels", c.accepted},
+                                {"accepted_host_kernels", c.accepted_host},
+                                {"training_chars", c.chars}});
+      if (!opts.config.empty()) j["by_source"].back()["selected_chars"] = c.selected_chars;
+    }
     std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return ok_status();
   }
@@ -219,6 +312,24 @@ Status run_stats(const GlobalOptions& global, const StatsOptions& opts) {
     std::printf("  %-10s %8lld %11s %8lld  %-24s %-32s %s\n", src.kind.c_str(), static_cast<long long>(src.files),
                 human_bytes(src.bytes).c_str(), static_cast<long long>(src.skipped), src.license.c_str(),
                 src.domain.c_str(), src.key.c_str());
+  std::printf(
+      "\nby repository: training text (accepted: newest preprocess, decontaminated left out)\n"
+      "  %8s %12s %9s %14s %15s%s  %s\n",
+      "files", "host kernels", "accepted", "accepted host", "training chars",
+      opts.config.empty() ? "" : "  selected chars", "repository");
+  auto row = [&](int64_t files, int64_t host, const TrainingCounts& c, const std::string& name) {
+    char selected[32] = "";
+    if (!opts.config.empty())
+      std::snprintf(selected, sizeof selected, "  %14lld", static_cast<long long>(c.selected_chars));
+    std::printf("  %8lld %12lld %9lld %14lld %15lld%s  %s\n", static_cast<long long>(files),
+                static_cast<long long>(host), static_cast<long long>(c.accepted),
+                static_cast<long long>(c.accepted_host), static_cast<long long>(c.chars), selected, name.c_str());
+  };
+  for (const auto& src : s.by_source) {
+    auto t = training.find(repository(src));
+    row(src.files, src.host_kernels, t == training.end() ? TrainingCounts{} : t->second, repository(src));
+  }
+  row(s.files, s.host_kernels, total, "(total)");
   print_groups("domain", s.by_domain);
   print_groups("license", s.by_license);
   std::printf("\nskipped by reason:\n");
@@ -300,6 +411,10 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global, Action& acti
   auto stats = std::make_shared<StatsOptions>();
   CLI::App* stats_cmd = group->add_subcommand("stats", "Corpus counts by source, domain, license and skip reason");
   stats_cmd->add_flag("--json", stats->json, "Print JSON");
+  stats_cmd
+      ->add_option("--config", stats->config,
+                   "A model config (TOML): also count the characters its training selection keeps")
+      ->check(CLI::ExistingFile);
   stats_cmd->final_callback([stats, &global, &action] { action = [stats, &global] { return run_stats(global, *stats); }; });
 
   auto exp = std::make_shared<ExportOptions>();

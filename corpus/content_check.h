@@ -30,4 +30,7 @@ using clgen::non_ascii_code_problem;
 // The skip reason for file contents, or "" when the text is acceptable.
 std::string content_problem(std::string_view text);
 
+// kBinary or kEmpty for such contents, else "" (the encoding is not checked).
+std::string binary_or_empty(std::string_view text);
+
 }  // namespace clgen::corpus

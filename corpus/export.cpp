@@ -24,10 +24,12 @@ Expected<ExportSummary> export_corpus(Database& db, const std::string& dir) {
 
   ASSIGN_OR_RETURN(Statement files, db.prepare(
       "SELECT sha256, text, size, language FROM content_files ORDER BY sha256"));
-  ASSIGN_OR_RETURN(Statement origins, db.prepare(
-      "SELECT r.kind, r.source, o.commit_sha, o.path, o.role FROM content_origins o "
-      "JOIN repositories r ON r.id = o.repository_id WHERE o.sha256 = ?1 "
-      "ORDER BY r.source, o.path"));
+  ASSIGN_OR_RETURN(
+      Statement origins,
+      db.prepare(
+          "SELECT r.kind, r.source, o.commit_sha, o.path, o.role, o.line_first, o.line_last FROM content_origins o "
+          "JOIN repositories r ON r.id = o.repository_id WHERE o.sha256 = ?1 "
+          "ORDER BY r.source, o.path"));
   for (;;) {
     ASSIGN_OR_RETURN(bool row, files.step());
     if (!row) break;
@@ -49,6 +51,8 @@ Expected<ExportSummary> export_corpus(Database& db, const std::string& dir) {
                                   {"commit", origins.column_text(2)},
                                   {"path", origins.column_text(3)},
                                   {"role", origins.column_text(4)}});
+      if (!origins.column_is_null(5))  // a kernel read out of a host file's string literal
+        entry["origins"].back()["lines"] = {origins.column_int(5), origins.column_int(6)};
       csv += csv_row({sha, std::to_string(size), language, origins.column_text(0),
                       origins.column_text(1), origins.column_text(2), origins.column_text(3),
                       origins.column_text(4)}) +

@@ -12,6 +12,8 @@
 
 #include "corpus/archive_tree.h"
 #include "corpus/content_check.h"
+#include "corpus/encoding.h"
+#include "corpus/host_code.h"
 #include "corpus/snapshot.h"
 #include "corpus/string_literals.h"
 #include "support/files.h"
@@ -38,6 +40,10 @@ void ImportSummary::add(const ImportSummary& o) {
   includes_substituted += o.includes_substituted;
   for (const auto& [k, v] : o.skipped) skipped[k] += v;
   unchanged_sources += o.unchanged_sources;
+  transcoded += o.transcoded;
+  host_files_read += o.host_files_read;
+  host_kernels += o.host_kernels;
+  host_templates += o.host_templates;
 }
 
 const std::vector<std::string> kSnapshotGlobs = {"*.[cC][lL]", "*.[oO][cC][lL]", "*.[cC][lL][hH]",
@@ -172,25 +178,33 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
   }
   ASSIGN_OR_RETURN(int64_t source_id, upsert_source(db, source));
   ASSIGN_OR_RETURN(std::vector<TreeEntry> entries, tree.list());
-  std::vector<TreeEntry> chosen;
+  std::vector<TreeEntry> chosen, hosts;
+  const bool host_code = options.host_code && !options.embedded_literals;
+  auto is_host = [&](const TreeEntry& e) {
+    return host_code && e.problem.empty() && host_language(e.path) && !matches_globs(e.path, options.globs);
+  };
   if (only_paths) {
     std::map<std::string, TreeEntry> by_path;
     for (auto& e : entries) by_path[e.path] = e;
     for (const auto& p : *only_paths) {
       auto it = by_path.find(p);
-      if (it != by_path.end()) chosen.push_back(it->second);
-      else chosen.push_back({p, 0, skip_reason::kUnreadable, "not a readable file in " + tree.describe()});
+      if (it == by_path.end())
+        chosen.push_back({p, 0, skip_reason::kUnreadable, "not a readable file in " + tree.describe()});
+      else if (is_host(it->second)) hosts.push_back(it->second);
+      else chosen.push_back(it->second);
     }
   } else {
-    for (auto& e : entries)
+    for (auto& e : entries) {
       if (matches_globs(e.path, options.globs)) chosen.push_back(std::move(e));
+      else if (is_host(e) && e.size <= options.max_host_file_size) hosts.push_back(std::move(e));
+    }
   }
   summary.candidates = static_cast<int64_t>(chosen.size());
   std::set<std::string> chosen_paths, stored_includes;
   for (const auto& e : chosen) chosen_paths.insert(e.path);
 
-  Progress progress("import " + (source.name.empty() ? source.key : source.name), chosen.size(),
-                    nullptr, options.progress ? -1 : 0);
+  Progress progress("import " + (source.name.empty() ? source.key : source.name), chosen.size() + hosts.size(), nullptr,
+                    options.progress ? -1 : 0);
   BatchWriter writer(db, source_id, commit, std::max<size_t>(1, options.batch_size), summary);
   IncludeCache includes(tree, 256ull << 20);
   auto accept = [&](const std::string& path, std::string text, int64_t raw_bytes, const char* role) -> Status {
@@ -208,6 +222,13 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
       if (!text.ok()) return text.status().with_context("reading included " + p + " again");
       ++summary.includes_stored;
       int64_t n = static_cast<int64_t>(text->size());
+      // Stray Windows-1252 bytes in comments and literals become UTF-8; a
+      // header with such bytes in code is stored as found (preprocess refuses it).
+      Utf8Text utf8 = c_source_as_utf8(*text);
+      if (utf8.problem.empty() && utf8.transcoded) {
+        ++summary.transcoded;
+        *text = std::move(utf8.text);
+      }
       RETURN_IF_ERROR(accept(p, std::move(*text), n, origin_role::kInclude));
     }
     return ok_status();
@@ -232,10 +253,18 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
       RETURN_IF_ERROR(writer.add_skip(e.path, reason, raw.status().message()));
       continue;
     }
-    std::string problem = content_problem(*raw);
-    if (!problem.empty()) {
+    if (std::string problem = binary_or_empty(*raw); !problem.empty()) {
       RETURN_IF_ERROR(writer.add_skip(e.path, problem, ""));
       continue;
+    }
+    Utf8Text utf8 = c_source_as_utf8(*raw);
+    if (!utf8.problem.empty()) {
+      RETURN_IF_ERROR(writer.add_skip(e.path, skip_reason::kInvalidUtf8, utf8.problem));
+      continue;
+    }
+    if (utf8.transcoded) {
+      ++summary.transcoded;
+      *raw = std::move(utf8.text);
     }
     if (options.embedded_literals) {
       auto sources = decode_string_literal_sources(*raw);
@@ -275,6 +304,30 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
     int64_t n = static_cast<int64_t>(raw->size());
     RETURN_IF_ERROR(accept(e.path, std::move(*raw), n, role));
     RETURN_IF_ERROR(store_includes(inl.included_paths));
+  }
+  // Host files: each is read and scanned once; its kernel literals are
+  // stored as kernels at the host file's path with their lines. A host file
+  // without one leaves no row (most C and Java files of a repository).
+  for (const TreeEntry& e : hosts) {
+    progress.advance();
+    auto raw = tree.read(e.path, options.max_host_file_size);
+    if (!raw.ok() || !binary_or_empty(*raw).empty() || !mentions_kernel(*raw)) continue;
+    ++summary.host_files_read;
+    summary.bytes_read += static_cast<int64_t>(raw->size());
+    std::string code = is_valid_utf8(*raw) ? std::move(*raw) : windows1252_to_utf8(*raw);
+    HostScan scan = extract_host_kernels(code, *host_language(e.path));
+    summary.host_templates += scan.templates;
+    for (HostKernel& k : scan.kernels) {
+      if (!binary_or_empty(k.text).empty() || k.text.size() > options.max_file_size) continue;
+      ++summary.host_kernels;
+      ++summary.accepted;
+      summary.bytes_stored += static_cast<int64_t>(k.text.size());
+      std::string sha = sha256_hex(k.text);
+      StoredFile f{std::move(sha), std::move(k.text), e.path, "opencl", origin_role::kKernel};
+      f.line_first = k.first_line;
+      f.line_last = k.last_line;
+      RETURN_IF_ERROR(writer.add_file(std::move(f)));
+    }
   }
   RETURN_IF_ERROR(writer.flush());
   progress.finish();

@@ -28,6 +28,11 @@ struct ImportOptions {
   // The files are C/C++ headers holding kernels as string literals (Bullet):
   // each literal becomes one content file, named "path:variable".
   bool embedded_literals = false;
+  // Read OpenCL kernels out of the string literals of host source files
+  // (host_code.h: C, C++, Python, Java, JavaScript, Rust, ...) that the
+  // globs do not select; each kernel-like literal is stored as a kernel.
+  bool host_code = true;
+  uint64_t max_host_file_size = 256 << 10;  // larger host files are not read
   bool progress = true;              // draw a progress line on a terminal
   // Import even a source already completely imported at the same commit or
   // package version (git repositories and packages are otherwise skipped).
@@ -46,6 +51,10 @@ struct ImportSummary {
   int64_t includes_substituted = 0;        // missing sources read as their headers (of includes_inlined)
   std::map<std::string, int64_t> skipped;  // reason -> count
   int64_t unchanged_sources = 0;           // skipped: already imported at this commit/version
+  int64_t transcoded = 0;                  // files stored as UTF-8 after reading their stray bytes as Windows-1252
+  // Host code: files read (mentioning "kernel", within max_host_file_size),
+  // kernel literals stored, and kernel literals left out as templates.
+  int64_t host_files_read = 0, host_kernels = 0, host_templates = 0;
 
   void add(const ImportSummary& o);
 };
@@ -62,10 +71,12 @@ bool matches_globs(const std::string& path, const std::vector<std::string>& glob
 
 // Imports `tree` as `source` at `commit` ("" when not applicable). With
 // `only_paths`, exactly those relative paths are considered (no glob
-// filter). Each selected file is stored as found, with role kernel (include
+// filter; a host source file among them is read for kernel literals).
+// Host files the globs do not select are read for kernel literals
+// (options.host_code). Each selected file is stored as found, with role kernel (include
 // when it does not mention "kernel"); each file it includes, resolved as
-// inline_includes resolves it, is stored once with role include. On SIGINT/SIGTERM the current batch is committed and kCancelled is
-// returned; the source is marked imported only when every file was handled.
+// inline_includes resolves it, is stored once with role include. On SIGINT/SIGTERM the current batch is committed and
+// kCancelled is returned; the source is marked imported only when every file was handled.
 Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const SourceInfo& source,
                                     const std::string& commit, const ImportOptions& options,
                                     const std::optional<std::vector<std::string>>& only_paths = {});

@@ -10,11 +10,17 @@ namespace {
 Expected<std::string> origins_sql(Database& db) {
   ASSIGN_OR_RETURN(Statement st, db.prepare("SELECT 1 FROM pragma_table_info('repositories') WHERE name = 'domain'"));
   ASSIGN_OR_RETURN(bool has_domain, st.step());
+  // Kernels read out of host code name their lines too ("SOURCE host.cpp:12-40").
+  ASSIGN_OR_RETURN(Statement lines,
+                   db.prepare("SELECT 1 FROM pragma_table_info('content_origins') WHERE name = 'line_first'"));
+  ASSIGN_OR_RETURN(bool has_lines, lines.step());
   return std::string(
              "SELECT o.sha256, "
              "CASE WHEN COALESCE(r.owner, '') != '' THEN r.owner || '/' || r.name ELSE r.source END, "
-             "r.owner, r.name, r.source, r.source || ' ' || o.path, ") +
-         (has_domain ? "COALESCE(r.domain, '')" : "''") +
+             "r.owner, r.name, r.source, r.source || ' ' || o.path") +
+         (has_lines ? " || CASE WHEN o.line_first IS NULL THEN '' ELSE ':' || o.line_first || '-' || o.line_last END"
+                    : "") +
+         ", " + (has_domain ? "COALESCE(r.domain, '')" : "''") +
          " FROM content_origins o JOIN repositories r ON r.id = o.repository_id";
 }
 

@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS content_origins (
   commit_sha TEXT NOT NULL,         -- '' for sources without commits
   path TEXT NOT NULL,
   role TEXT NOT NULL DEFAULT 'kernel',  -- kernel | include (only reached through #include)
+  line_first INTEGER, line_last INTEGER,  -- a kernel in a host file's string literal: its lines; NULL: the whole file
   PRIMARY KEY (sha256, repository_id, commit_sha, path)
 );
 CREATE INDEX IF NOT EXISTS content_origins_repository ON content_origins(repository_id);
@@ -64,6 +65,9 @@ CREATE TABLE IF NOT EXISTS skipped (
   // Databases made before snapshots and raw include storage.
   RETURN_IF_ERROR(db.add_column_if_missing("repositories", "domain", "TEXT"));
   RETURN_IF_ERROR(db.add_column_if_missing("content_origins", "role", "TEXT NOT NULL DEFAULT 'kernel'"));
+  // Databases made before kernels were read out of host code.
+  RETURN_IF_ERROR(db.add_column_if_missing("content_origins", "line_first", "INTEGER"));
+  RETURN_IF_ERROR(db.add_column_if_missing("content_origins", "line_last", "INTEGER"));
   return db.exec("CREATE INDEX IF NOT EXISTS content_origins_role ON content_origins(role, sha256)");
 }
 
@@ -116,10 +120,12 @@ Expected<BatchResult> store_batch(Database& db, int64_t source_id, const std::st
   ASSIGN_OR_RETURN(Statement content, db.prepare(
       "INSERT OR IGNORE INTO content_files (sha256, text, size, language, first_seen) "
       "VALUES (?1, ?2, ?3, ?4, ?5)"));
-  ASSIGN_OR_RETURN(Statement origin, db.prepare(
-      "INSERT INTO content_origins (sha256, repository_id, commit_sha, path, role) VALUES (?1, ?2, ?3, ?4, ?5) "
-      "ON CONFLICT (sha256, repository_id, commit_sha, path) DO UPDATE SET role = excluded.role "
-      "WHERE excluded.role = 'kernel' AND role <> 'kernel'"));
+  ASSIGN_OR_RETURN(
+      Statement origin,
+      db.prepare("INSERT INTO content_origins (sha256, repository_id, commit_sha, path, role, line_first, line_last) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+                 "ON CONFLICT (sha256, repository_id, commit_sha, path) DO UPDATE SET role = excluded.role "
+                 "WHERE excluded.role = 'kernel' AND role <> 'kernel'"));
   ASSIGN_OR_RETURN(Statement unskip, db.prepare(
       "DELETE FROM skipped WHERE repository_id = ?1 AND commit_sha = ?2 AND path = ?3"));
   ASSIGN_OR_RETURN(Statement skip, db.prepare(
@@ -141,6 +147,8 @@ Expected<BatchResult> store_batch(Database& db, int64_t source_id, const std::st
     RETURN_IF_ERROR(origin.bind(3, std::string_view(commit)));
     RETURN_IF_ERROR(origin.bind(4, std::string_view(f.path)));
     RETURN_IF_ERROR(origin.bind(5, std::string_view(f.role)));
+    RETURN_IF_ERROR(f.line_first > 0 ? origin.bind(6, f.line_first) : origin.bind_null(6));
+    RETURN_IF_ERROR(f.line_first > 0 ? origin.bind(7, f.line_last) : origin.bind_null(7));
     RETURN_IF_ERROR(origin.run());
     result.new_origins += db.changes();
     unskip.reset();
@@ -191,10 +199,14 @@ Expected<std::map<std::string, GroupStats>> group_stats(Database& db, const std:
 
 Expected<CorpusStats> corpus_stats(Database& db) {
   CorpusStats stats;
-  ASSIGN_OR_RETURN(Statement totals, db.prepare(
-      "SELECT (SELECT COUNT(*) FROM repositories), COUNT(*), COALESCE(SUM(size), 0), "
-      "(SELECT COUNT(*) FROM content_origins), "
-      "(SELECT COUNT(DISTINCT sha256) FROM content_origins WHERE role = 'kernel') FROM content_files"));
+  ASSIGN_OR_RETURN(
+      Statement totals,
+      db.prepare("SELECT (SELECT COUNT(*) FROM repositories), COUNT(*), COALESCE(SUM(size), 0), "
+                 "(SELECT COUNT(*) FROM content_origins), "
+                 "(SELECT COUNT(DISTINCT sha256) FROM content_origins WHERE role = 'kernel'), "
+                 "(SELECT COUNT(DISTINCT sha256) FROM content_origins WHERE line_first IS NOT NULL), "
+                 "(SELECT COUNT(*) FROM (SELECT DISTINCT repository_id, commit_sha, path FROM content_origins "
+                 "WHERE line_first IS NOT NULL)) FROM content_files"));
   ASSIGN_OR_RETURN(bool row, totals.step());
   if (row) {
     stats.sources = totals.column_int(0);
@@ -203,6 +215,8 @@ Expected<CorpusStats> corpus_stats(Database& db) {
     stats.origins = totals.column_int(3);
     stats.kernel_files = totals.column_int(4);
     stats.include_files = stats.files - stats.kernel_files;
+    stats.host_kernels = totals.column_int(5);
+    stats.host_files = totals.column_int(6);
   }
   ASSIGN_OR_RETURN(Statement by_source, db.prepare(R"sql(
 SELECT r.kind, r.source, COALESCE(r.commit_sha, ''),
@@ -211,7 +225,8 @@ SELECT r.kind, r.source, COALESCE(r.commit_sha, ''),
      (SELECT o.sha256 FROM content_origins o WHERE o.repository_id = r.id)),
   (SELECT COUNT(*) FROM skipped s WHERE s.repository_id = r.id),
   r.fetched_at IS NOT NULL,
-  COALESCE(r.owner, ''), COALESCE(r.name, ''), COALESCE(r.license, ''), COALESCE(r.domain, '')
+  COALESCE(r.owner, ''), COALESCE(r.name, ''), COALESCE(r.license, ''), COALESCE(r.domain, ''),
+  (SELECT COUNT(DISTINCT o.sha256) FROM content_origins o WHERE o.repository_id = r.id AND o.line_first IS NOT NULL)
 FROM repositories r ORDER BY r.kind, r.source)sql"));
   for (;;) {
     ASSIGN_OR_RETURN(bool more, by_source.step());
@@ -228,6 +243,7 @@ FROM repositories r ORDER BY r.kind, r.source)sql"));
     s.name = by_source.column_text(8);
     s.license = by_source.column_text(9);
     s.domain = by_source.column_text(10);
+    s.host_kernels = by_source.column_int(11);
     stats.by_source.push_back(std::move(s));
   }
   ASSIGN_OR_RETURN(stats.by_domain, group_stats(db, "domain"));
@@ -240,6 +256,18 @@ FROM repositories r ORDER BY r.kind, r.source)sql"));
     stats.skipped_by_reason[reasons.column_text(0)] = reasons.column_int(1);
   }
   return stats;
+}
+
+Expected<std::set<std::string>> host_kernel_contents(Database& db) {
+  std::set<std::string> out;
+  RETURN_IF_ERROR(ensure_corpus_schema(db));
+  ASSIGN_OR_RETURN(Statement q, db.prepare("SELECT DISTINCT sha256 FROM content_origins WHERE line_first IS NOT NULL"));
+  for (;;) {
+    ASSIGN_OR_RETURN(bool more, q.step());
+    if (!more) break;
+    out.insert(q.column_text(0));
+  }
+  return out;
 }
 
 }  // namespace clgen::corpus

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ struct StoredFile {
   std::string path;     // origin path inside the source
   std::string language; // "opencl", ...
   std::string role = origin_role::kKernel;
+  // A kernel read out of a host file's string literal: the 1-based lines of
+  // `path` it spans (0 for whole files).
+  int64_t line_first = 0, line_last = 0;
 };
 
 struct SkippedFile {
@@ -82,6 +86,7 @@ struct SourceStats {
   int64_t files = 0;  // distinct contents from this source
   int64_t bytes = 0;  // their total size
   int64_t skipped = 0;
+  int64_t host_kernels = 0;  // distinct contents read out of host files' string literals
   std::string commit;
   bool complete = false;  // the last import of this source finished
 };
@@ -100,6 +105,8 @@ struct CorpusStats {
   int64_t origins = 0;  // (content, source, path) rows
   int64_t kernel_files = 0;   // contents with a kernel origin
   int64_t include_files = 0;  // contents only ever included
+  int64_t host_kernels = 0;   // contents read out of host files' string literals
+  int64_t host_files = 0;     // (source, commit, host file) with at least one such content
   std::vector<SourceStats> by_source;
   std::map<std::string, GroupStats> by_domain;   // "" = unknown
   std::map<std::string, GroupStats> by_license;  // "" = unknown
@@ -110,5 +117,8 @@ struct CorpusStats {
 };
 
 Expected<CorpusStats> corpus_stats(Database& db);
+
+// The contents read out of host files' string literals.
+Expected<std::set<std::string>> host_kernel_contents(Database& db);
 
 }  // namespace clgen::corpus

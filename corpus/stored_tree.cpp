@@ -3,6 +3,8 @@
 
 #include <map>
 
+#include "corpus/store.h"
+
 namespace clgen::corpus {
 
 namespace {
@@ -65,9 +67,12 @@ class StoredTree : public SourceTree {
 
 Expected<std::unique_ptr<SourceTree>> open_stored_tree(Database& db, int64_t repository_id,
                                                        const std::string& commit) {
-  ASSIGN_OR_RETURN(Statement q, db.prepare(
-      "SELECT o.path, o.sha256, c.size FROM content_origins o JOIN content_files c USING (sha256) "
-      "WHERE o.repository_id = ?1 AND o.commit_sha = ?2 ORDER BY o.path, c.first_seen, o.sha256"));
+  RETURN_IF_ERROR(ensure_corpus_schema(db));  // origins of older stores gain their line columns
+  ASSIGN_OR_RETURN(
+      Statement q,
+      db.prepare(
+          "SELECT o.path, o.sha256, c.size FROM content_origins o JOIN content_files c USING (sha256) "
+          "WHERE o.repository_id = ?1 AND o.commit_sha = ?2 AND o.line_first IS NULL ORDER BY o.path, c.first_seen, o.sha256"));
   RETURN_IF_ERROR(q.bind(1, repository_id));
   RETURN_IF_ERROR(q.bind(2, std::string_view(commit)));
   std::map<std::string, StoredEntry> files;

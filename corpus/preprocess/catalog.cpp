@@ -177,3 +177,24 @@ Expected<std::map<std::string, int64_t>> newest_result_counts(Database& db) {
 }
 
 }  // namespace clgen::preprocess
+
+namespace clgen::preprocess {
+
+Expected<std::unordered_map<std::string, std::vector<std::string>>> newest_accepted_contents(Database& db) {
+  std::unordered_map<std::string, std::vector<std::string>> out;
+  ASSIGN_OR_RETURN(bool has_table, has_preprocessed_corpus(db));
+  if (!has_table) return out;
+  ASSIGN_OR_RETURN(std::string not_decontaminated, exclude_decontaminated_sql(db));
+  ASSIGN_OR_RETURN(Statement st, db.prepare(std::string("SELECT DISTINCT normalized_sha256, content_sha256 FROM "
+                                                        "preprocessed WHERE status = 'ok' AND normalized_text IS NOT "
+                                                        "NULL AND preprocessor_version = ") +
+                                            kNewestVersionSql + not_decontaminated));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    out[st.column_text(0)].push_back(st.column_text(1));
+  }
+  return out;
+}
+
+}  // namespace clgen::preprocess

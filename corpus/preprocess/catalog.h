@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -65,5 +66,14 @@ Expected<std::map<std::string, std::string>> accepted_kernel_locations(Database&
 // Stored results of the newest preprocessor version, counted by "status" or
 // "status/category"; empty without the table.
 Expected<std::map<std::string, int64_t>> newest_result_counts(Database& db);
+
+}  // namespace clgen::preprocess
+
+namespace clgen::preprocess {
+
+// For each newest accepted kernel (as newest_accepted_kernels reads them,
+// decontaminated ones left out), the corpus contents (content_sha256) it was
+// extracted from; empty without the table.
+Expected<std::unordered_map<std::string, std::vector<std::string>>> newest_accepted_contents(Database& db);
 
 }  // namespace clgen::preprocess

@@ -62,7 +62,8 @@ void make_mixed_directory(const std::string& dir, const std::string& outside) {
   write_text(dir + "/other.ocl", "kernel void B(global int* a) { a[0] = 2; }\n");
   write_text(dir + "/big.cl", "// " + std::string(5 << 20, 'x') + "\n");
   write_text(dir + "/binary.cl", std::string("kernel\0\x01\x02", 9));
-  write_text(dir + "/latin1.cl", "// caf\xe9\nkernel void C() {}\n");
+  // Latin-1 in code (a comment's would be read as Windows-1252): still refused.
+  write_text(dir + "/latin1.cl", "// caf\xe9\nkernel void C\xe9() {}\n");
   write_text(dir + "/empty.cl", "");
   write_text(dir + "/notes.txt", "not a kernel\n");
   write_text(dir + "/helper.h", "int helper;\n");

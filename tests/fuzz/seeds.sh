@@ -60,6 +60,21 @@ case "$target" in
       case "$f" in *.expected.cl) ;; *) seed "$(basename "$(dirname "$f")")-$(basename "$f")" < "$f" ;; esac
     done
     ;;
+  fuzz_host_code)
+    # The host-code fixtures, each prefixed with its language's byte (HostLanguage:
+    # 0 C, 1 Python, 2 Java, 3 JavaScript, 4 Rust), and one with Latin-1 bytes.
+    for f in "$data"/host_code/*; do
+      case "$f" in
+        *.golden) ;;
+        *.py) { printf '\001'; cat "$f"; } | seed "$(basename "$f")" ;;
+        *.java) { printf '\002'; cat "$f"; } | seed "$(basename "$f")" ;;
+        *) { printf '\000'; cat "$f"; } | seed "$(basename "$f")" ;;
+      esac
+    done
+    printf '\003const s = `__kernel void k(__global int* a) { a[0] = ${v}; }` + "x";\n' | seed js
+    printf '\004const S: &str = r#"__kernel void k(__global int* a) { a[0] = 1; }"#; fn f<%sa>() {}\n' "'" | seed rs
+    printf '\000// \251 caf\351\nconst char* s = "__kernel void k(int a) { }" "\\n";\n' | seed latin1
+    ;;
   *)
     echo "seeds.sh: no seeds for '$target'" >&2
     exit 2
