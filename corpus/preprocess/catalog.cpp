@@ -30,18 +30,20 @@ Expected<std::optional<std::string>> first_text(Database& db, const char* sql, c
   return std::optional<std::string>(st.column_text(0));
 }
 
-// The contents all of whose origins have role 'host' (kernels read out of a
-// host file's string literals); empty without the corpus tables.
+// The contents all of whose origins are kernels read out of a host file's
+// string literals: the importer gives such an origin the literal's line range
+// (line_first), and the whole-file origins leave it NULL. Empty without the
+// corpus tables, or in a store from before line ranges.
 Expected<std::unordered_set<std::string>> host_code_contents(Database& db) {
   std::unordered_set<std::string> out;
   ASSIGN_OR_RETURN(bool has_origins, db.has_table("content_origins"));
   if (!has_origins) return out;
-  ASSIGN_OR_RETURN(Statement role,
-                   db.prepare("SELECT 1 FROM pragma_table_info('content_origins') WHERE name = 'role'"));
-  ASSIGN_OR_RETURN(bool has_role, role.step());
-  if (!has_role) return out;
+  ASSIGN_OR_RETURN(Statement lines,
+                   db.prepare("SELECT 1 FROM pragma_table_info('content_origins') WHERE name = 'line_first'"));
+  ASSIGN_OR_RETURN(bool has_lines, lines.step());
+  if (!has_lines) return out;
   ASSIGN_OR_RETURN(Statement st, db.prepare("SELECT sha256 FROM content_origins GROUP BY sha256 "
-                                            "HAVING SUM(role != 'host') = 0"));
+                                            "HAVING SUM(line_first IS NULL) = 0"));
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) break;

@@ -120,7 +120,8 @@ TEST(SelectTrainingTexts, ValidationRepositoriesHoldOutExactlyTheNamedOnesTheCor
   // "o/b" names "snapshot:o/b" without its source kind; "o/x" is not in this corpus.
   t.validation_repositories = {"o/b", "snapshot:o/c", "o/x"};
   auto set = select_training_texts(
-      kernels_of({{"snapshot:o/a", {5, 5}}, {"snapshot:o/b", {5}}, {"snapshot:o/c", {5, 5}}, {"snapshot:o/d", {5}}}),
+      kernels_of(
+          {{"snapshot:o/a", {20, 20}}, {"snapshot:o/b", {20}}, {"snapshot:o/c", {20, 20}}, {"snapshot:o/d", {20}}}),
       t);
   EXPECT_EQ(set.held_out_repositories, (std::vector<std::string>{"snapshot:o/b", "snapshot:o/c"}));
   EXPECT_EQ(set.held_out, 3u);  // b's one kernel and c's two
@@ -162,24 +163,26 @@ TEST(SelectTrainingTexts, HostCodeFalseLeavesOutKernelsRecoveredFromHostCode) {
 TEST(ReadCorpusKernels, MarksKernelsEveryFileOfWhichIsHostCode) {
   auto db = Database::open(":memory:");
   ASSERT_TRUE(db.ok());
-  ASSERT_TRUE(db->exec("CREATE TABLE preprocessed(content_sha256 TEXT NOT NULL, preprocessor_version TEXT NOT NULL, "
-                       "status TEXT NOT NULL, category TEXT, reason TEXT, normalized_text TEXT, "
-                       "normalized_sha256 TEXT, instruction_count INTEGER, "
-                       "PRIMARY KEY(content_sha256, preprocessor_version));"
-                       "CREATE TABLE repositories(id INTEGER PRIMARY KEY, source TEXT, owner TEXT, name TEXT);"
-                       "CREATE TABLE content_origins(sha256 TEXT, repository_id INTEGER, commit_sha TEXT, path TEXT, "
-                       "role TEXT NOT NULL DEFAULT 'kernel');"
-                       "INSERT INTO repositories VALUES(1,'snapshot:o/n','o','n');"
-                       // c1: read out of two host files; c2: a kernel file; c3: a host file and a kernel file.
-                       "INSERT INTO content_origins VALUES('c1',1,'x','a.cpp','host'),('c1',1,'x','b.py','host'),"
-                       "('c2',1,'x','k.cl','kernel'),('c3',1,'x','c.cpp','host'),('c3',1,'x','c.cl','kernel'),"
-                       "('c4',1,'x','d.cpp','host');"
-                       // h1 from c1 only; h2 from c2 only; h3 from c3; h4 from c4 (host) and c2 (a kernel file).
-                       "INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel A','h1',5);"
-                       "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel B','h2',5);"
-                       "INSERT INTO preprocessed VALUES('c3','1','ok',NULL,NULL,'kernel C','h3',5);"
-                       "INSERT INTO preprocessed VALUES('c4','1','ok',NULL,NULL,'kernel B','h2',5);")
-                  .ok());
+  ASSERT_TRUE(
+      db->exec("CREATE TABLE preprocessed(content_sha256 TEXT NOT NULL, preprocessor_version TEXT NOT NULL, "
+               "status TEXT NOT NULL, category TEXT, reason TEXT, normalized_text TEXT, "
+               "normalized_sha256 TEXT, instruction_count INTEGER, "
+               "PRIMARY KEY(content_sha256, preprocessor_version));"
+               "CREATE TABLE repositories(id INTEGER PRIMARY KEY, source TEXT, owner TEXT, name TEXT);"
+               "CREATE TABLE content_origins(sha256 TEXT, repository_id INTEGER, commit_sha TEXT, path TEXT, "
+               "role TEXT NOT NULL DEFAULT 'kernel', line_first INTEGER, line_last INTEGER);"
+               "INSERT INTO repositories VALUES(1,'snapshot:o/n','o','n');"
+               // c1: read out of two host files (a line range each); c2: a kernel file (no range);
+               // c3: a host file and a kernel file.
+               "INSERT INTO content_origins VALUES('c1',1,'x','a.cpp','kernel',3,9),('c1',1,'x','b.py','kernel',1,4),"
+               "('c2',1,'x','k.cl','kernel',NULL,NULL),('c3',1,'x','c.cpp','kernel',2,5),"
+               "('c3',1,'x','c.cl','kernel',NULL,NULL),('c4',1,'x','d.cpp','kernel',7,8);"
+               // h1 from c1 only; h2 from c2 only; h3 from c3; h4 from c4 (host) and c2 (a kernel file).
+               "INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel A','h1',5);"
+               "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel B','h2',5);"
+               "INSERT INTO preprocessed VALUES('c3','1','ok',NULL,NULL,'kernel C','h3',5);"
+               "INSERT INTO preprocessed VALUES('c4','1','ok',NULL,NULL,'kernel B','h2',5);")
+          .ok());
   auto kernels = read_corpus_kernels(*db);
   ASSERT_TRUE(kernels.ok()) << kernels.status().message();
   ASSERT_EQ(kernels->size(), 3u);         // h1, h2, h3
