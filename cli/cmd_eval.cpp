@@ -210,8 +210,10 @@ void add_eval_command(CLI::App& app, const GlobalOptions& global, Action& action
   cmd->add_option("--novelty-n", o->report.novelty_n, "Novelty: token n-gram length")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
-  cmd->add_option("--novelty-threshold", o->report.novelty_threshold, "Novelty: containment that makes a near copy")
+  cmd->add_option("--novelty-threshold", o->report.novelty_threshold,
+                  "Novelty: containment that makes a near copy, in (0, 1]")
       ->check(finite_range(0.0, 1.0))
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   o->compile.add_to(*cmd);
   o->budget.add_to(*cmd);

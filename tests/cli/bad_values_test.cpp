@@ -97,6 +97,8 @@ const std::map<std::string, Skip> kValid = {
     {"shim infer --show", {{"0"}, "list no candidates"}},
     {"sample -n", {{"0"}, "0 means no limit"}},
     {"sample --seed", {{"0"}, "any 64-bit seed"}},
+    {"eval realism --seed", {{"0"}, "any 64-bit seed"}},
+    {"eval realism --max-per-side", {{"0"}, "0 means the smaller side's count"}},
     {"sample --max-samples", {{"0"}, "0 means no limit"}},
     {"sample --filter-threads", {{"0"}, "0 means cores - 1"}},
     {"sample --check-jobs", {{"0"}, "0 means one per core"}},

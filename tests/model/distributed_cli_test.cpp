@@ -95,8 +95,10 @@ TEST(TrainCommand, TwoDistributedRanksTrainAndRankZeroAloneRecordsTheRun) {
   for (const auto& e : std::filesystem::directory_iterator(s.ws + "/models/" + latest))
     files.push_back(e.path().filename().string());
   std::sort(files.begin(), files.end());
-  // Rank 0 alone writes them: the checkpoint, the model and the sampler's constraint tables.
-  EXPECT_EQ(files, (std::vector<std::string>{"checkpoint.pt", "constraint_tables.json", "model.json"}));
+  // Rank 0 alone writes them: the last and the best checkpoint (the first
+  // epoch's validation loss is the best so far), the model and the sampler's
+  // constraint tables.
+  EXPECT_EQ(files, (std::vector<std::string>{"best.pt", "checkpoint.pt", "constraint_tables.json", "model.json"}));
 }
 
 // Each bad environment: exit 1, one line on stderr naming the problem, well
