@@ -56,4 +56,4 @@ echo "  files: $WORKSPACE/benchmark-grade/<model id>/*.cl; CPU runtimes: $WORKSP
 echo "accepted (compiling, unique) kernels: ${#accepted[@]} in $WORKSPACE/samples/<model id>/"
 echo "next: train on the GitHub snapshot (clgen corpus add <snapshot dir>; clgen corpus preprocess;"
 echo "  clgen train --config configs/github.toml), then sample on a GPU:"
-echo "  clgen sample --config configs/gpu.toml --device cuda --check cpu -n 1000 (docs/GPU-MACHINE.md)"
+echo "  clgen sample --config configs/github.toml --device cuda --check gpu (docs/GPU-MACHINE.md)"
