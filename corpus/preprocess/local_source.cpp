@@ -5,6 +5,7 @@
 #include <cctype>
 #include <memory>
 
+#include "corpus/encoding.h"
 #include "corpus/inliner.h"
 #include "corpus/source_tree.h"
 #include "support/files.h"
@@ -109,6 +110,10 @@ Expected<std::string> define_prelude(const std::vector<std::string>& defines) {
 Expected<LocalSource> read_local_source(const std::string& path, const LocalSourceOptions& options,
                                         uint64_t max_bytes) {
   ASSIGN_OR_RETURN(std::string text, read_file(path, max_bytes));
+  // As the importer stores it: Windows-1252 bytes in comments and literals
+  // become UTF-8. Bytes in code stay, and the compile refuses them (invalid_utf8).
+  corpus::Utf8Text utf8 = corpus::c_source_as_utf8(text);
+  if (utf8.problem.empty()) text = std::move(utf8.text);
   ASSIGN_OR_RETURN(std::string prelude, define_prelude(options.defines));
   auto real = real_path(path);
   if (!real) return not_found(path + ": cannot resolve its directory");

@@ -45,6 +45,24 @@ TEST(PreprocessCommand, KernelsPrintsOneTextPerKernel) {
   EXPECT_NE(check.out.find("// " + two + ": second: ok ("), std::string::npos) << check.out;
 }
 
+// A file read from disk (preprocess FILE, the evaluation side of corpus
+// decontaminate) is read as the importer stores it: a Latin-1 byte in a
+// comment is Windows-1252 text, and the kernel compiles; the same byte in
+// code is still refused.
+TEST(PreprocessCommand, ReadsLatin1BytesInCommentsAsTheImporterDoes) {
+  testing::TempDir dir;
+  const std::string ok = dir / "comment.cl", bad = dir / "code.cl";
+  ASSERT_TRUE(write_file_atomic(ok,
+                                "// (c) 2013 G\xe9rard\n__kernel void k(__global float* a) {\n"
+                                "  a[get_global_id(0)] *= 2.0f;\n}\n")
+                  .ok());
+  ASSERT_TRUE(
+      write_file_atomic(bad, "__kernel void k\xe9(__global float* a) {\n  a[get_global_id(0)] *= 2.0f;\n}\n").ok());
+  auto r = run_clgen({"preprocess", "--check", ok, bad});
+  EXPECT_NE(r.out.find(ok + ": ok"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find(bad + ": rejected [invalid_utf8]"), std::string::npos) << r.out << r.err;
+}
+
 TEST(PreprocessCommand, MissingFileIsAUsageError) {
   auto r = run_clgen({"preprocess", "/nonexistent/file.cl"});
   EXPECT_EQ(r.exit_code, 2);
