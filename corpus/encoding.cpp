@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "support/utf8.h"
+
 namespace clgen::corpus {
 
 namespace {
@@ -27,33 +29,6 @@ void append_utf8(std::string& out, uint32_t cp) {
   }
 }
 
-// Length of the well-formed UTF-8 sequence at s[i] (i < n, s[i] > 0x7F), or 0.
-size_t utf8_sequence(const unsigned char* s, size_t n, size_t i) {
-  unsigned char c = s[i];
-  size_t len;
-  uint32_t cp;
-  if ((c & 0xE0) == 0xC0) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + len > n) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((s[i + k] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i + k] & 0x3F);
-  }
-  static const uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
-}
-
 uint32_t cp1252(unsigned char b) {
   if (b >= 0x80 && b <= 0x9F && kCp1252High[b - 0x80] != 0) return kCp1252High[b - 0x80];
   return b;  // Latin-1
@@ -69,7 +44,7 @@ std::string windows1252_to_utf8(std::string_view text) {
   for (size_t i = 0; i < n;) {
     if (s[i] < 0x80) {
       out += static_cast<char>(s[i++]);
-    } else if (size_t len = utf8_sequence(s, n, i)) {
+    } else if (size_t len = utf8_sequence_length(text, i)) {
       out.append(text.substr(i, len));
       i += len;
     } else {
@@ -91,7 +66,7 @@ Utf8Text c_source_as_utf8(std::string_view raw) {
   for (size_t i = 0; i < n;) {
     const unsigned char c = s[i];
     if (c >= 0x80) {
-      if (size_t len = utf8_sequence(s, n, i)) {
+      if (size_t len = utf8_sequence_length(raw, i)) {
         i += len;
         continue;
       }

@@ -28,34 +28,41 @@ size_t skip_ascii(std::string_view text, size_t i) {
 
 }  // namespace
 
-bool is_valid_utf8(std::string_view text) {
+size_t utf8_sequence_length(std::string_view text, size_t i) {
   const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  uint8_t c = s[i];
+  size_t len;
+  uint32_t cp;
+  if ((c & 0xE0) == 0xC0) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;  // a continuation byte or 0xF8..0xFF where a lead byte belongs
+  }
+  if (i + len > n) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    if ((s[i + k] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i + k] & 0x3F);
+  }
+  static const uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+bool is_valid_utf8(std::string_view text) {
   size_t n = text.size(), i = 0;
   while (i < n) {
     i = skip_ascii(text, i);
     if (i == n) break;
-    uint8_t c = s[i];
-    size_t len;
-    uint32_t cp;
-    if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return false;  // a continuation byte or 0xF8..0xFF where a lead byte belongs
-    }
-    if (i + len > n) return false;
-    for (size_t k = 1; k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    static const uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    size_t len = utf8_sequence_length(text, i);
+    if (len == 0) return false;
     i += len;
   }
   return true;

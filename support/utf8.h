@@ -14,6 +14,11 @@ inline std::string_view without_byte_order_mark(std::string_view text) {
   return text.substr(0, 3) == "\xEF\xBB\xBF" ? text.substr(3) : text;
 }
 
+// The length (2 to 4) of the well-formed UTF-8 sequence that starts at
+// text[i], a byte above 0x7F, or 0 when none does (a stray continuation
+// byte, a truncated sequence, an overlong, a surrogate, above U+10FFFF).
+size_t utf8_sequence_length(std::string_view text, size_t i);
+
 // True when `text` is well-formed UTF-8 (no overlongs, surrogates or values
 // above U+10FFFF).
 bool is_valid_utf8(std::string_view text);
