@@ -28,7 +28,8 @@ for nb in "$src"/notebooks/*.ipynb; do
     --output-dir "$out/nb" "$nb" >/dev/null 2>"$out/log" || { cat "$out/log"; exit 1; }
 done
 pngs="mapping-accuracy mapping-speedup wgsize-oracle wgsize-models features-pca
-      results-runtimes results-models results-features synthetic-gain learning-curves"
+      results-runtimes results-models results-features synthetic-gain learning-curves
+      learning-curves-wgsize"
 for png in $pngs; do
   test -s "$out/png/$png.png" || { echo "missing $png.png"; exit 1; }
 done
