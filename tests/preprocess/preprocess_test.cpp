@@ -215,6 +215,35 @@ struct RejectCase {
   const char* category;
 };
 
+// Each thread parses the compiler arguments of a mode and options once
+// (frontend.cpp): compiles with other options on the same thread must not
+// get an earlier compile's invocation.
+TEST(Compile, OptionsOfEachCompileHoldWhenCompilesAlternateOnOneThread) {
+  // Three undeclared names: 3 errors with a limit of 50, 1 with a limit of 1.
+  const std::string three = "__kernel void f(__global int* o) { o[0] = aa + bb + cc; }\n";
+  // get_sub_group_size is OpenCL C 2.0's (cl_khr_subgroups): undeclared as 1.2.
+  const std::string cl20 = "__kernel void f(__global uint* o) { o[0] = get_sub_group_size(); }\n";
+  CompileOptions fifty;
+  fifty.check_only = true;
+  fifty.error_limit = 50;
+  fifty.shim = false;
+  CompileOptions one = fifty;
+  one.error_limit = 1;
+  CompileOptions v12;
+  v12.shim = false;
+  CompileOptions v20 = v12;
+  v20.opencl20 = true;
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round);
+    EXPECT_EQ(compile(three, fifty).errors.size(), 3u);
+    EXPECT_EQ(compile(three, one).errors.size(), 1u);
+    EXPECT_TRUE(compile(cl20, v20).ok);
+    CompileResult as12 = compile(cl20, v12);
+    EXPECT_FALSE(as12.ok);
+    EXPECT_EQ(as12.category, category::kUndeclaredIdentifier) << as12.reason;
+  }
+}
+
 TEST(Compile, RejectsEachReasonWithItsCategory) {
   const RejectCase cases[] = {
       {"no_kernel.cl", category::kNoKernel},
