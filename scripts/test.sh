@@ -32,6 +32,13 @@ trap summary EXIT
 begin install; ./scripts/install-deps.sh; finish
 begin build; ./scripts/build.sh; finish
 begin ctest
+# A fresh build has no test times, so ctest would start the tests in the order
+# they are declared and leave the long end-to-end ones as a serial tail. It
+# starts the longest first when Testing/Temporary/CTestCostData.txt exists:
+# tests/ctest-costs.txt seeds it (the tests of 1 s or more of a full run's
+# file: awk 'NF==3 && $3>=1' build/Testing/Temporary/CTestCostData.txt, then ---).
+costs="${BUILD_DIR:-build}/Testing/Temporary/CTestCostData.txt"
+if [ ! -f "$costs" ]; then mkdir -p "$(dirname "$costs")" && cp tests/ctest-costs.txt "$costs"; fi
 (cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j "${JOBS:-$(nproc)}" --timeout 600)
 finish
 # Fuzz smoke: every fuzz target (clang-15, ASan+UBSan, its own build-fuzz/) for
