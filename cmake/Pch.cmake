@@ -1,9 +1,13 @@
-# Precompiled headers (CLGEN_PCH, default ON): the headers most translation
+# Precompiled headers (CLGEN_PCH, default OFF): the headers most translation
 # units parse (the standard library, fmt, nlohmann/json; GoogleTest in tests;
 # LibTorch's torch/torch.h and Clang's AST and frontend headers where those
 # are used) are compiled once per group of targets that share compile flags,
 # not once per translation unit. torch/torch.h alone costs about 20 CPU
-# seconds a unit. The precompiled header is only ever added to a unit
+# seconds a unit; with the header precompiled, model/network.cpp took 19.9
+# CPU s instead of 35.2, corpus/preprocess/extract.cpp 16.1 instead of 28.4.
+# Compiling the headers costs 48 s (LibTorch), 37 s (Clang), 8 s (tests). It
+# is off by default: switching it on makes every unit that uses it a ccache
+# miss once. The precompiled header is only ever added to a unit
 # (-include), so a unit compiles the same with CLGEN_PCH=OFF; GCC falls back
 # to the plain headers (-Winvalid-pch says so) if the flags ever differ.
 #
