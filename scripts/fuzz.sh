@@ -12,6 +12,7 @@
 # FUZZ_SMOKE_TARGETS names others) in one ninja call, runs each
 # for SECONDS on its seeds, and fails when any run finds a crash, leak or
 # timeout; prints each target's line and the minutes spent building and running.
+# scripts/fuzz.sh smoke-build 0: only configures and builds what the smoke runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -ne 2 ]; then
@@ -35,7 +36,7 @@ configure() {
 }
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then configure; fi
 
-if [ "$target" = smoke ]; then
+if [ "$target" = smoke ] || [ "$target" = smoke-build ]; then
   start=$(date +%s)
   # The Clang targets (fuzz_kernel_args, fuzz_rewrite) need a sanitized
   # clgen_clang / clgen_preprocess: about 25 minutes more on two cold cores, so
@@ -45,6 +46,7 @@ if [ "$target" = smoke ]; then
   targets=${FUZZ_SMOKE_TARGETS:-$(echo "$all" | tr '\n' ' ')}
   # shellcheck disable=SC2086
   cmake --build "$BUILD_DIR" -j "$JOBS" --target $targets
+  if [ "$target" = smoke-build ]; then exit 0; fi
   built=$(date +%s)
   failed=()
   for t in $targets; do
