@@ -74,6 +74,8 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, Action& act
 void add_features_command(CLI::App& app, const GlobalOptions& global, Action& action);  // CLANG
 // `clgen dataset export` (cli/cmd_dataset.cpp; needs Clang for the features).
 void add_dataset_command(CLI::App& app, const GlobalOptions& global, Action& action);   // CLANG
+// `clgen model install | export` (cli/cmd_model.cpp; built with LibTorch).
+void add_model_command(CLI::App& app, const GlobalOptions& global, Action& action);
 // `clgen sample` (built with LibTorch and Clang).
 void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& action);
 // `clgen workspace merge` (cli/cmd_workspace.cpp; built with the sampler).

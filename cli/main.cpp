@@ -88,6 +88,7 @@ int run(int argc, char** argv) {
 #endif
 #ifdef CLGEN_HAVE_TORCH
   cli::add_train_command(app, global, action);
+  cli::add_model_command(app, global, action);
 #endif
 #if defined(CLGEN_HAVE_TORCH) && defined(CLGEN_HAVE_CLANG)
   cli::add_sample_command(app, global, action);

@@ -1,59 +1,96 @@
 #!/usr/bin/env bash
-# The main job on the embedded default: installs dependencies, builds, and
-# runs every pipeline stage that exists end to end in ./clgen-work.
+# The main job: installs dependencies, builds clgen, adds and preprocesses the
+# embedded default corpus, installs the model shipped in model/default/, and
+# samples with the dynamic checker until it has benchmark-grade kernels
+# (compile, run, and write output that depends on their input), whose CPU
+# runtimes it writes to a CSV. Everything goes to $WORKSPACE (./clgen-work).
+#
+#   TRAIN=1     train configs/default.toml here instead of installing the shipped model
+#   QUICK=1     smaller limits (CI): 1 benchmark-grade kernel, at most 90 s of sampling
+#   CLGEN=PATH  use this built clgen: no install, no build
+#   GRADE_N=N, SAMPLE_SECONDS=S   the sampling phase's target and time limit
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install-deps.sh
-# Only what the job runs: clgen and clgen-worker (clgen brings its Clang
-# workers); scripts/test.sh builds the tests.
-TARGETS="clgen clgen-worker" ./scripts/build.sh
-CLGEN=${BUILD_DIR:-build}/cli/clgen
 WORKSPACE=${WORKSPACE:-clgen-work}
-
-echo "== clgen version --deps"
-"$CLGEN" version --deps
-echo "== clgen devices"
-"$CLGEN" --workspace "$WORKSPACE" devices
-
-echo "== clgen corpus add --installed (the embedded default corpus)"
-./scripts/fetch-darktable-kernels.sh "$WORKSPACE" || echo "darktable kernels not fetched; continuing without them"
-"$CLGEN" --workspace "$WORKSPACE" corpus add --installed
-echo "== clgen corpus preprocess (compile filter + rewriter, all cores, resumable)"
-"$CLGEN" --workspace "$WORKSPACE" corpus preprocess
-echo "== clgen corpus stats"
-"$CLGEN" --workspace "$WORKSPACE" corpus stats
-
-echo "== clgen train (tiny model; resumes if interrupted)"
-"$CLGEN" --workspace "$WORKSPACE" train --config configs/tiny.toml
-
-echo "== clgen sample (tiny model, --args \"float*,float*,float*,int\")"
-"$CLGEN" --workspace "$WORKSPACE" sample --config configs/tiny.toml \
-  --args "float*,float*,float*,int" -n 10 --time-limit ${SAMPLE_SECONDS:-120} \
-  --temperature 0.5  # configs/tiny.toml's [sampler] gives its kernels room: see docs/SAMPLER.md
-
-echo "== clgen drive (accepted samples and a hand-written saxpy on the CPU device)"
-"$CLGEN" --workspace "$WORKSPACE" drive --samples --device cpu --csv "$WORKSPACE/drive-samples.csv"
-"$CLGEN" --workspace "$WORKSPACE" drive --device cpu --csv "$WORKSPACE/drive-handwritten.csv" \
-  tests/data/driver/saxpy.cl
-
-echo "== clgen sample --check cpu (sample and check at once: -n counts benchmark-grade kernels)"
-"$CLGEN" --workspace "$WORKSPACE" sample --config configs/tiny.toml \
-  --args "float*,float*,float*,int" -n 3 --time-limit ${SAMPLE_SECONDS:-120} \
-  --temperature 0.5 --check cpu
-
-# What the job made, where it is, and what to try next.
-shopt -s nullglob
-grade=("$WORKSPACE"/benchmark-grade/*/*.cl)
-accepted=("$WORKSPACE"/samples/*/*.cl)
-if [ ${#grade[@]} -gt 0 ]; then
-  "$CLGEN" --workspace "$WORKSPACE" -q drive --device cpu --csv "$WORKSPACE/benchmark-grade.csv" "${grade[@]}" ||
-    echo "driving the benchmark-grade kernels failed; their checks are in the workspace's runs table"
+if [ "${QUICK:-0}" = 1 ]; then
+  GRADE_N=${GRADE_N:-1}
+  SAMPLE_SECONDS=${SAMPLE_SECONDS:-90}
+else
+  GRADE_N=${GRADE_N:-20}
+  SAMPLE_SECONDS=${SAMPLE_SECONDS:-480}
 fi
+phases=()
+phase_start=$SECONDS
+# Ends the running phase: records its name and seconds for the closing note.
+end_phase() {
+  phases+=("$(printf '%-28s %4d s' "$1" $((SECONDS - phase_start)))")
+  echo "-- $1: $((SECONDS - phase_start)) s"
+  phase_start=$SECONDS
+}
+
+if [ -z "${CLGEN:-}" ]; then
+  echo "== install dependencies (scripts/install-deps.sh)"
+  ./scripts/install-deps.sh
+  end_phase "install dependencies"
+  echo "== build clgen and clgen-worker (scripts/test.sh builds the tests)"
+  TARGETS="clgen clgen-worker" ./scripts/build.sh
+  end_phase "build"
+  CLGEN=${BUILD_DIR:-build}/cli/clgen
+fi
+clgen() { "$CLGEN" --workspace "$WORKSPACE" "$@"; }
+
+echo "== clgen version --deps; clgen devices"
+"$CLGEN" version --deps
+clgen devices
+echo "== clgen corpus add --installed; clgen corpus preprocess (the embedded default corpus)"
+# The sampler tells new kernels from copies of the corpus the model learned from.
+if [ "${TRAIN:-0}" = 1 ]; then
+  ./scripts/fetch-darktable-kernels.sh "$WORKSPACE" || echo "darktable kernels not fetched; continuing without them"
+fi
+clgen corpus add --installed
+clgen corpus preprocess
+clgen corpus stats
+end_phase "corpus"
+
+if [ "${TRAIN:-0}" != 1 ] && [ ! -f model/default/package.json ]; then
+  echo "model/default holds no model package: training configs/default.toml here (as TRAIN=1)"
+  TRAIN=1
+fi
+if [ "${TRAIN:-0}" = 1 ]; then
+  echo "== clgen train --config configs/default.toml (resumes if interrupted)"
+  clgen train --config configs/default.toml
+  end_phase "train"
+else
+  echo "== clgen model install model/default (the shipped model; TRAIN=1 trains it here instead)"
+  clgen model install model/default
+  end_phase "install model"
+fi
+
+echo "== clgen sample --check cpu (-n counts benchmark-grade kernels; stops at $GRADE_N or after $SAMPLE_SECONDS s)"
+# The latest model: the one just installed or trained. A fresh seed per run,
+# so a second run makes new draws.
+clgen sample -n "$GRADE_N" --time-limit "$SAMPLE_SECONDS" --check cpu \
+  --temperature "${TEMPERATURE:-0.5}" --max-refusals 32 --max-length 1500
+end_phase "sample and check"
+
+model_id=$(tr -d '\n' <"$WORKSPACE/models/latest")
+grade_dir="$WORKSPACE/benchmark-grade/$model_id"
+shopt -s nullglob
+grade=("$grade_dir"/*.cl)
+if [ ${#grade[@]} -gt 0 ]; then
+  echo "== clgen drive (the benchmark-grade kernels' runtimes on the CPU device)"
+  clgen -q drive --device cpu --csv "$WORKSPACE/benchmark-grade.csv" "${grade[@]}" ||
+    echo "driving the benchmark-grade kernels failed; their checks are in the workspace's runs table"
+  end_phase "drive"
+fi
+
 echo
-echo "== done"
+echo "== done in $SECONDS s"
+printf '  %s\n' "${phases[@]}"
 echo "benchmark-grade kernels (compile, run, and write output that depends on their input): ${#grade[@]}"
-echo "  files: $WORKSPACE/benchmark-grade/<model id>/*.cl; CPU runtimes: $WORKSPACE/benchmark-grade.csv"
-echo "accepted (compiling, unique) kernels: ${#accepted[@]} in $WORKSPACE/samples/<model id>/"
+echo "  files: $grade_dir/*.cl"
+[ ${#grade[@]} -gt 0 ] && echo "  CPU runtimes: $WORKSPACE/benchmark-grade.csv"
 echo "next: train on the GitHub snapshot (clgen corpus add <snapshot dir>; clgen corpus preprocess;"
 echo "  clgen train --config configs/github.toml), then sample on a GPU:"
 echo "  clgen sample --config configs/github.toml --device cuda --check gpu (docs/GPU-MACHINE.md)"
+[ ${#grade[@]} -gt 0 ]
