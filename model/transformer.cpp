@@ -113,12 +113,14 @@ torch::Tensor TransformerNetworkImpl::forward(const torch::Tensor& tokens, KeyVa
 }
 
 torch::Tensor TransformerNetworkImpl::step(const torch::Tensor& tokens, const torch::Tensor& positions,
-                                           KeyValues& cache) {
-  const int64_t n = tokens.size(0), capacity = cache.k.size(3);
+                                           KeyValues& cache, int64_t span) {
+  const int64_t n = tokens.size(0);
+  TORCH_CHECK(span >= 1 && span <= cache.k.size(3), "decoding span ", span, " outside the cache's capacity of ",
+              cache.k.size(3));
   torch::Tensor x = (token_embedding(tokens) + position_embedding(positions)).unsqueeze(1);  // [B, 1, W]
-  // Stream b sees its positions 0..positions[b]; the rest of the cache is stale or empty.
-  auto slots = torch::arange(capacity, positions.options());
-  auto hidden = (slots.unsqueeze(0) > positions.unsqueeze(1)).view({n, 1, 1, capacity});
+  // Stream b sees its positions 0..positions[b]; the rest of the span is stale or empty.
+  auto slots = torch::arange(span, positions.options());
+  auto hidden = (slots.unsqueeze(0) > positions.unsqueeze(1)).view({n, 1, 1, span});
   auto at = positions.view({n, 1, 1, 1}).expand({n, config.heads, 1, head_dim});
   const double scale = 1.0 / std::sqrt(double(head_dim));
   for (size_t l = 0; l < blocks.size(); ++l) {
@@ -128,7 +130,9 @@ torch::Tensor TransformerNetworkImpl::step(const torch::Tensor& tokens, const to
     auto keys = cache.k.select(0, int64_t(l)), values = cache.v.select(0, int64_t(l));
     keys.scatter_(2, at, split_heads(qkv[1]).to(keys.scalar_type()));
     values.scatter_(2, at, split_heads(qkv[2]).to(values.scalar_type()));
-    auto scores = torch::matmul(q, keys.transpose(-2, -1)).to(torch::kFloat32) * scale;  // [B, H, 1, C]
+    keys = keys.narrow(2, 0, span);
+    values = values.narrow(2, 0, span);
+    auto scores = torch::matmul(q, keys.transpose(-2, -1)).to(torch::kFloat32) * scale;  // [B, H, 1, span]
     scores.masked_fill_(hidden, -std::numeric_limits<float>::infinity());
     auto attended = torch::matmul(torch::softmax(scores, -1).to(values.scalar_type()), values);
     x = x + linear(b.proj, merge_heads(attended));
