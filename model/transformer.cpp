@@ -55,8 +55,22 @@ TransformerNetworkImpl::TransformerNetworkImpl(int vocab, const NetworkConfig& c
   if (!cfg.tied_embeddings) output = make_linear("output", w, vocab, std);
 }
 
+torch::Tensor TransformerNetworkImpl::cast(const torch::Tensor& w) const {
+  if (w.scalar_type() == compute_dtype) return w;
+  // Training: the cast is part of the graph, made per use as autocast does.
+  if (torch::GradMode::is_enabled()) return w.to(compute_dtype);
+  // Without gradients (decoding, validation): one cast per weight until the
+  // weight changes (an optimizer step or a load bumps its version).
+  Cast& c = casts[w.unsafeGetTensorImpl()];
+  if (!c.cast.defined() || c.version != w._version()) {
+    c.cast = w.to(compute_dtype);
+    c.version = w._version();
+  }
+  return c.cast;
+}
+
 torch::Tensor TransformerNetworkImpl::linear(const torch::nn::Linear& layer, const torch::Tensor& x) const {
-  return F::linear(x.to(compute_dtype), layer->weight.to(compute_dtype), layer->bias.to(compute_dtype));
+  return F::linear(x.to(compute_dtype), cast(layer->weight), cast(layer->bias));
 }
 
 torch::Tensor TransformerNetworkImpl::norm(const torch::nn::LayerNorm& layer, const torch::Tensor& x) const {
@@ -75,9 +89,8 @@ torch::Tensor TransformerNetworkImpl::mlp(const Block& b, const torch::Tensor& x
 
 torch::Tensor TransformerNetworkImpl::logits(const torch::Tensor& x) const {
   auto h = norm(ln_final, x).to(compute_dtype);
-  if (!output.is_empty())
-    return F::linear(h, output->weight.to(compute_dtype), output->bias.to(compute_dtype)).to(torch::kFloat32);
-  return F::linear(h, token_embedding->weight.to(compute_dtype)).to(torch::kFloat32);
+  if (!output.is_empty()) return F::linear(h, cast(output->weight), cast(output->bias)).to(torch::kFloat32);
+  return F::linear(h, cast(token_embedding->weight)).to(torch::kFloat32);
 }
 
 torch::Tensor TransformerNetworkImpl::split_heads(const torch::Tensor& x) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include <torch/torch.h>
@@ -61,6 +62,13 @@ struct TransformerNetworkImpl : torch::nn::Module {
   torch::nn::Linear output{nullptr};  // absent (nullptr) with tied embeddings
 
  private:
+  // `w` in the compute dtype (see cast() in transformer.cpp for when it is kept).
+  torch::Tensor cast(const torch::Tensor& w) const;
+  struct Cast {
+    int64_t version = 0;
+    torch::Tensor cast;
+  };
+  mutable std::unordered_map<const c10::TensorImpl*, Cast> casts;
   torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) const;
   torch::Tensor norm(const torch::nn::LayerNorm& layer, const torch::Tensor& x) const;
   torch::Tensor dropout(const torch::Tensor& x);

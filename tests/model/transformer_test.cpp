@@ -94,6 +94,26 @@ TEST(Transformer, AFutureTokenChangesNoEarlierLogit) {
   EXPECT_FALSE(torch::allclose(la.select(1, 11), lb.select(1, 11), 0, 1e-3));
 }
 
+TEST(Transformer, AGradientFreePassKeepsItsWeightCastsOnlyUntilTheWeightsChange) {
+  // bfloat16 compute on the CPU: passes without gradients (decoding,
+  // validation) keep each weight's cast; an in-place update must renew it.
+  torch::manual_seed(4);
+  TransformerNetwork net(20, tiny_transformer());
+  net->eval();
+  net->set_compute_dtype(torch::kBFloat16);
+  auto input = torch::randint(0, 20, {2, 8}, torch::kInt64);
+  torch::Tensor before, after, with_graph;
+  {
+    torch::NoGradGuard no_grad;
+    before = net->forward(input);
+    for (auto& p : net->parameters()) p.mul_(1.5);
+    after = net->forward(input);
+  }
+  with_graph = net->forward(input).detach();  // casts every weight anew
+  EXPECT_FALSE(torch::equal(before, after)) << "the second pass used the casts of the old weights";
+  EXPECT_TRUE(torch::equal(after, with_graph));
+}
+
 // The weights of a model directory's checkpoint file.
 std::vector<torch::Tensor> weights(const TrainResult& r, const ModelConfig& c, const std::string& file) {
   TransformerNetwork net(r.vocab_size, c.network);
