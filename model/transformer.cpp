@@ -55,8 +55,22 @@ TransformerNetworkImpl::TransformerNetworkImpl(int vocab, const NetworkConfig& c
   if (!cfg.tied_embeddings) output = make_linear("output", w, vocab, std);
 }
 
+torch::Tensor TransformerNetworkImpl::cast(const torch::Tensor& w) const {
+  if (w.scalar_type() == compute_dtype) return w;
+  // Training: the cast is part of the graph, made per use as autocast does.
+  if (torch::GradMode::is_enabled()) return w.to(compute_dtype);
+  // Without gradients (decoding, validation): one cast per weight until the
+  // weight changes (an optimizer step or a load bumps its version).
+  Cast& c = casts[w.unsafeGetTensorImpl()];
+  if (!c.cast.defined() || c.version != w._version()) {
+    c.cast = w.to(compute_dtype);
+    c.version = w._version();
+  }
+  return c.cast;
+}
+
 torch::Tensor TransformerNetworkImpl::linear(const torch::nn::Linear& layer, const torch::Tensor& x) const {
-  return F::linear(x.to(compute_dtype), layer->weight.to(compute_dtype), layer->bias.to(compute_dtype));
+  return F::linear(x.to(compute_dtype), cast(layer->weight), cast(layer->bias));
 }
 
 torch::Tensor TransformerNetworkImpl::norm(const torch::nn::LayerNorm& layer, const torch::Tensor& x) const {
@@ -75,9 +89,8 @@ torch::Tensor TransformerNetworkImpl::mlp(const Block& b, const torch::Tensor& x
 
 torch::Tensor TransformerNetworkImpl::logits(const torch::Tensor& x) const {
   auto h = norm(ln_final, x).to(compute_dtype);
-  if (!output.is_empty())
-    return F::linear(h, output->weight.to(compute_dtype), output->bias.to(compute_dtype)).to(torch::kFloat32);
-  return F::linear(h, token_embedding->weight.to(compute_dtype)).to(torch::kFloat32);
+  if (!output.is_empty()) return F::linear(h, cast(output->weight), cast(output->bias)).to(torch::kFloat32);
+  return F::linear(h, cast(token_embedding->weight)).to(torch::kFloat32);
 }
 
 torch::Tensor TransformerNetworkImpl::split_heads(const torch::Tensor& x) const {
@@ -113,12 +126,14 @@ torch::Tensor TransformerNetworkImpl::forward(const torch::Tensor& tokens, KeyVa
 }
 
 torch::Tensor TransformerNetworkImpl::step(const torch::Tensor& tokens, const torch::Tensor& positions,
-                                           KeyValues& cache) {
-  const int64_t n = tokens.size(0), capacity = cache.k.size(3);
+                                           KeyValues& cache, int64_t span) {
+  const int64_t n = tokens.size(0);
+  TORCH_CHECK(span >= 1 && span <= cache.k.size(3), "decoding span ", span, " outside the cache's capacity of ",
+              cache.k.size(3));
   torch::Tensor x = (token_embedding(tokens) + position_embedding(positions)).unsqueeze(1);  // [B, 1, W]
-  // Stream b sees its positions 0..positions[b]; the rest of the cache is stale or empty.
-  auto slots = torch::arange(capacity, positions.options());
-  auto hidden = (slots.unsqueeze(0) > positions.unsqueeze(1)).view({n, 1, 1, capacity});
+  // Stream b sees its positions 0..positions[b]; the rest of the span is stale or empty.
+  auto slots = torch::arange(span, positions.options());
+  auto hidden = (slots.unsqueeze(0) > positions.unsqueeze(1)).view({n, 1, 1, span});
   auto at = positions.view({n, 1, 1, 1}).expand({n, config.heads, 1, head_dim});
   const double scale = 1.0 / std::sqrt(double(head_dim));
   for (size_t l = 0; l < blocks.size(); ++l) {
@@ -128,7 +143,9 @@ torch::Tensor TransformerNetworkImpl::step(const torch::Tensor& tokens, const to
     auto keys = cache.k.select(0, int64_t(l)), values = cache.v.select(0, int64_t(l));
     keys.scatter_(2, at, split_heads(qkv[1]).to(keys.scalar_type()));
     values.scatter_(2, at, split_heads(qkv[2]).to(values.scalar_type()));
-    auto scores = torch::matmul(q, keys.transpose(-2, -1)).to(torch::kFloat32) * scale;  // [B, H, 1, C]
+    keys = keys.narrow(2, 0, span);
+    values = values.narrow(2, 0, span);
+    auto scores = torch::matmul(q, keys.transpose(-2, -1)).to(torch::kFloat32) * scale;  // [B, H, 1, span]
     scores.masked_fill_(hidden, -std::numeric_limits<float>::infinity());
     auto attended = torch::matmul(torch::softmax(scores, -1).to(values.scalar_type()), values);
     x = x + linear(b.proj, merge_heads(attended));

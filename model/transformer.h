@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include <torch/torch.h>
@@ -31,11 +32,14 @@ struct TransformerNetworkImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& tokens, KeyValues* kv = nullptr);
 
   // One decoding step for every stream: `tokens` [B] at `positions` [B]
-  // (int64, each < the caches' capacity), whose keys and values are written
-  // into `cache` ([layers, B, heads, capacity, head_dim], compute dtype) at
-  // that position; each stream attends to its positions 0..position.
-  // Returns the next-token logits [B, vocab] (float32).
-  torch::Tensor step(const torch::Tensor& tokens, const torch::Tensor& positions, KeyValues& cache);
+  // (int64, each < span), whose keys and values are written into `cache`
+  // ([layers, B, heads, capacity, head_dim], compute dtype) at that
+  // position; each stream attends to its positions 0..position. Only the
+  // cache's first `span` positions (span <= capacity: the longest stream's
+  // length) are read, so a cache that grew for one long stream costs the
+  // others nothing once it has restarted. Returns the next-token logits
+  // [B, vocab] (float32).
+  torch::Tensor step(const torch::Tensor& tokens, const torch::Tensor& positions, KeyValues& cache, int64_t span);
 
   // bfloat16 on CUDA, float32 on the CPU (call after moving the module).
   void set_compute_dtype(torch::ScalarType dtype) { compute_dtype = dtype; }
@@ -58,6 +62,13 @@ struct TransformerNetworkImpl : torch::nn::Module {
   torch::nn::Linear output{nullptr};  // absent (nullptr) with tied embeddings
 
  private:
+  // `w` in the compute dtype (see cast() in transformer.cpp for when it is kept).
+  torch::Tensor cast(const torch::Tensor& w) const;
+  struct Cast {
+    int64_t version = 0;
+    torch::Tensor cast;
+  };
+  mutable std::unordered_map<const c10::TensorImpl*, Cast> casts;
   torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) const;
   torch::Tensor norm(const torch::nn::LayerNorm& layer, const torch::Tensor& x) const;
   torch::Tensor dropout(const torch::Tensor& x);

@@ -2,7 +2,8 @@
 // cache [layers, streams, heads, capacity, head_dim] and the tokens each
 // stream holds in it (its length). The capacity grows (doubling, up to the
 // model's context) with the longest stream, so a batch of thousands of
-// streams costs memory for the kernels it writes, not for the whole context.
+// streams costs memory for the kernels it writes, not for the whole context;
+// a step reads only the positions up to the longest stream's.
 //
 // A stream that holds `context` tokens when it is fed another keeps only its
 // last context/2 tokens: they are encoded again from position 0 (one batched
@@ -10,6 +11,14 @@
 // token is appended. Training reads windows at random offsets, so the model
 // knows text that starts in the middle of a kernel; every token still sees
 // at least context/2 tokens before it.
+//
+// Saving a stream copies no cache: a step only writes at the stream's
+// length, so the rows below a saved length hold what they held at the save
+// until the stream is fed anew or shifted at the context. Restoring cuts
+// the stream back to its saved length; a stream shifted since its save has
+// its saved tokens encoded again (causal attention: a token's keys and
+// values depend only on the tokens before it, so they equal what the cache
+// held then).
 #include <algorithm>
 #include <map>
 
@@ -29,6 +38,7 @@ class TransformerBatch : public SamplingBatch::Impl {
     next = torch::zeros({n, m.vocab_size}, torch::TensorOptions().device(m.device));
     fed.assign(size_t(n), false);
     history.assign(size_t(n), {});
+    epoch.assign(size_t(n), 0);
   }
 
   Status feed_tokens(int stream, const std::vector<Token>& tokens) override {
@@ -42,6 +52,7 @@ class TransformerBatch : public SamplingBatch::Impl {
       cache.k.select(1, stream).narrow(2, 0, t).copy_(start.kv.k.select(1, 0));
       cache.v.select(1, stream).narrow(2, 0, t).copy_(start.kv.v.select(1, 0));
       history[size_t(stream)] = start.tokens;
+      epoch[size_t(stream)] = ++epochs;
       next[stream].copy_(start.next[0]);
       fed[size_t(stream)] = true;
       if (!saved.empty()) saved[size_t(stream)] = false;
@@ -62,6 +73,7 @@ class TransformerBatch : public SamplingBatch::Impl {
       cache.k.narrow(3, 0, t).copy_(start.kv.k.expand_as(cache.k.narrow(3, 0, t)));
       cache.v.narrow(3, 0, t).copy_(start.kv.v.expand_as(cache.v.narrow(3, 0, t)));
       std::fill(history.begin(), history.end(), start.tokens);
+      for (auto& e : epoch) e = ++epochs;
       next.copy_(start.next.expand_as(next));
       std::fill(fed.begin(), fed.end(), true);
       if (!saved.empty()) std::fill(saved.begin(), saved.end(), false);
@@ -74,17 +86,30 @@ class TransformerBatch : public SamplingBatch::Impl {
   Status advance(const std::vector<Token>& tokens) override {
     try {
       torch::NoGradGuard no_grad;
-      shift_full_streams();
-      std::vector<int64_t> positions(static_cast<size_t>(streams));
+      std::vector<int> full;
+      for (int s = 0; s < streams; ++s)
+        if (int64_t(history[size_t(s)].size()) >= context) full.push_back(s);
+      if (!full.empty()) {
+        for (int s : full) {
+          auto& h = history[size_t(s)];
+          h.erase(h.begin(), h.end() - context / 2);
+          epoch[size_t(s)] = ++epochs;
+        }
+        encode(full);
+      }
+      // Tokens and positions in one host buffer (pinned on CUDA): one copy, no wait for the device.
+      auto host = torch::empty({2, streams}, torch::TensorOptions().dtype(torch::kInt64).pinned_memory(on_cuda()));
+      int64_t* ids = host.data_ptr<int64_t>();
+      int64_t* at = ids + streams;
       int64_t longest = 0;
       for (int s = 0; s < streams; ++s) {
-        positions[size_t(s)] = int64_t(history[size_t(s)].size());
-        longest = std::max(longest, positions[size_t(s)] + 1);
+        ids[s] = tokens[size_t(s)];
+        at[s] = int64_t(history[size_t(s)].size());
+        longest = std::max(longest, at[s] + 1);
       }
       grow(longest);
-      auto ids = torch::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), torch::kInt64).to(model->device);
-      auto at = torch::tensor(positions, torch::kInt64).to(model->device);
-      next = net->step(ids, at, cache);
+      auto dev = host.to(model->device, /*non_blocking=*/on_cuda());
+      next = net->step(dev[0], dev[1], cache, longest);
       for (int s = 0; s < streams; ++s) history[size_t(s)].push_back(tokens[size_t(s)]);
       std::fill(fed.begin(), fed.end(), true);
     } catch (const std::exception& e) {
@@ -93,6 +118,7 @@ class TransformerBatch : public SamplingBatch::Impl {
     return ok_status();
   }
 
+  // The logits and the tokens; the cache rows stay where they are.
   Status save(const std::vector<int>& list) override {
     if (list.empty()) return ok_status();
     try {
@@ -101,17 +127,13 @@ class TransformerBatch : public SamplingBatch::Impl {
       if (saved.empty()) {
         saved.assign(size_t(streams), false);
         saved_history.assign(size_t(streams), {});
+        saved_epoch.assign(size_t(streams), 0);
         saved_next = torch::zeros_like(next);
-      }
-      if (capacity > 0 && !saved_cache.k.defined())
-        saved_cache = {torch::zeros_like(cache.k), torch::zeros_like(cache.v)};
-      if (capacity > 0) {
-        saved_cache.k.index_copy_(1, idx, cache.k.index_select(1, idx));
-        saved_cache.v.index_copy_(1, idx, cache.v.index_select(1, idx));
       }
       saved_next.index_copy_(0, idx, next.index_select(0, idx));
       for (int s : list) {
         saved_history[size_t(s)] = history[size_t(s)];
+        saved_epoch[size_t(s)] = epoch[size_t(s)];
         saved[size_t(s)] = true;
       }
     } catch (const std::exception& e) {
@@ -125,12 +147,16 @@ class TransformerBatch : public SamplingBatch::Impl {
     try {
       torch::NoGradGuard no_grad;
       ASSIGN_OR_RETURN(torch::Tensor idx, stream_index(list, true));
-      if (saved_cache.k.defined()) {
-        cache.k.index_copy_(1, idx, saved_cache.k.index_select(1, idx));
-        cache.v.index_copy_(1, idx, saved_cache.v.index_select(1, idx));
-      }
       next.index_copy_(0, idx, saved_next.index_select(0, idx));
-      for (int s : list) history[size_t(s)] = saved_history[size_t(s)];
+      std::vector<int> shifted;  // since their save: their rows hold other tokens now
+      for (int s : list) {
+        history[size_t(s)] = saved_history[size_t(s)];
+        if (epoch[size_t(s)] != saved_epoch[size_t(s)]) {
+          shifted.push_back(s);
+          epoch[size_t(s)] = saved_epoch[size_t(s)] = ++epochs;
+        }
+      }
+      if (!shifted.empty()) encode(shifted);
     } catch (const std::exception& e) {
       return internal_error(std::string("restoring stream states: ") + e.what());
     }
@@ -150,6 +176,8 @@ class TransformerBatch : public SamplingBatch::Impl {
   // ~12 KB a token for 6 layers of width 512 in bfloat16: all are dropped once kCachedStarts are.
   static constexpr size_t kCachedStarts = 1024;
 
+  bool on_cuda() const { return model->device.is_cuda(); }
+
   const Start& start_of(const std::vector<Token>& tokens) {
     auto it = starts.find(tokens);
     if (it != starts.end()) return it->second;
@@ -165,50 +193,47 @@ class TransformerBatch : public SamplingBatch::Impl {
     return starts.emplace(tokens, std::move(s)).first->second;
   }
 
-  // Room for `needed` positions in the cache (and the saved copy).
+  // Room for `needed` positions in the cache.
   void grow(int64_t needed) {
     if (needed <= capacity) return;
     const int64_t to = std::min<int64_t>(context, std::max<int64_t>({needed, 2 * capacity, 16}));
     auto opts = torch::TensorOptions().dtype(net->compute_dtype).device(model->device);
-    auto widen = [&](KeyValues& kv) {
-      KeyValues wider{torch::zeros({net->config.layers, streams, net->config.heads, to, net->head_dim}, opts),
-                      torch::zeros({net->config.layers, streams, net->config.heads, to, net->head_dim}, opts)};
-      if (kv.k.defined()) {
-        wider.k.narrow(3, 0, capacity).copy_(kv.k);
-        wider.v.narrow(3, 0, capacity).copy_(kv.v);
-      }
-      kv = std::move(wider);
-    };
-    widen(cache);
-    if (saved_cache.k.defined()) widen(saved_cache);
+    KeyValues wider{torch::zeros({net->config.layers, streams, net->config.heads, to, net->head_dim}, opts),
+                    torch::zeros({net->config.layers, streams, net->config.heads, to, net->head_dim}, opts)};
+    if (cache.k.defined()) {
+      wider.k.narrow(3, 0, capacity).copy_(cache.k);
+      wider.v.narrow(3, 0, capacity).copy_(cache.v);
+    }
+    cache = std::move(wider);
     capacity = to;
   }
 
-  // Streams holding `context` tokens keep their last context/2, encoded
-  // again from position 0, in batches of at most kShiftBatch streams.
-  void shift_full_streams() {
-    static constexpr size_t kShiftBatch = 256;
-    const int64_t keep = context / 2;
-    std::vector<int64_t> full;
-    for (int s = 0; s < streams; ++s)
-      if (int64_t(history[size_t(s)].size()) >= context) full.push_back(s);
-    for (size_t first = 0; first < full.size(); first += kShiftBatch) {
-      const size_t n = std::min(kShiftBatch, full.size() - first);
-      std::vector<int64_t> ids;
-      ids.reserve(n * size_t(keep));
-      for (size_t i = 0; i < n; ++i) {
-        auto& h = history[size_t(full[first + i])];
-        h.erase(h.begin(), h.end() - keep);
-        ids.insert(ids.end(), h.begin(), h.end());
+  // Writes the keys and values of the listed streams' tokens (history) into
+  // their cache rows from position 0: streams of one length go through the
+  // network together, at most kEncodeBatch at a time.
+  void encode(const std::vector<int>& list) {
+    static constexpr size_t kEncodeBatch = 256;
+    std::map<size_t, std::vector<int64_t>> by_length;
+    for (int s : list) by_length[history[size_t(s)].size()].push_back(s);
+    for (const auto& [len, members] : by_length) {
+      grow(int64_t(len));
+      for (size_t first = 0; first < members.size(); first += kEncodeBatch) {
+        const size_t n = std::min(kEncodeBatch, members.size() - first);
+        std::vector<int64_t> ids;
+        ids.reserve(n * len);
+        for (size_t i = 0; i < n; ++i) {
+          const auto& h = history[size_t(members[first + i])];
+          ids.insert(ids.end(), h.begin(), h.end());
+        }
+        KeyValues kv;
+        net->forward(torch::tensor(ids, torch::kInt64).reshape({int64_t(n), int64_t(len)}).to(model->device), &kv);
+        auto idx = torch::tensor(std::vector<int64_t>(members.begin() + std::ptrdiff_t(first),
+                                                      members.begin() + std::ptrdiff_t(first + n)),
+                                 torch::kInt64)
+                       .to(model->device);
+        cache.k.narrow(3, 0, int64_t(len)).index_copy_(1, idx, kv.k);
+        cache.v.narrow(3, 0, int64_t(len)).index_copy_(1, idx, kv.v);
       }
-      KeyValues kv;
-      net->forward(torch::tensor(ids, torch::kInt64).reshape({int64_t(n), keep}).to(model->device), &kv);
-      auto idx = torch::tensor(std::vector<int64_t>(full.begin() + std::ptrdiff_t(first),
-                                                    full.begin() + std::ptrdiff_t(first + n)),
-                               torch::kInt64)
-                     .to(model->device);
-      cache.k.narrow(3, 0, keep).index_copy_(1, idx, kv.k);
-      cache.v.narrow(3, 0, keep).index_copy_(1, idx, kv.v);
     }
   }
 
@@ -217,9 +242,14 @@ class TransformerBatch : public SamplingBatch::Impl {
   KeyValues cache;  // [layers, B, heads, capacity, head_dim]; undefined until a stream is fed
   int64_t capacity = 0;
   std::vector<std::vector<Token>> history;  // the tokens in each stream's cache rows
+  // Bumped whenever a stream's rows are written below its length (a feed, a
+  // shift at the context, a restore that encodes again): a saved state of
+  // an older epoch no longer matches the rows.
+  std::vector<uint64_t> epoch;
+  uint64_t epochs = 0;
   std::map<std::vector<Token>, Start> starts;
-  KeyValues saved_cache;
   std::vector<std::vector<Token>> saved_history;
+  std::vector<uint64_t> saved_epoch;
   torch::Tensor saved_next;
 };
 

@@ -9,8 +9,10 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "model/data_parallel.h"
+#include "model/multi_tensor_adamw.h"
 #include "model/training_task.h"
 #include "model/transformer.h"
 
@@ -52,10 +54,23 @@ class TransformerTask : public TrainingTask {
   std::string describe_shard() const override {
     return fmt::format("windows {}..{} of {} per batch", shard_.first, shard_.first + shard_.count - 1, shard_.total);
   }
+  // AdamW as model::make_optimizer makes it (betas 0.9/0.95, decay on the
+  // matrices only), stepped by multi-tensor kernels: fused on CUDA with
+  // LibTorch 2, as PyTorch's AdamW(fused=True).
   std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainingConfig& t) override {
     if (t.optimizer != "adamw") return model::make_optimizer(t, net_->parameters(), {});
     auto [decay, rest] = net_->decay_groups();
-    return model::make_optimizer(t, decay, rest);
+    auto options = [&](double wd) {
+      return std::make_unique<torch::optim::AdamWOptions>(
+          torch::optim::AdamWOptions(t.learning_rate).betas({0.9, 0.95}).weight_decay(wd));
+    };
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(decay, options(t.weight_decay));
+    if (!rest.empty()) groups.emplace_back(rest, options(0));
+    const AdamWKernel kernel = best_adamw_kernel(device_);
+    spdlog::info("AdamW: {} kernels", adamw_kernel_name(kernel));
+    return std::make_unique<MultiTensorAdamW>(
+        std::move(groups), torch::optim::AdamWOptions(t.learning_rate).weight_decay(t.weight_decay), kernel);
   }
   Status check_position(const TrainingPosition& pos, const std::string& path) const override {
     if (pos.h.defined())
@@ -82,19 +97,7 @@ class TransformerTask : public TrainingTask {
   Status fill_position(TrainingPosition&, Collectives*) override { return ok_status(); }
 
   // The global norm from the gradients' norms on the device: no wait for it.
-  void clip_gradients(double max_norm) override {
-    torch::NoGradGuard no_grad;
-    std::vector<torch::Tensor> grads, norms;
-    for (auto& p : net_->parameters())
-      if (p.grad().defined()) {
-        grads.push_back(p.grad());
-        norms.push_back(p.grad().norm(2).to(torch::kFloat32));
-      }
-    if (grads.empty()) return;
-    auto total = torch::stack(norms).norm(2);
-    auto coef = ((total + 1e-6).reciprocal() * max_norm).clamp_max(1.0);
-    for (auto& g : grads) g.mul_(coef.to(g.scalar_type()));
-  }
+  void clip_gradients(double max_norm) override { clip_gradient_norm(net_->parameters(), max_norm); }
 
   std::pair<double, int64_t> evaluate() override {
     int64_t n = int64_t(valid_.size());

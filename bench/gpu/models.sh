@@ -13,6 +13,12 @@
 #   sample    each run of $SAMPLES ("name:run:checkpoint ...", checkpoint best|last):
 #             free-signature `sample --check gpu` for $SAMPLE_SECONDS, $BATCH streams,
 #             temperature 0.8; summary NAME.json, benchmark-grade kernels in kernels/NAME
+#   decode    each run of $DECODE ("name:run:checkpoint ..."): `sample` without the checker for
+#             $DECODE_SECONDS, $BATCH streams, temperature 0.8: samples/s, stream-steps/s, and the
+#             model's and the draws' seconds (decoding speed apart from the checker); NAME-decode.json
+#   trainspeed  the Transformer run of $RUNS (tf-v2) for $TRAINSPEED_SECONDS on CUDA from scratch
+#             (its own workspace copy), then the PyTorch baseline for as long, in the same call:
+#             tokens/s of each (trainspeed-*.log)
 #   pack      logs, summaries and kernels into results.tar.xz
 # shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
 set -uo pipefail
@@ -24,6 +30,9 @@ SAMPLE_SECONDS=${SAMPLE_SECONDS:-60}
 BATCH=${BATCH:-4096}
 RUNS=${RUNS:-"lstm-v1:v1:configs/github.toml lstm-v2:v2:configs/github.toml tf-v2:v2:configs/github-transformer.toml"}
 SAMPLES=${SAMPLES:-"lstm-v2-best:lstm-v2:best lstm-v2-last:lstm-v2:last tf-v2-best:tf-v2:best"}
+DECODE=${DECODE:-"lstm-v2-best:lstm-v2:best tf-v2-best:tf-v2:best"}
+DECODE_SECONDS=${DECODE_SECONDS:-45}
+TRAINSPEED_SECONDS=${TRAINSPEED_SECONDS:-60}
 mkdir -p "$RESULTS/kernels"
 
 run_field() {  # RUN FIELD(2 workspace | 3 config)
@@ -74,6 +83,40 @@ phase_sample() {
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","seconds","checked","dynamically_valid","dynamically_valid_per_minute","check_outcomes")})' \
       "$RESULTS/$name.json" || tail -5 "$RESULTS/$name.err"
   done
+}
+
+phase_decode() {
+  local s name run ckpt ws config
+  for s in $DECODE; do
+    IFS=: read -r name run ckpt <<< "$s"
+    ws=$(run_field "$run" 2) && config=$(run_field "$run" 3) || return 1
+    log "sample (no checker) on $run ($ckpt checkpoint) for $DECODE_SECONDS s, $BATCH streams: $name"
+    rm -rf "gpu-work/d-$name" && mkdir -p "gpu-work/d-$name" &&
+      cp "gpu-work/$ws/clgen.db" "gpu-work/d-$name/" && cp -r "gpu-work/$ws/models" "gpu-work/$ws/vocabularies" "gpu-work/d-$name/"
+    "$CLGEN" --workspace "gpu-work/d-$name" -q sample --config "$config" --checkpoint "$ckpt" --device cuda \
+      --batch-size "$BATCH" --temperature 0.8 --seed 7 --time-limit "$DECODE_SECONDS" -n 0 --json \
+      > "$RESULTS/$name-decode.json" 2> "$RESULTS/$name-decode.err"
+    python3 - "$RESULTS/$name-decode.json" "$name" <<'PY' || tail -5 "$RESULTS/$name-decode.err"
+import json, sys
+j = json.load(open(sys.argv[1]))
+s = j["seconds"]
+print(f"{sys.argv[2]}: {j['samples'] / s:.1f} samples/s, {j['tokens'] / s:.0f} stream-steps/s, {j['accepted']} accepted; "
+      f"model {j['model_seconds']:.1f} s, draw {j['draw_seconds']:.1f} s of {s:.1f} s; backtracks {j['backtracks']}")
+PY
+  done
+}
+
+phase_trainspeed() {
+  local ws config
+  ws=$(run_field tf-v2 2) && config=$(run_field tf-v2 3) || return 1
+  unpack_workspace "gpu-work/$ws" ".wsmin/$ws.db.xz" || return 1
+  rm -rf "gpu-work/ts-$ws" && mkdir -p "gpu-work/ts-$ws" && cp "gpu-work/$ws/clgen.db" "gpu-work/ts-$ws/"
+  log "train $config from scratch for $TRAINSPEED_SECONDS s, then the PyTorch baseline for as long"
+  timeout --foreground --signal=INT "$TRAINSPEED_SECONDS" "$CLGEN" --workspace "gpu-work/ts-$ws" \
+    train --config "$config" --device cuda > "$RESULTS/trainspeed-clgen.log" 2>&1
+  grep -E "AdamW|tokens/s" "$RESULTS/trainspeed-clgen.log" | tail -3
+  python3 bench/model_train_transformer_baseline.py --config "$config" --workspace "gpu-work/ts-$ws" --device cuda \
+    --seconds "$TRAINSPEED_SECONDS" 2>&1 | tee "$RESULTS/trainspeed-pytorch.log" | tail -3
 }
 
 phase_pack() {  # the archive is written outside $RESULTS: tar fails on a folder that changes as it reads it

@@ -94,6 +94,26 @@ TEST(Transformer, AFutureTokenChangesNoEarlierLogit) {
   EXPECT_FALSE(torch::allclose(la.select(1, 11), lb.select(1, 11), 0, 1e-3));
 }
 
+TEST(Transformer, AGradientFreePassKeepsItsWeightCastsOnlyUntilTheWeightsChange) {
+  // bfloat16 compute on the CPU: passes without gradients (decoding,
+  // validation) keep each weight's cast; an in-place update must renew it.
+  torch::manual_seed(4);
+  TransformerNetwork net(20, tiny_transformer());
+  net->eval();
+  net->set_compute_dtype(torch::kBFloat16);
+  auto input = torch::randint(0, 20, {2, 8}, torch::kInt64);
+  torch::Tensor before, after, with_graph;
+  {
+    torch::NoGradGuard no_grad;
+    before = net->forward(input);
+    for (auto& p : net->parameters()) p.mul_(1.5);
+    after = net->forward(input);
+  }
+  with_graph = net->forward(input).detach();  // casts every weight anew
+  EXPECT_FALSE(torch::equal(before, after)) << "the second pass used the casts of the old weights";
+  EXPECT_TRUE(torch::equal(after, with_graph));
+}
+
 // The weights of a model directory's checkpoint file.
 std::vector<torch::Tensor> weights(const TrainResult& r, const ModelConfig& c, const std::string& file) {
   TransformerNetwork net(r.vocab_size, c.network);
@@ -272,6 +292,70 @@ TEST_F(TransformerSampling, CachedDecodingEqualsFullRecomputationThroughRewindsA
   }
   EXPECT_FALSE(b.restore({2}).ok()) << "stream 2 was fed anew: what it saved belongs to another text";
   EXPECT_TRUE(b.restore({0}).ok());
+}
+
+// Saving copies no cache rows: a restore either cuts a stream back to its
+// saved length (its rows below it untouched since) or, for a stream shifted
+// at the context since, encodes its saved tokens again. Streams at different
+// lengths take both ways, the same saved state is restored twice, and a
+// later save replaces an earlier one; every step's logits must equal a full
+// recomputation of the tokens the documented rule keeps.
+TEST_F(TransformerSampling, RestoresEqualFullRecomputationWhetherOrNotTheStreamShiftedSinceItsSave) {
+  auto lm = LanguageModel::load(dir.path(), "", "cpu", 0, "last");
+  ASSERT_TRUE(lm.ok()) << lm.status().message();
+  TransformerNetwork full(result.vocab_size, config.network);
+  ASSERT_TRUE(
+      load_checkpoint(result.model_dir + "/checkpoint.pt", *full, result.vocab_size, nullptr, torch::kCPU).ok());
+  full->eval();
+  const Vocabulary& vocab = (*lm)->vocabulary();
+  const int v = vocab.size();
+  constexpr size_t kStreams = 4;
+  auto batch = (*lm)->new_batch(int(kStreams), 3);
+  ASSERT_TRUE(batch.ok());
+  auto& b = **batch;
+  Reference ref{config.network.context, std::vector<std::vector<Token>>(kStreams)};
+  // With the separator: 2, 3, 4 and 9 tokens (context 16).
+  const std::vector<std::string> starts = {"x", "ab", "__k", "__global"};
+  for (size_t s = 0; s < kStreams; ++s) {
+    ASSERT_TRUE(b.feed(int(s), starts[s]).ok());
+    ref.feed(s, vocab.separator(), *vocab.encode(starts[s]));
+  }
+  std::vector<std::vector<Token>> saved(kStreams);
+  auto save = [&](const std::vector<int>& list) {
+    ASSERT_TRUE(b.save(list).ok());
+    for (int s : list) saved[size_t(s)] = ref.streams[size_t(s)];
+  };
+  auto restore = [&](const std::vector<int>& list) {
+    ASSERT_TRUE(b.restore(list).ok());
+    for (int s : list) ref.streams[size_t(s)] = saved[size_t(s)];
+  };
+  for (int step = 0; step < 40; ++step) {
+    std::vector<Token> chosen;
+    for (size_t s = 0; s < kStreams; ++s) chosen.push_back(Token((s * 5 + size_t(step) * 7 + 1) % size_t(v)));
+    ASSERT_TRUE(b.advance(chosen).ok());
+    for (size_t s = 0; s < kStreams; ++s) ref.advance(s, chosen[s]);
+    // Lengths after step 2: 5, 6, 7, 12.
+    if (step == 2) save({0, 1, 2, 3});
+    if (step == 5) restore({0, 1});   // neither shifted: cut back to 5 and 6 tokens
+    if (step == 8) restore({0});      // the same saved state again
+    if (step == 9) save({1});         // replaces stream 1's save at 6 tokens
+    if (step == 12) restore({1, 2});  // 1 not shifted; 2 held 16 tokens after step 11, shifted: encoded again
+    if (step == 14) restore({0});     // a third time, still unshifted
+    if (step == 20) restore({3});     // shifted at steps 7 and 15
+    if (step == 30) restore({2});     // shifted again since its last restore
+    auto logits = b.logits();
+    ASSERT_TRUE(logits.ok());
+    torch::NoGradGuard no_grad;
+    for (size_t s = 0; s < kStreams; ++s) {
+      const auto& h = ref.streams[s];
+      auto ids = torch::tensor(std::vector<int64_t>(h.begin(), h.end()), torch::kInt64).reshape({1, -1});
+      auto want = full->forward(ids).select(1, int64_t(h.size()) - 1)[0];
+      auto got = torch::from_blob(logits->data() + s * size_t(v), {v}, torch::kFloat32);
+      ASSERT_TRUE(torch::allclose(got, want, 1e-4, 1e-4))
+          << "step " << step << ", stream " << s << " (" << h.size() << " tokens): largest difference "
+          << (got - want).abs().max().item<float>();
+    }
+  }
 }
 
 TEST_F(TransformerSampling, LoadsTheBestCheckpointUnlessToldLast) {
