@@ -41,6 +41,15 @@ struct TransformerNetworkImpl : torch::nn::Module {
   // [B, vocab] (float32).
   torch::Tensor step(const torch::Tensor& tokens, const torch::Tensor& positions, KeyValues& cache, int64_t span);
 
+  // Switching between training and evaluation drops the kept weight casts:
+  // an optimizer kernel may update weights in place without bumping their
+  // version (CUDA's fused AdamW does), so a version check alone would let
+  // validation read the casts of an earlier epoch's weights.
+  void train(bool on = true) override {
+    casts.clear();
+    torch::nn::Module::train(on);
+  }
+
   // bfloat16 on CUDA, float32 on the CPU (call after moving the module).
   void set_compute_dtype(torch::ScalarType dtype) { compute_dtype = dtype; }
 

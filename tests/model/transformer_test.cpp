@@ -114,6 +114,37 @@ TEST(Transformer, AGradientFreePassKeepsItsWeightCastsOnlyUntilTheWeightsChange)
   EXPECT_TRUE(torch::equal(after, with_graph));
 }
 
+TEST(Transformer, EvaluationAfterTrainingModeUsesTheCurrentWeightsEvenWhenTheirVersionDidNotChange) {
+  // An update through .data() leaves the parameter's version as it was, as
+  // CUDA's fused AdamW kernel does; the training-mode switch between the
+  // optimizer step and validation must still drop the old casts.
+  torch::manual_seed(5);
+  TransformerNetwork net(20, tiny_transformer());
+  net->set_compute_dtype(torch::kBFloat16);
+  auto input = torch::randint(0, 20, {2, 8}, torch::kInt64);
+  torch::NoGradGuard no_grad;
+  net->eval();
+  auto before = net->forward(input);
+  net->train();
+  for (auto& p : net->parameters()) {
+    const int64_t version = p._version();
+    p.data().mul_(1.5);
+    ASSERT_EQ(p._version(), version) << "this update should leave the version alone";
+  }
+  net->eval();
+  auto after = net->forward(input);
+  TransformerNetwork fresh(20, tiny_transformer());  // same weights, no kept casts
+  fresh->set_compute_dtype(torch::kBFloat16);
+  {
+    auto dst = fresh->parameters();
+    auto src = net->parameters();
+    for (size_t i = 0; i < dst.size(); ++i) dst[i].copy_(src[i]);
+  }
+  fresh->eval();
+  EXPECT_FALSE(torch::equal(before, after)) << "validation read the casts of the old weights";
+  EXPECT_TRUE(torch::equal(after, fresh->forward(input)));
+}
+
 // The weights of a model directory's checkpoint file.
 std::vector<torch::Tensor> weights(const TrainResult& r, const ModelConfig& c, const std::string& file) {
   TransformerNetwork net(r.vocab_size, c.network);
