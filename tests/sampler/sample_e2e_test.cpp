@@ -632,9 +632,9 @@ TEST(ShippedModelEndToEnd, WritesAnAcceptedKernelWithTheRequestedPrototype) {
     auto r = run_clgen(args);
     ASSERT_EQ(0, r.exit_code) << args[3] << ": " << r.out << r.err;
   }
-  auto r = run_clgen({"--workspace", ws, "-q", "sample", "--args", kArgs, "-n", "1",
-                      "--time-limit", "300", "--seed", "1", "--temperature", "0.5", "--max-length",
-                      "1500", "--device", "cpu", "--out", out, "--max-refusals", "32", "--json"});
+  auto r = run_clgen({"--workspace",  ws,    "-q",     "sample", "--args",         kArgs, "-n",           "1",
+                      "--time-limit", "300", "--seed", "1",      "--temperature",  "0.5", "--max-length", "1500",
+                      "--device",     "cpu", "--out",  out,      "--max-refusals", "32",  "--json"});
   ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_GE(j["accepted"].get<int>(), 1) << r.out;
@@ -648,10 +648,10 @@ TEST(ShippedModelEndToEnd, WritesAnAcceptedKernelWithTheRequestedPrototype) {
     GTEST_SKIP() << "no OpenCL CPU device: the dynamic check needs one";
   }
   const std::string checked = (root / "checked").string(), grade = (root / "grade").string();
-  auto c = run_clgen({"--workspace", ws, "-q", "sample", "--args", kArgs, "-n", "1",
-                      "--time-limit", "300", "--seed", "2", "--temperature", "0.5", "--max-length", "1500",
-                      "--device", "cpu", "--out", checked, "--max-refusals", "32", "--check", "cpu",
-                      "--check-jobs", "2", "--check-out", grade, "--json"});
+  auto c = run_clgen({"--workspace",  ws,    "-q",          "sample", "--args",         kArgs, "-n",           "1",
+                      "--time-limit", "300", "--seed",      "2",      "--temperature",  "0.5", "--max-length", "1500",
+                      "--device",     "cpu", "--out",       checked,  "--max-refusals", "32",  "--check",      "cpu",
+                      "--check-jobs", "2",   "--check-out", grade,    "--json"});
   ASSERT_EQ(0, c.exit_code) << c.out << c.err;
   auto k = nlohmann::json::parse(c.out);
   ASSERT_GE(k["dynamically_valid"].get<int>(), 1) << c.out;
