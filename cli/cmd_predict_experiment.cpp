@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -32,6 +33,7 @@ struct ExperimentCliOptions {
   std::vector<std::string> domain_files;  // group -> domain TSVs (a MANIFEST.tsv)
   std::string compare_synthetic;          // mapping: a second synthetic set, from another export
   bool split_synthetic = false;           // mapping: the data's synthetic rows as two halves
+  bool by_steering = false;               // one synthetic arm per steering column value
   std::string sizes;                      // mapping: global sizes to keep, or "two-sided"
   double two_sided_ratio = 1.2;           // oracle over static at which a size counts as two-sided
   std::string size_table;                 // mapping: CSV of the per-size summary
@@ -317,7 +319,9 @@ Status run_mapping_curves(const ExperimentCliOptions& o) {
   predict::MappingCurveInput in;
   std::vector<predict::MappingRow> synthetic;
   for (auto& r : rows) (predict::is_synthetic(r.origin) ? synthetic : in.real).push_back(std::move(r));
-  if (o.split_synthetic) {
+  if (o.by_steering) {
+    std::tie(in.synthetic, in.arm_names) = predict::split_by_steering(std::move(synthetic));
+  } else if (o.split_synthetic) {
     auto [a, b] = predict::split_by_group(synthetic, o.run.seed);
     in.synthetic = {std::move(a), std::move(b)};
     in.arm_names = {"real+synthetic-A", "real+synthetic-B"};
@@ -367,7 +371,8 @@ Status run_wgsize_curves(const ExperimentCliOptions& o) {
       spec.name.c_str(), o.group.c_str(), o.draws, o.run.resamples);
   for (const auto& device : data.devices) {
     std::printf("\n== %s ==\n", device.c_str());
-    ASSIGN_OR_RETURN(auto cd, predict::wgsize_curve_data(spec, data, device, o.run.group_by_kernel, domains));
+    ASSIGN_OR_RETURN(auto cd, predict::wgsize_curve_data(spec, data, device, o.run.group_by_kernel, domains,
+                                                         o.by_steering, o.run.seed));
     RETURN_IF_ERROR(run_curves(o, "wgsize", device, spec.name, cd, csv));
   }
   if (!o.out.empty()) RETURN_IF_ERROR(write_file_atomic(o.out, csv));
@@ -417,8 +422,12 @@ void add_predict_experiment_command(CLI::App& predict, Action& action) {
                 "Mapping curves: a second synthetic set (another export's synthetic rows); sets are cut to the "
                 "same number of kernel groups")
       ->check(CLI::ExistingFile);
-  x->add_flag("--split-synthetic", o->split_synthetic,
-              "Mapping curves: compare two halves of the data's synthetic rows (split by group)");
+  auto* split = x->add_flag("--split-synthetic", o->split_synthetic,
+                            "Mapping curves: compare two halves of the data's synthetic rows (split by group)");
+  x->add_flag("--by-steering", o->by_steering,
+              "Curves: one synthetic arm per value of the steering column (undirected, features, explore, "
+              "held-out), each cut to the same number of kernel groups")
+      ->excludes(split);
   x->add_option("--sizes", o->sizes,
                 "Mapping: keep these global sizes (comma-separated dataset values), or 'two-sided': the sizes "
                 "where the oracle beats the static device by --two-sided-ratio on the real rows");
@@ -432,8 +441,11 @@ void add_predict_experiment_command(CLI::App& predict, Action& action) {
         return usage_error(fmt::format("--group must be program or kernel, not '{}'", o->group));
       o->run.group_by_kernel = o->group == "kernel";
       const bool curves = curve_mode(*o);
-      if (!curves && (!o->compare_synthetic.empty() || o->split_synthetic))
-        return usage_error("--compare-synthetic and --split-synthetic need --train-groups or --holdout-domain");
+      if (!curves && (!o->compare_synthetic.empty() || o->split_synthetic || o->by_steering))
+        return usage_error(
+            "--compare-synthetic, --split-synthetic and --by-steering need --train-groups or --holdout-domain");
+      if (o->by_steering && !o->compare_synthetic.empty())
+        return usage_error("--by-steering and --compare-synthetic exclude each other");
       if (o->task == "wgsize") return curves ? run_wgsize_curves(*o) : run_wgsize(*o);
       if (o->task == "mapping") {
         return curves ? run_mapping_curves(*o) : run_mapping(*o);

@@ -94,6 +94,7 @@ class KernelCatalog {
     if (sample) {
       o.origin = "synthetic";
       o.group = fmt::format("synthetic-{}-{}", sample->model_id, sample->id);
+      o.steering = sample->steering;
     }
     if (o.origin.empty()) {
       ASSIGN_OR_RETURN(auto content, preprocess::accepted_kernel_content(*db_, sha));
@@ -109,7 +110,7 @@ class KernelCatalog {
     if (o.origin.empty()) {
       // Not (or no longer) in the corpus or sample tables: trust the run.
       if (run_origin == "samples") {
-        o = {"synthetic", "synthetic-" + sha.substr(0, 12)};
+        o = {"synthetic", "synthetic-" + sha.substr(0, 12), "undirected"};
       } else if (run_origin == "corpus") {
         o = {"corpus", "corpus-" + sha.substr(0, 12)};
       } else {
@@ -272,7 +273,7 @@ Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const 
   ExportResult out;
   out.csv =
       "benchmark,dataset,comp,rational,mem,localmem,coalesced,atomic,transfer,wgsize,oracle,"
-      "runtime_cpu,runtime_gpu,group,origin,kernel,kernel_sha256,global_size,"
+      "runtime_cpu,runtime_gpu,group,origin,steering,kernel,kernel_sha256,global_size,"
       "requested_local_size,local_size_cpu,local_size_gpu,kernel_ns_cpu,kernel_ns_gpu,"
       "transfer_ns_cpu,transfer_ns_gpu,readback_bytes,written_buffers," +
       features::ir_features_csv_header() + "\n";
@@ -306,13 +307,13 @@ Expected<ExportResult> export_mapping(Database& db, const RunDevice& cpu, const 
       ++skipped["argument analysis failed (no read-back bytes)"];
       continue;
     }
-    out.csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    out.csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                            csv_field(origin.group + "-" + name + "-" + sha.substr(0, 8)), dataset, f->comp, f->rational,
                            f->mem, f->localmem, f->coalesced, f->atomic, run.transferred_bytes, wgsize,
                            rt_cpu <= rt_gpu ? "CPU" : "GPU", rt_cpu, rt_gpu, csv_field(origin.group), origin.origin,
-                           csv_field(name), sha, csv_field(global), csv_field(requested), csv_field(local_cpu),
-                           csv_field(local_gpu), k_cpu, k_gpu, t_cpu, t_gpu, readback->first, readback->second,
-                           catalog.ir_fields(sha, name));
+                           origin.steering, csv_field(name), sha, csv_field(global), csv_field(requested),
+                           csv_field(local_cpu), csv_field(local_gpu), k_cpu, k_gpu, t_cpu, t_gpu, readback->first,
+                           readback->second, catalog.ir_fields(sha, name));
     ++out.rows;
     kernels.emplace(sha, name);
   }
@@ -409,7 +410,7 @@ Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device, cons
   };
   out.csv =
       "host,dev_name,dev_count,kern_checksum,north,south,east,west,data_width,data_height,"
-      "max_wg_size,origin,group,kernel,kernel_sha256,global_size,default_local_size,refused_sizes,failed_sizes,"
+      "max_wg_size,origin,steering,group,kernel,kernel_sha256,global_size,default_local_size,refused_sizes,failed_sizes,"
       "comp,rational,mem,localmem,coalesced,atomic," +
       features::ir_features_csv_header();
   for (const auto& [a, b] : sizes) out.csv += fmt::format(",{}x{}", a, b);
@@ -425,12 +426,12 @@ Expected<ExportResult> export_wgsize(Database& db, const RunDevice* device, cons
     // are not stored; the kernel's, no larger, stands for them).
     auto def = driver::automatic_local_size(global, max_wg, {});
     const auto& f = feats.at({s->sha, s->name});
-    out.csv += fmt::format("{},{},1,{},0,0,0,0,{},{},{},{},{},{},{},{},{}x{},{},{},{},{},{},{},{},{},{}",
+    out.csv += fmt::format("{},{},1,{},0,0,0,0,{},{},{},{},{},{},{},{},{},{}x{},{},{},{},{},{},{},{},{},{}",
                            csv_field(s->platform), csv_field(s->device), csv_field(s->sha + ":" + s->name), global[0],
-                           global.size() > 1 ? global[1] : 1, max_wg, origin.origin, csv_field(origin.group),
-                           csv_field(s->name), s->sha, csv_field(s->global), def[0], def.size() > 1 ? def[1] : 1,
-                           size_list(s->refused), size_list(s->failed), f.comp, f.rational, f.mem, f.localmem,
-                           f.coalesced, f.atomic, catalog.ir_fields(s->sha, s->name));
+                           global.size() > 1 ? global[1] : 1, max_wg, origin.origin, origin.steering,
+                           csv_field(origin.group), csv_field(s->name), s->sha, csv_field(s->global), def[0],
+                           def.size() > 1 ? def[1] : 1, size_list(s->refused), size_list(s->failed), f.comp, f.rational,
+                           f.mem, f.localmem, f.coalesced, f.atomic, catalog.ir_fields(s->sha, s->name));
     for (const auto& size : sizes) {
       auto it = s->ms.find(size);
       out.csv += "," + (it == s->ms.end() ? std::string("0") : fmt::format("{}", it->second));

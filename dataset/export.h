@@ -33,6 +33,9 @@ struct KernelOrigin {
   // "synthetic-<model id>-<sample id>" for a sample (each sample is its own
   // program), "file:<path>" for a file argument.
   std::string group;
+  // A sample's steering (sampler::SampleOrigin::steering: "undirected",
+  // "features", "held-out", "explore"); empty for other origins.
+  std::string steering;
 };
 
 struct ExportOptions {

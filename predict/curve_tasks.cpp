@@ -89,22 +89,50 @@ Expected<CurveData> mapping_curve_data(const MappingModelSpec& spec, MappingCurv
 }
 
 Expected<CurveData> wgsize_curve_data(const WgModelSpec& spec, const WgDataset& dataset, const std::string& device,
-                                      bool group_by_kernel, const std::map<std::string, std::string>& domain_of) {
+                                      bool group_by_kernel, const std::map<std::string, std::string>& domain_of,
+                                      bool by_steering, uint64_t seed) {
   auto d = std::make_shared<const WgDataset>(dataset);
   auto real = std::make_shared<std::vector<size_t>>();
-  auto synthetic = std::make_shared<std::vector<size_t>>();
+  std::map<std::string, std::vector<size_t>> by_arm;  // arm name -> synthetic scenarios
   for (size_t i = 0; i < d->scenarios.size(); ++i) {
     const auto& s = d->scenarios[i];
     if (!device.empty() && s.device != device) continue;
-    (is_synthetic(s.origin) ? *synthetic : *real).push_back(i);
+    if (!is_synthetic(s.origin)) {
+      real->push_back(i);
+      continue;
+    }
+    by_arm[by_steering ? "real+" + (s.steering.empty() ? std::string("undirected") : s.steering) : "real+synthetic"]
+        .push_back(i);
   }
   if (real->empty()) return invalid_argument(fmt::format("wgsize curve: no real scenario on device '{}'", device));
   const size_t fixed = wg_baseline(*d, *real);
   CurveData c;
-  if (!synthetic->empty()) {
-    c.arms = {"real+synthetic"};
-    c.arm_items = {synthetic->size()};
+  auto synthetic = std::make_shared<std::vector<std::vector<size_t>>>();
+  for (auto& [name, set] : by_arm) {  // undirected first: the others are compared with the first arm
+    const bool first = name == "real+undirected";
+    c.arms.insert(first ? c.arms.begin() : c.arms.end(), name);
+    synthetic->insert(first ? synthetic->begin() : synthetic->end(), std::move(set));
   }
+  if (synthetic->size() > 1) {  // the same number of kernel groups in every arm
+    std::vector<std::vector<std::string>> order;
+    size_t least = SIZE_MAX;
+    for (const auto& set : *synthetic) {
+      std::set<std::string> names;
+      for (size_t i : set) names.insert(d->scenarios[i].split_group());
+      order.emplace_back(names.begin(), names.end());
+      std::mt19937_64 rng(seed);
+      std::shuffle(order.back().begin(), order.back().end(), rng);
+      least = std::min(least, order.back().size());
+    }
+    for (size_t a = 0; a < synthetic->size(); ++a) {
+      std::set<std::string> keep(order[a].begin(), order[a].begin() + std::ptrdiff_t(least));
+      auto& set = (*synthetic)[a];
+      set.erase(
+          std::remove_if(set.begin(), set.end(), [&](size_t i) { return !keep.count(d->scenarios[i].split_group()); }),
+          set.end());
+    }
+  }
+  for (const auto& set : *synthetic) c.arm_items.push_back(set.size());
   for (size_t i : *real) {
     const auto& s = d->scenarios[i];
     c.groups.push_back(group_by_kernel ? s.kernel : s.split_group());
@@ -120,7 +148,7 @@ Expected<CurveData> wgsize_curve_data(const WgModelSpec& spec, const WgDataset& 
                                                   uint64_t seed) -> Expected<std::vector<ItemScore>> {
     std::vector<size_t> tr, te;
     for (size_t j : train) tr.push_back((*real)[j]);
-    if (arm >= 0) tr.insert(tr.end(), synthetic->begin(), synthetic->end());
+    if (arm >= 0) tr.insert(tr.end(), (*synthetic)[arm].begin(), (*synthetic)[arm].end());
     for (size_t j : test) te.push_back((*real)[j]);
     ASSIGN_OR_RETURN(WgsizeModel m, WgsizeModel::train(spec, *d, tr));
     ASSIGN_OR_RETURN(auto picks, m.choose(*d, te, seed, nullptr));
@@ -193,6 +221,19 @@ void equalize_synthetic(std::vector<std::vector<MappingRow>>& sets, uint64_t see
   }
   for (size_t i = 0; i < sets.size(); ++i)
     sets[i] = rows_of(sets[i], std::set<std::string>(order[i].begin(), order[i].begin() + least));
+}
+
+std::pair<std::vector<std::vector<MappingRow>>, std::vector<std::string>> split_by_steering(
+    std::vector<MappingRow> rows) {
+  std::map<std::string, std::vector<MappingRow>> by;
+  for (auto& r : rows) by[r.steering.empty() ? std::string("undirected") : r.steering].push_back(std::move(r));
+  std::pair<std::vector<std::vector<MappingRow>>, std::vector<std::string>> out;
+  for (auto& [name, set] : by) {  // undirected first: the others are compared with the first arm
+    const bool first = name == "undirected";
+    out.first.insert(first ? out.first.begin() : out.first.end(), std::move(set));
+    out.second.insert(first ? out.second.begin() : out.second.end(), "real+" + name);
+  }
+  return out;
 }
 
 std::pair<std::vector<MappingRow>, std::vector<MappingRow>> split_by_group(const std::vector<MappingRow>& rows,

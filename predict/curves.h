@@ -123,10 +123,14 @@ Expected<CurveData> mapping_curve_data(const MappingModelSpec& spec, MappingCurv
                                        const std::map<std::string, std::string>& domain_of);
 
 // Workgroup size, on one device's scenarios (every device when empty): the
-// real scenarios are scored; the synthetic ones are the one synthetic arm.
-// The fixed choice is the best fixed size over the real scenarios.
+// real scenarios are scored; the synthetic ones are the one synthetic arm,
+// or with `by_steering` one arm per steering ("real+undirected" first, then
+// "real+explore", "real+features", ...), each cut to the same number of kernel groups
+// (a shuffle seeded by `seed`). The fixed choice is the best fixed size over
+// the real scenarios.
 Expected<CurveData> wgsize_curve_data(const WgModelSpec& spec, const WgDataset& d, const std::string& device,
-                                      bool group_by_kernel, const std::map<std::string, std::string>& domain_of);
+                                      bool group_by_kernel, const std::map<std::string, std::string>& domain_of,
+                                      bool by_steering = false, uint64_t seed = 204);
 
 // Group -> domain from TSV files with a header naming `repository` (or
 // `group`) and `domain` columns, such as a snapshot's MANIFEST.tsv; a later
@@ -136,6 +140,12 @@ Expected<std::map<std::string, std::string>> read_domain_map(const std::vector<s
 // Synthetic sets of the same size: each keeps the same number of its groups
 // (the smallest set's), chosen by a seeded shuffle of the group names.
 void equalize_synthetic(std::vector<std::vector<MappingRow>>& sets, uint64_t seed);
+
+// The synthetic rows by steering (MappingRow::steering; "undirected" when
+// empty): undirected first, the others in name order, with the arm name
+// "real+<steering>" of each.
+std::pair<std::vector<std::vector<MappingRow>>, std::vector<std::string>> split_by_steering(
+    std::vector<MappingRow> rows);
 
 // The rows split into two halves by group (a seeded shuffle of the group
 // names, the first half of the groups in the first set): two synthetic sets

@@ -53,7 +53,7 @@ Expected<std::vector<MappingRow>> load_mapping_csv(const std::string& path) {
   ASSIGN_OR_RETURN(int c_data, t.require_column("dataset", path));
   ASSIGN_OR_RETURN(int c_oracle, t.require_column("oracle", path));
   const int c_group = t.column("group");  // clgen's exports name the program explicitly
-  const int c_origin = t.column("origin"), c_readback = t.column("readback_bytes");
+  const int c_origin = t.column("origin"), c_readback = t.column("readback_bytes"), c_steering = t.column("steering");
   if (t.rows.empty()) return invalid_argument(fmt::format("{}: no data rows", path));
 
   std::vector<MappingRow> rows;
@@ -78,6 +78,7 @@ Expected<std::vector<MappingRow>> load_mapping_csv(const std::string& path) {
       return parse_error(fmt::format("{}: row {}: runtimes must be positive", path, i + 2));
     r.group = c_group >= 0 && !f[c_group].empty() ? f[c_group] : benchmark_group(r.benchmark);
     if (c_origin >= 0) r.origin = f[c_origin];
+    if (c_steering >= 0) r.steering = f[c_steering];
     if (c_readback >= 0) {
       ASSIGN_OR_RETURN(r.readback, parse_number(f[c_readback], fmt::format("{}: row {}: readback_bytes", path, i + 2)));
     }

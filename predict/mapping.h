@@ -26,6 +26,7 @@ struct MappingRow {
   std::string group;  // the program the kernel belongs to: "<suite>-<version>-<program>"
   std::string origin;    // clgen's exports: "synthetic", "corpus" or "file"; empty when absent
   double readback = -1;  // clgen's exports: bytes read back after the kernel; -1 when absent
+  std::string steering;  // clgen's exports: how a synthetic kernel was sampled (undirected, features, explore)
   int fold = -1;      // from a fold file; -1 = none
 };
 
@@ -38,7 +39,7 @@ std::string benchmark_group(const std::string& benchmark);
 // localmem, coalesced, atomic, transfer, wgsize, oracle (CPU|GPU),
 // runtime_cpu, runtime_gpu (extra columns are ignored; an optional `group`
 // column names each row's program, else benchmark_group(benchmark) does; optional
-// `origin` and `readback_bytes` columns fill those fields). Fails naming the file,
+// `origin`, `steering` and `readback_bytes` columns fill those fields). Fails naming the file,
 // line and column on a missing column or bad value, and on a file with no rows.
 Expected<std::vector<MappingRow>> load_mapping_csv(const std::string& path);
 

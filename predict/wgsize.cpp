@@ -61,6 +61,7 @@ Expected<WgDataset> load_wgsize_csv(const std::string& path) {
   ASSIGN_OR_RETURN(int c_kern, t.require_column("kern_checksum", path));
   WgDataset d;
   const int c_group = t.column("group"), c_origin = t.column("origin"), c_default = t.column("default_local_size");
+  const int c_steering = t.column("steering");
   // Static kernel features: the six AST counts (all or none), then IR ones.
   std::vector<int> feature_cols;
   std::vector<bool> feature_log;
@@ -125,6 +126,7 @@ Expected<WgDataset> load_wgsize_csv(const std::string& path) {
     }
     if (c_group >= 0) s.group = f[c_group];
     if (c_origin >= 0) s.origin = f[c_origin];
+    if (c_steering >= 0) s.steering = f[c_steering];
     if (c_default >= 0 && !f[c_default].empty()) {
       for (size_t k = 0; k < d.sizes.size(); ++k)
         if (wg_size_name(d.sizes[k]) == f[c_default]) s.default_size = static_cast<int>(k);

@@ -27,6 +27,7 @@ struct WgScenario {
   // Optional columns of clgen's exports (empty / -1 when absent).
   std::string group;                    // the kernel's program; folds keep a group together
   std::string origin;                   // "synthetic", "corpus" or "file"
+  std::string steering;                 // a synthetic kernel's sampling: undirected, features, explore, ...
   std::vector<double> kernel_features;  // static features, in WgDataset::kernel_feature_names order
   int default_size = -1;                // the driver's automatic local size (a size index), -1 = unknown
 
@@ -55,7 +56,7 @@ struct WgDataset {
 // Loads a runtime table: columns host, dev_name, dev_count, kern_checksum,
 // north, south, east, west, data_width, data_height, max_wg_size, then one
 // "RxC" column per workgroup size. Scenarios with no legal size are dropped.
-// Optional (clgen's exports): group, origin, default_local_size ("RxC"), and
+// Optional (clgen's exports): group, origin, steering, default_local_size ("RxC"), and
 // static kernel features comp, rational, mem, localmem, coalesced, atomic
 // (all six or none; log1p-scaled) with ir_total and every ir_*_density column
 // (an empty field is 0).

@@ -27,6 +27,10 @@ Expected<std::optional<std::string>> accepted_sample_text(Database& db, const st
 struct SampleOrigin {
   int64_t id = 0;
   std::string model_id;
+  // How its stream was steered: samples.steering ("features", "held-out",
+  // "explore"); "directed" for a steered sample stored before that column
+  // existed; "undirected" when its stream had no target.
+  std::string steering;
 };
 Expected<std::optional<SampleOrigin>> first_accepted_sample(Database& db, const std::string& normalized_sha256);
 

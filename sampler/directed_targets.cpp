@@ -42,6 +42,13 @@ std::vector<Target> text_targets(const std::vector<std::string>& texts, const st
 
 }  // namespace
 
+std::string steering_name(const TargetSource& source) {
+  if (!source.target_features.empty()) return "features";
+  if (source.held_out) return "held-out";
+  if (source.explore) return "explore";
+  return "";
+}
+
 Expected<std::vector<Target>> choose_targets(const TargetSource& source, Database& db, const std::string& config) {
   if (int(!source.target_features.empty()) + int(source.held_out) + int(source.explore) > 1)
     return usage_error("--target-features, --held-out-targets and --explore exclude each other");

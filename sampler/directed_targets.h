@@ -22,6 +22,10 @@ struct TargetSource {
   bool any() const { return !target_features.empty() || held_out || explore; }
 };
 
+// What chooses the targets, as samples.steering stores it: "features",
+// "held-out" or "explore"; empty when no source is set.
+std::string steering_name(const TargetSource& source);
+
 // The targets `source` chooses; empty when none is set. held_out needs
 // `config` (its training config decides the held-out repositories). Fails
 // on an unreadable or bad CSV, a config without held-out kernels, or when

@@ -66,6 +66,7 @@ Expected<SampleMergeCounts> merge_samples(Database& db, const std::string& schem
   ASSIGN_OR_RETURN(const std::string shard, column_or_null("shard"));
   ASSIGN_OR_RETURN(const std::string target, column_or_null("target"));
   ASSIGN_OR_RETURN(const std::string target_features, column_or_null("target_features"));
+  ASSIGN_OR_RETURN(const std::string steering, column_or_null("steering"));
   const std::string src = schema + ".samples";
   // The same sample: what a run stored about it, down to the millisecond it was stored.
   const std::string stored = fmt::format(
@@ -95,14 +96,13 @@ Expected<SampleMergeCounts> merge_samples(Database& db, const std::string& schem
       "WHERE s.status = 'accepted' AND NOT n.duplicate", src)));
 
   RETURN_IF_ERROR(
-      db
-          .exec(fmt::format(
-              "INSERT INTO main.samples ({0}, shard, target, target_features, status, reason) SELECT {1}, {2}, {4}, {5}, "
-              "CASE WHEN n.duplicate THEN 'duplicate' ELSE s.status END, "
-              "CASE WHEN n.duplicate THEN 'the same normalized kernel was sampled before (found by "
-              "clgen workspace merge)' ELSE s.reason END "
-              "FROM temp.merge_samples n JOIN {3} s ON s.id = n.id ORDER BY s.id",
-              kCopied, from_source(), shard, src, target, target_features))
+      db.exec(fmt::format("INSERT INTO main.samples ({0}, shard, target, target_features, steering, status, reason) "
+                          "SELECT {1}, {2}, {4}, {5}, {6}, "
+                          "CASE WHEN n.duplicate THEN 'duplicate' ELSE s.status END, "
+                          "CASE WHEN n.duplicate THEN 'the same normalized kernel was sampled before (found by "
+                          "clgen workspace merge)' ELSE s.reason END "
+                          "FROM temp.merge_samples n JOIN {3} s ON s.id = n.id ORDER BY s.id",
+                          kCopied, from_source(), shard, src, target, target_features, steering))
           .with_context("copying samples"));
   c.added = uint64_t(db.changes());
 

@@ -361,6 +361,7 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
       if (const Target* t = director->target_of(row->start_tag)) {
         row->target = t->label;
         row->target_features = grewe_values(t->features);
+        row->steering = opts.steering;
       }
       // Kernels sampled before (also by an earlier run) count toward the
       // targets as well: this run found them again.

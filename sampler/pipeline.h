@@ -59,6 +59,9 @@ struct SampleOptions : StreamOptions {
   // director.baseline_slice_seconds, undirected slices alternate with
   // directed ones.
   std::vector<Target> targets;
+  // What chose the targets ("features", "held-out" or "explore"), stored
+  // with every steered sample (samples.steering): exports tell the arms apart.
+  std::string steering;
   DirectorOptions director;
 };
 

@@ -153,6 +153,7 @@ Expected<SampleJobResult> SampleJob::run() {
   ASSIGN_OR_RETURN(auto db, ws.open_database());
   // Targets before the model: a bad CSV fails fast.
   ASSIGN_OR_RETURN(s.targets, choose_targets(o.directed, db, o.config));
+  s.steering = steering_name(o.directed);
   const DirectedJobOptions& d = o.directed;
   s.director.baseline_only = d.baseline_only;
   if (d.baseline || d.baseline_only) s.director.baseline_slice_seconds = d.slice_seconds;

@@ -42,9 +42,9 @@ Status ensure_sampler_schema(Database& db) {
   RETURN_IF_ERROR(create_samples_table(db));
   // Workspaces from before sharded sampling lack `shard`: added under a
   // write lock, so two processes opening one such workspace add it once.
-  // `target` and `target_features` (directed sampling) are added the same
-  // way, to new tables too: the CREATE above leaves them out.
-  for (const char* column : {"shard", "target", "target_features"})
+  // `target`, `target_features` and `steering` (directed sampling) are added
+  // the same way, to new tables too: the CREATE above leaves them out.
+  for (const char* column : {"shard", "target", "target_features", "steering"})
     RETURN_IF_ERROR(db.add_column_if_missing("samples", column, "TEXT"));
   // What identifies a stored sample across workspaces (sampler/merge.h),
   // and a draw of one run's key (store_samples, stored_sample_indices).
@@ -99,7 +99,8 @@ Status bind_row(Statement& st, const SampleRow& r) {
   RETURN_IF_ERROR(st.bind(17, r.instruction_count));
   RETURN_IF_ERROR(bind_text_or_null(st, 18, r.shard));
   RETURN_IF_ERROR(bind_text_or_null(st, 19, r.target));
-  return bind_text_or_null(st, 20, r.target_features);
+  RETURN_IF_ERROR(bind_text_or_null(st, 20, r.target_features));
+  return bind_text_or_null(st, 21, r.steering);
 }
 
 // Whether `st` (bound) returns a row; reset afterwards for the next use.
@@ -174,8 +175,8 @@ Expected<StoreResult> store_samples(Database& db, const std::vector<SampleRow>& 
   ASSIGN_OR_RETURN(auto st, db.prepare(R"sql(
     INSERT INTO samples (text, normalized_text, normalized_sha256, status, category, reason,
       args, model_id, temperature, top_k, top_p, seed, sample_index, tokens,
-      sample_seconds, filter_seconds, instruction_count, shard, target, target_features)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20))sql"));
+      sample_seconds, filter_seconds, instruction_count, shard, target, target_features, steering)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21))sql"));
   for (const SampleRow& r : rows) {
     if (target && out.accepted_total >= target) {
       out.fates.push_back(RowFate::kOverTarget);

@@ -29,9 +29,9 @@ inline constexpr const char* kWrongPrototype = "wrong_prototype";  // not the re
 // CREATE TABLE IF NOT EXISTS samples (id, text, normalized_text,
 // normalized_sha256, status, category, reason, args, model_id, temperature,
 // top_k, top_p, seed, sample_index, tokens, sample_seconds, filter_seconds,
-// instruction_count, shard, created_at, target, target_features) and its
-// indexes; adds `shard`, `target` and `target_features` to a table created
-// before they existed. Fails with the database's error.
+// instruction_count, shard, created_at, target, target_features, steering)
+// and its indexes; adds `shard`, `target`, `target_features` and `steering`
+// to a table created before they existed. Fails with the database's error.
 Status ensure_sampler_schema(Database& db);
 
 struct SampleRow {
@@ -57,6 +57,7 @@ struct SampleRow {
   // label, and its Grewe values as grewe_values() writes them); empty (NULL)
   // for undirected samples.
   std::string target, target_features;
+  std::string steering;  // what chose the target (SampleOptions::steering); empty for undirected samples
   // Not stored: the constraint's refused draws, the stream's start tag
   // (RawSample::tag) and, for accepted kernels of a directed run, their
   // Grewe features.

@@ -124,6 +124,8 @@ TEST_F(DatasetExportTest, MappingJoinsPassingRunsOnBothDevicesWithStaticFeatures
   auto& b1 = rows["B1"];
   EXPECT_EQ(b1["group"], "synthetic-m42-3");
   EXPECT_EQ(b1["origin"], "synthetic");
+  EXPECT_EQ(b1["steering"], "undirected");  // a sample with no target
+  EXPECT_EQ(a["steering"], "");             // not a sample
   EXPECT_EQ(b1["comp"] + b1["rational"] + b1["mem"] + b1["localmem"] + b1["coalesced"] + b1["atomic"],
             "001000");
   EXPECT_EQ(b1["oracle"], "CPU");
@@ -156,6 +158,38 @@ TEST_F(DatasetExportTest, MappingJoinsPassingRunsOnBothDevicesWithStaticFeatures
   std::set<std::string> groups;
   for (const auto& row : *loaded) groups.insert(row.group);
   EXPECT_EQ(groups, (std::set<std::string>{"alice/stencils", "synthetic-m42-3", "file:" + kFilePath}));
+}
+
+TEST_F(DatasetExportTest, ASteeredSampleCarriesItsSteeringIntoBothExportsAndThePredictReaders) {
+  build_sources(*db_);
+  build_mapping_runs(*db_);
+  build_sweep_runs(*db_);
+  // Sample 3 was steered toward an exploration target.
+  ASSERT_TRUE(db_->exec("UPDATE samples SET target = 'corpus:abc:K', steering = 'explore' WHERE id = 3").ok());
+  auto m = export_mapping(*db_, {kCpuPlatform, kCpu}, {kGpuPlatform, kGpu});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(rows_by(m->csv, "kernel")["B1"]["steering"], "explore");
+  fs::path csv = dir_ / "mapping.csv";
+  ASSERT_TRUE(write_file_atomic(csv.string(), m->csv).ok());
+  auto loaded = predict::load_mapping_csv(csv.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  std::map<std::string, std::string> steering;
+  for (const auto& r : *loaded) steering[r.origin] = r.steering;
+  EXPECT_EQ(steering["synthetic"], "explore");
+  EXPECT_EQ(steering["corpus"], "");
+
+  // A steered sample stored before the steering column was filled: "directed".
+  ASSERT_TRUE(db_->exec("UPDATE samples SET steering = NULL WHERE id = 3").ok());
+  auto again = export_mapping(*db_, {kCpuPlatform, kCpu}, {kGpuPlatform, kGpu});
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(rows_by(again->csv, "kernel")["B1"]["steering"], "directed");
+
+  // The wgsize export has the column too (its scenarios here are not samples).
+  auto w = export_wgsize(*db_, nullptr);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  auto t = predict::parse_csv(w->csv, "wgsize");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_GE(t->column("steering"), 0);
 }
 
 TEST_F(DatasetExportTest, MappingWithNoCommonPassingKernelFailsNamingWhy) {

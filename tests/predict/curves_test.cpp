@@ -298,6 +298,23 @@ TEST(SyntheticSets, SplitByGroupAndEqualizeKeepWholeGroupsOfEqualCount) {
   EXPECT_EQ(sets[1].size(), 6u);
 }
 
+TEST(SyntheticSets, SplitBySteeringPutsUndirectedFirstAndNamesEachArm) {
+  std::vector<MappingRow> rows;
+  const char* steering[] = {"explore", "", "features", "undirected", "explore"};
+  for (int s = 0; s < 5; ++s) {
+    rows.push_back(mapping_row("synthetic-" + std::to_string(s), "synthetic", 100, 0));
+    rows.back().steering = steering[s];
+  }
+  auto [sets, names] = split_by_steering(rows);
+  // An empty steering (an export from before the column) is undirected.
+  ASSERT_EQ(names, (std::vector<std::string>{"real+undirected", "real+explore", "real+features"}));
+  ASSERT_EQ(sets.size(), 3u);
+  EXPECT_EQ(sets[0].size(), 2u);
+  EXPECT_EQ(sets[1].size(), 2u);
+  EXPECT_EQ(sets[2].size(), 1u);
+  for (const auto& r : sets[1]) EXPECT_EQ(r.steering, "explore");
+}
+
 TEST(MappingSizes, OracleOverStaticPerSizeFindsTheTwoSidedSizes) {
   // Size 256: 2 real GPU-best rows (the static device is always right: 1.0).
   // Size 4096: 2 real rows, one CPU-best with runtimes 1 vs 2: static (ties:
@@ -379,6 +396,45 @@ TEST(WgsizeCurve, AOneSizeTableIsAtTheOracleForEveryK) {
     }
     EXPECT_NEAR(p.gain[0].estimate, 0.0, 1e-12);
   }
+}
+
+TEST(WgsizeCurve, BySteeringMakesOneArmPerSteeringWithTheSameNumberOfKernels) {
+  std::string t =
+      "host,dev_name,dev_count,kern_checksum,north,south,east,west,data_width,data_height,max_wg_size,"
+      "origin,steering,group,comp,rational,mem,localmem,coalesced,atomic,1x1,2x1,4x1\n";
+  auto add = [&](const std::string& kernel, const std::string& origin, const std::string& steering,
+                 const std::string& group) {
+    for (int w : {1024, 4096})
+      t += fmt::format("p,dev,1,{},0,0,0,0,{},1,4,{},{},{},1,0,1,0,1,0,3,1,2\n", kernel, w, origin, steering, group);
+  };
+  for (int k = 0; k < 4; ++k) add("r" + std::to_string(k), "corpus", "", "repo" + std::to_string(k / 2));
+  // 3 undirected kernels, 2 steered at features, 4 steered at explore targets.
+  const std::vector<std::pair<std::string, int>> arms = {{"undirected", 3}, {"features", 2}, {"explore", 4}};
+  int n = 0;
+  for (const auto& [steering, count] : arms)
+    for (int k = 0; k < count; ++k, ++n)
+      add("s" + std::to_string(n), "synthetic", steering, "synthetic-" + std::to_string(n));
+  auto path = std::filesystem::temp_directory_path() / ("clgen-wg-steer-" + std::to_string(::getpid()) + ".csv");
+  ASSERT_TRUE(write_file_atomic(path.string(), t).ok());
+  auto d = load_wgsize_csv(path.string());
+  std::filesystem::remove(path);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  const auto& spec = *find_wgsize_model("tree-nn");
+
+  auto pooled = wgsize_curve_data(spec, *d, "dev", false, {});
+  ASSERT_TRUE(pooled.ok()) << pooled.status().message();
+  EXPECT_EQ(pooled->arms, std::vector<std::string>{"real+synthetic"});
+  EXPECT_EQ(pooled->arm_items, std::vector<size_t>{18});  // 9 kernels x 2 sizes
+
+  auto split = wgsize_curve_data(spec, *d, "dev", false, {}, /*by_steering=*/true, 7);
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  EXPECT_EQ(split->arms, (std::vector<std::string>{"real+undirected", "real+explore", "real+features"}));
+  // Each cut to the smallest arm's 2 kernels, whole (both sizes of a kernel stay).
+  EXPECT_EQ(split->arm_items, (std::vector<size_t>{4, 4, 4}));
+  auto points = learning_curve(*split, few_draws({1}));
+  ASSERT_TRUE(points.ok()) << points.status().message();
+  ASSERT_EQ((*points)[0].arms.size(), 4u);  // real only, then the three synthetic arms
+  EXPECT_EQ((*points)[0].versus_first.size(), 3u);
 }
 
 }  // namespace

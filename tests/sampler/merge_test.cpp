@@ -137,13 +137,14 @@ TEST_F(MergeTest, OverlappingShardsLeaveEachKernelAcceptedOnceAndASecondMergeAdd
   EXPECT_EQ("ok", check->column_text(0));
 }
 
-TEST_F(MergeTest, DirectedSamplesKeepTheirTargetAndTargetFeatures) {
+TEST_F(MergeTest, DirectedSamplesKeepTheirTargetTargetFeaturesAndSteering) {
   {
     Database a = open("a.db");
     ASSERT_TRUE(ensure_sampler_schema(a).ok());
     SampleRow steered = accepted("A", 0, "");
     steered.target = "held-out:0123:A";
     steered.target_features = "3,0,3,0,2,0";
+    steered.steering = "held-out";
     ASSERT_TRUE(insert_samples(a, {steered, accepted("B", 1, "")}).ok());
   }
   Database dest = open("dest.db");
@@ -153,11 +154,11 @@ TEST_F(MergeTest, DirectedSamplesKeepTheirTargetAndTargetFeatures) {
   EXPECT_EQ(2u, c->added);
   EXPECT_EQ(1, count(dest,
                      "SELECT count(*) FROM samples WHERE normalized_sha256 = 'sha-A' AND "
-                     "target = 'held-out:0123:A' AND target_features = '3,0,3,0,2,0'"));
+                     "target = 'held-out:0123:A' AND target_features = '3,0,3,0,2,0' AND steering = 'held-out'"));
   // An undirected sample stays without a target.
   EXPECT_EQ(1, count(dest,
                      "SELECT count(*) FROM samples WHERE normalized_sha256 = 'sha-B' AND "
-                     "target IS NULL AND target_features IS NULL"));
+                     "target IS NULL AND target_features IS NULL AND steering IS NULL"));
 }
 
 TEST_F(MergeTest, SamplesThatDifferOnlyInShardAreDifferentSamples) {

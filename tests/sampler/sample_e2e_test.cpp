@@ -456,11 +456,12 @@ TEST_F(SampleEndToEnd, DirectedSamplingTowardACorpusKernelReportsBothSidesAndRec
   // once each, all subscripted by a variable.
   auto db = Database::open(ws() + "/clgen.db");
   ASSERT_TRUE(db.ok());
-  auto st = db->prepare("SELECT DISTINCT target, target_features FROM samples WHERE target IS NOT NULL");
+  auto st = db->prepare("SELECT DISTINCT target, target_features, steering FROM samples WHERE target IS NOT NULL");
   ASSERT_TRUE(st.ok());
   while (*st->step()) {
     EXPECT_EQ(k1 + ":A", st->column_text(0));
     EXPECT_EQ("1,1,3,0,3,0", st->column_text(1));
+    EXPECT_EQ("features", st->column_text(2));  // --target-features chose the target
   }
 }
 
