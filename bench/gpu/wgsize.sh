@@ -17,6 +17,14 @@
 #   pick        up to $REAL_KERNELS passing snapshot kernels and $SYN_KERNELS passing
 #               samples, written as files, split into 1-D and 2-D (a kernel that asks
 #               for dimension 1 of an id or size is 2-D)
+#   arms        (not in the default list; instead of sample) one `sample --check gpu` run
+#               of $ARM_SECONDS per steering in $ARMS (default "undirected features
+#               explore"): undirected, --target-features $TARGETS (the Grewe features of
+#               the real kernels, made here by bench/wgsize_arms.py targets), --explore;
+#               every stored sample records its steering, which the export carries
+#   pick_arms   (instead of pick) the real kernels listed in $REAL_SHAS (normalized
+#               sha256s, one a line; made here by bench/wgsize_arms.py targets) and, per
+#               steering, the same number (at most $SYN_KERNELS) of passing samples
 #   sweep       clgen drive --lsize-sweep on the GPU and on PoCL at once: 1-D kernels at
 #               $GSIZES_1D, 2-D ones at $GSIZES_2D, real and synthetic interleaved, each
 #               device until the phase's deadline (SIGINT: finished runs stay)
@@ -75,6 +83,11 @@ SCREEN_SAMPLES=${SCREEN_SAMPLES:-0}
 PICK_DEVICE=${PICK_DEVICE:-%NVIDIA%}
 SWEEP_DEVICES=${SWEEP_DEVICES:-"gpu cpu"}
 CROSSOVER_KERNELS=${CROSSOVER_KERNELS:-20}
+CONFIG=${CONFIG:-configs/github.toml}
+ARMS=${ARMS:-"undirected features explore"}
+ARM_SECONDS=${ARM_SECONDS:-50}
+TARGETS=${TARGETS:-.wsmin/wgsize-targets.csv}
+REAL_SHAS=${REAL_SHAS:-.wsmin/wgsize-real.txt}
 KERNELS=$WS/kernels
 mkdir -p "$RESULTS"
 export PYTHONUNBUFFERED=1
@@ -102,9 +115,9 @@ phase_train() {
   workspace || return 1
   local t
   t=$(left "$TRAIN_SECONDS")
-  log "train configs/github.toml for at most $t s"
+  log "train $CONFIG for at most $t s"
   [ "$t" -gt 10 ] || { log "no time left to train"; return 1; }
-  timeout --foreground --signal=INT "$t" "$CLGEN" --workspace "$WS" train --config configs/github.toml --device cuda \
+  timeout --foreground --signal=INT "$t" "$CLGEN" --workspace "$WS" train --config "$CONFIG" --device cuda \
     > "$RESULTS/train.log" 2>&1
   grep -v '^epoch [0-9]*/[0-9]* [0-9]' "$RESULTS/train.log" | tail -3
   return 0
@@ -116,11 +129,36 @@ phase_sample() {
   t=$(left "$SAMPLE_SECONDS")
   log "sample --check gpu for $t s"
   [ "$t" -gt 5 ] || { log "no time left to sample"; return 0; }
-  "$CLGEN" --workspace "$WS" -q sample --config configs/github.toml --device cuda --batch-size 8192 \
-    --temperature 0.8 --seed 19 --time-limit "$t" -n 0 --json --check gpu --check-jobs 16 --check-timeout 1 \
-    > "$RESULTS/sample.json" 2> "$RESULTS/sample.err"
-  "$PYTHON" -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","checked","dynamically_valid","dynamically_valid_per_minute")})' \
-    "$RESULTS/sample.json" || tail -5 "$RESULTS/sample.err"
+  sample_checked "$t" sample 19
+}
+
+sample_checked() {  # SECONDS NAME SEED [FLAGS...]: sample --check gpu into $RESULTS/NAME.json, then its counts
+  local t=$1 name=$2 seed=$3
+  shift 3
+  "$CLGEN" --workspace "$WS" -q sample --config "$CONFIG" --device cuda --batch-size "${BATCH:-8192}" \
+    --temperature 0.8 --seed "$seed" --time-limit "$t" -n 0 --json --check gpu --check-jobs 16 --check-timeout 1 \
+    "$@" > "$RESULTS/$name.json" 2> "$RESULTS/$name.err"
+  "$PYTHON" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], {k: j.get(k) for k in ("samples","accepted","checked","dynamically_valid","dynamically_valid_per_minute")})' \
+    "$RESULTS/$name.json" "$name" || tail -5 "$RESULTS/$name.err"
+}
+
+phase_arms() {
+  workspace || return 1
+  local arm seed=19 t flags
+  for arm in $ARMS; do
+    t=$(left "$ARM_SECONDS")
+    [ "$t" -ge "$ARM_SECONDS" ] || { log "no time left for the $arm arm ($t of $ARM_SECONDS s)"; return 1; }
+    case $arm in
+      undirected) flags=() ;;
+      features) flags=(--target-features "$TARGETS") ;;
+      explore) flags=(--explore) ;;
+      held-out) flags=(--held-out-targets) ;;
+      *) echo "gpu-experiment wgsize: unknown arm '$arm' (undirected, features, explore, held-out)" >&2; return 1 ;;
+    esac
+    log "arm $arm: sample --check gpu for $t s ${flags[*]}"
+    sample_checked "$t" "arm-$arm" "$seed" "${flags[@]}"
+    seed=$((seed + 1))
+  done
 }
 
 phase_screen() {
@@ -166,6 +204,14 @@ for origin, cap in (("corpus", n_real), ("samples", n_syn)):
     print(f"{origin}: {sum(1 for r in rows if r[0] == origin)} sources pass on {device}; picked {len(picked)} "
           f"({len(picked) - n2} 1-D, {n2} 2-D)")
 PY
+}
+
+phase_pick_arms() {
+  workspace || return 1
+  log "pick the real kernels of $REAL_SHAS and up to $SYN_KERNELS passing samples per steering on $PICK_DEVICE"
+  rm -rf "$KERNELS" && mkdir -p "$KERNELS"
+  "$PYTHON" bench/wgsize_arms.py pick "$WS/clgen.db" "$KERNELS" "$REAL_SHAS" "$SYN_KERNELS" "$PICK_DEVICE" |
+    tee "$RESULTS/pick.txt"
 }
 
 sweep_device() {  # DEVICE JOBS SECONDS: 1-D then 2-D kernels, --lsize-sweep, until the time is spent

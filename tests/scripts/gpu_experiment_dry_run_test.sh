@@ -45,6 +45,11 @@ expect "WORLDS=1 PHASES=scaling" "distributed" "--standalone --nnodes 1 --nproc-
 expect "" "fuzz run fuzz_rewrite 10 2" "+ tar -C gpu-work/fuzz -xf -" "gpu-fuzz: fuzz_rewrite:"
 # wgsize: the export phase writes the wgsize dataset into its results folder.
 expect "" "wgsize export" "dataset export --task wgsize --out gpu-work/wgsize-results/wgsize.csv"
+# wgsize arms: one checked sampling run per steering, the directed ones with their flags.
+expect "CONFIG=configs/github-transformer.toml" "wgsize arms" \
+  "sample --config configs/github-transformer.toml --device cuda" \
+  "--check gpu --check-jobs 16 --check-timeout 1 --target-features .wsmin/wgsize-targets.csv" \
+  "--check-timeout 1 --explore"
 # list names every experiment.
 expect "" "list" "pipeline " "workspace "
 
