@@ -418,16 +418,18 @@ void add_predict_experiment_command(CLI::App& predict, Action& action) {
                 "TSV mapping groups to domains (repository or group column, domain column; e.g. MANIFEST.tsv); "
                 "repeatable, later files win")
       ->check(CLI::ExistingFile);
-  x->add_option("--compare-synthetic", o->compare_synthetic,
-                "Mapping curves: a second synthetic set (another export's synthetic rows); sets are cut to the "
-                "same number of kernel groups")
-      ->check(CLI::ExistingFile);
+  auto* compare =
+      x->add_option("--compare-synthetic", o->compare_synthetic,
+                    "Mapping curves: a second synthetic set (another export's synthetic rows); sets are cut to the "
+                    "same number of kernel groups")
+          ->check(CLI::ExistingFile);
   auto* split = x->add_flag("--split-synthetic", o->split_synthetic,
                             "Mapping curves: compare two halves of the data's synthetic rows (split by group)");
   x->add_flag("--by-steering", o->by_steering,
               "Curves: one synthetic arm per value of the steering column (undirected, features, explore, "
               "held-out), each cut to the same number of kernel groups")
-      ->excludes(split);
+      ->excludes(split)
+      ->excludes(compare);
   x->add_option("--sizes", o->sizes,
                 "Mapping: keep these global sizes (comma-separated dataset values), or 'two-sided': the sizes "
                 "where the oracle beats the static device by --two-sided-ratio on the real rows");
@@ -444,8 +446,6 @@ void add_predict_experiment_command(CLI::App& predict, Action& action) {
       if (!curves && (!o->compare_synthetic.empty() || o->split_synthetic || o->by_steering))
         return usage_error(
             "--compare-synthetic, --split-synthetic and --by-steering need --train-groups or --holdout-domain");
-      if (o->by_steering && !o->compare_synthetic.empty())
-        return usage_error("--by-steering and --compare-synthetic exclude each other");
       if (o->task == "wgsize") return curves ? run_wgsize_curves(*o) : run_wgsize(*o);
       if (o->task == "mapping") {
         return curves ? run_mapping_curves(*o) : run_mapping(*o);

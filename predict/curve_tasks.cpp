@@ -8,6 +8,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -34,6 +35,48 @@ std::vector<MappingRow> rows_of(const std::vector<MappingRow>& rows, const std::
   std::vector<MappingRow> out;
   for (const auto& r : rows)
     if (groups.count(r.group)) out.push_back(r);
+  return out;
+}
+
+// Cuts every set to the same number of its groups (the smallest set's),
+// chosen by a seeded shuffle of each set's sorted group names.
+template <class T, class GroupOf>
+void equalize_sets(std::vector<std::vector<T>>& sets, GroupOf group_of, uint64_t seed) {
+  if (sets.empty()) return;
+  size_t least = SIZE_MAX;
+  std::vector<std::vector<std::string>> order;
+  for (const auto& set : sets) {
+    std::set<std::string> names;
+    for (const auto& item : set) names.insert(group_of(item));
+    order.emplace_back(names.begin(), names.end());
+    std::mt19937_64 rng(seed);
+    std::shuffle(order.back().begin(), order.back().end(), rng);
+    least = std::min(least, order.back().size());
+  }
+  for (size_t a = 0; a < sets.size(); ++a) {
+    const std::set<std::string> keep(order[a].begin(), order[a].begin() + std::ptrdiff_t(least));
+    auto& set = sets[a];
+    set.erase(std::remove_if(set.begin(), set.end(), [&](const T& item) { return !keep.count(group_of(item)); }),
+              set.end());
+  }
+}
+
+// Items by steering ("undirected" when empty) as arms "real+<steering>":
+// undirected first, since every other arm is compared with the first.
+template <class T, class SteeringOf>
+std::pair<std::vector<std::vector<T>>, std::vector<std::string>> arms_by_steering(std::vector<T> items,
+                                                                                  SteeringOf steering_of) {
+  std::map<std::string, std::vector<T>> by;
+  for (auto& item : items) {
+    const std::string& s = steering_of(item);
+    by[s.empty() ? std::string("undirected") : s].push_back(std::move(item));
+  }
+  std::pair<std::vector<std::vector<T>>, std::vector<std::string>> out;
+  for (auto& [name, set] : by) {
+    const bool first = name == "undirected";
+    out.first.insert(first ? out.first.begin() : out.first.end(), std::move(set));
+    out.second.insert(first ? out.second.begin() : out.second.end(), "real+" + name);
+  }
   return out;
 }
 
@@ -93,44 +136,24 @@ Expected<CurveData> wgsize_curve_data(const WgModelSpec& spec, const WgDataset& 
                                       bool by_steering, uint64_t seed) {
   auto d = std::make_shared<const WgDataset>(dataset);
   auto real = std::make_shared<std::vector<size_t>>();
-  std::map<std::string, std::vector<size_t>> by_arm;  // arm name -> synthetic scenarios
+  std::vector<size_t> synthetic_scenarios;
   for (size_t i = 0; i < d->scenarios.size(); ++i) {
     const auto& s = d->scenarios[i];
     if (!device.empty() && s.device != device) continue;
-    if (!is_synthetic(s.origin)) {
-      real->push_back(i);
-      continue;
-    }
-    by_arm[by_steering ? "real+" + (s.steering.empty() ? std::string("undirected") : s.steering) : "real+synthetic"]
-        .push_back(i);
+    (is_synthetic(s.origin) ? synthetic_scenarios : *real).push_back(i);
   }
   if (real->empty()) return invalid_argument(fmt::format("wgsize curve: no real scenario on device '{}'", device));
   const size_t fixed = wg_baseline(*d, *real);
   CurveData c;
   auto synthetic = std::make_shared<std::vector<std::vector<size_t>>>();
-  for (auto& [name, set] : by_arm) {  // undirected first: the others are compared with the first arm
-    const bool first = name == "real+undirected";
-    c.arms.insert(first ? c.arms.begin() : c.arms.end(), name);
-    synthetic->insert(first ? synthetic->begin() : synthetic->end(), std::move(set));
-  }
-  if (synthetic->size() > 1) {  // the same number of kernel groups in every arm
-    std::vector<std::vector<std::string>> order;
-    size_t least = SIZE_MAX;
-    for (const auto& set : *synthetic) {
-      std::set<std::string> names;
-      for (size_t i : set) names.insert(d->scenarios[i].split_group());
-      order.emplace_back(names.begin(), names.end());
-      std::mt19937_64 rng(seed);
-      std::shuffle(order.back().begin(), order.back().end(), rng);
-      least = std::min(least, order.back().size());
-    }
-    for (size_t a = 0; a < synthetic->size(); ++a) {
-      std::set<std::string> keep(order[a].begin(), order[a].begin() + std::ptrdiff_t(least));
-      auto& set = (*synthetic)[a];
-      set.erase(
-          std::remove_if(set.begin(), set.end(), [&](size_t i) { return !keep.count(d->scenarios[i].split_group()); }),
-          set.end());
-    }
+  if (by_steering) {
+    std::tie(*synthetic, c.arms) = arms_by_steering(
+        std::move(synthetic_scenarios), [&](size_t i) -> const std::string& { return d->scenarios[i].steering; });
+    equalize_sets(
+        *synthetic, [&](size_t i) { return d->scenarios[i].split_group(); }, seed);
+  } else if (!synthetic_scenarios.empty()) {
+    synthetic->push_back(std::move(synthetic_scenarios));
+    c.arms = {"real+synthetic"};
   }
   for (const auto& set : *synthetic) c.arm_items.push_back(set.size());
   for (size_t i : *real) {
@@ -212,28 +235,13 @@ Expected<std::map<std::string, std::string>> read_domain_map(const std::vector<s
 }
 
 void equalize_synthetic(std::vector<std::vector<MappingRow>>& sets, uint64_t seed) {
-  if (sets.empty()) return;
-  size_t least = SIZE_MAX;
-  std::vector<std::vector<std::string>> order;
-  for (const auto& s : sets) {
-    order.push_back(shuffled_groups(s, seed));
-    least = std::min(least, order.back().size());
-  }
-  for (size_t i = 0; i < sets.size(); ++i)
-    sets[i] = rows_of(sets[i], std::set<std::string>(order[i].begin(), order[i].begin() + least));
+  equalize_sets(
+      sets, [](const MappingRow& r) { return r.group; }, seed);
 }
 
 std::pair<std::vector<std::vector<MappingRow>>, std::vector<std::string>> split_by_steering(
     std::vector<MappingRow> rows) {
-  std::map<std::string, std::vector<MappingRow>> by;
-  for (auto& r : rows) by[r.steering.empty() ? std::string("undirected") : r.steering].push_back(std::move(r));
-  std::pair<std::vector<std::vector<MappingRow>>, std::vector<std::string>> out;
-  for (auto& [name, set] : by) {  // undirected first: the others are compared with the first arm
-    const bool first = name == "undirected";
-    out.first.insert(first ? out.first.begin() : out.first.end(), std::move(set));
-    out.second.insert(first ? out.second.begin() : out.second.end(), "real+" + name);
-  }
-  return out;
+  return arms_by_steering(std::move(rows), [](const MappingRow& r) -> const std::string& { return r.steering; });
 }
 
 std::pair<std::vector<MappingRow>, std::vector<MappingRow>> split_by_group(const std::vector<MappingRow>& rows,
