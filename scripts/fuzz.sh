@@ -10,8 +10,8 @@
 # scripts/fuzz.sh smoke SECONDS: the CI smoke (scripts/test.sh). Builds the
 # fuzz targets (the text ones; FUZZ_SMOKE_CLANG=1 adds the two Clang targets;
 # FUZZ_SMOKE_TARGETS names others) in one ninja call, runs each
-# for SECONDS on its seeds, and fails when any run finds a crash, leak or
-# timeout; prints each target's line and the minutes spent building and running.
+# for SECONDS on its seeds, JOBS (default: the cores) at a time, and fails
+# when any run finds a crash, leak or timeout; prints each target's line and the minutes spent building and running.
 # scripts/fuzz.sh smoke-build 0: only configures and builds what the smoke runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,10 +48,18 @@ if [ "$target" = smoke ] || [ "$target" = smoke-build ]; then
   cmake --build "$BUILD_DIR" -j "$JOBS" --target $targets
   if [ "$target" = smoke-build ]; then exit 0; fi
   built=$(date +%s)
+  # A libFuzzer run uses one core: run $JOBS targets at a time, each for the
+  # full SECONDS, and report them in the order of $targets.
   failed=()
+  declare -A pid_of=()
   for t in $targets; do
     rm -rf "$BUILD_DIR/crashes/$t"  # a finding of an earlier run is not this run's
-    if ! BUILD_DIR=$BUILD_DIR FUZZ_BUILT=1 "$0" "$t" "$seconds" > "$BUILD_DIR/smoke-$t.log" 2>&1; then
+    BUILD_DIR=$BUILD_DIR FUZZ_BUILT=1 "$0" "$t" "$seconds" > "$BUILD_DIR/smoke-$t.log" 2>&1 &
+    pid_of[$t]=$!
+    while [ "$(jobs -pr | wc -l)" -ge "$JOBS" ]; do sleep 1; done
+  done
+  for t in $targets; do
+    if ! wait "${pid_of[$t]}"; then
       failed+=("$t")
       tail -40 "$BUILD_DIR/smoke-$t.log" >&2
     fi

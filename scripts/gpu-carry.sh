@@ -32,7 +32,10 @@ find "$r" -name '*.a' -exec truncate -s 0 {} +
 rm -rf "$r/usr/share/doc" "$r/usr/share/man" "$r/usr/lib/llvm-15/bin" \
        "$r/usr/lib/llvm-15/lib/clang/15.0.6/lib" "$r/usr/lib/llvm-15/share" \
        "$r/usr/lib/llvm-15/lib/clang/15.0.6/share"
-find "$r/usr/lib/clc" -type f ! -name 'nvptx*' -delete 2>/dev/null || true
+# clgen links only nvptx64--nvidiacl.bc (CLGEN_LIBCLC_BITCODE); OpenCL C never
+# includes clang's ARM intrinsic headers (6 MiB).
+find "$r/usr/lib/clc" -type f ! -name 'nvptx64--nvidiacl.bc' -delete 2>/dev/null || true
+rm -f "$r"/usr/lib/llvm-15/lib/clang/15.0.6/include/arm_*.h
 # The same check covers files of packages we do not carry (libLTO, tools):
 # give every file the export sets name an empty stand-in.
 for f in "$r"/usr/lib/llvm-15/lib/cmake/{llvm,clang}/*Export*-*.cmake \
