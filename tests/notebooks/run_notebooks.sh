@@ -29,7 +29,7 @@ for nb in "$src"/notebooks/*.ipynb; do
 done
 pngs="mapping-accuracy mapping-speedup wgsize-oracle wgsize-models features-pca
       results-runtimes results-models results-features synthetic-gain learning-curves
-      learning-curves-wgsize"
+      learning-curves-wgsize learning-curves-arms"
 for png in $pngs; do
   test -s "$out/png/$png.png" || { echo "missing $png.png"; exit 1; }
 done
