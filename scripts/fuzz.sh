@@ -11,7 +11,8 @@
 # fuzz targets (the text ones; FUZZ_SMOKE_CLANG=1 adds the two Clang targets;
 # FUZZ_SMOKE_TARGETS names others) in one ninja call, runs each
 # for SECONDS on its seeds, JOBS (default: the cores) at a time, and fails
-# when any run finds a crash, leak or timeout; prints each target's line and the minutes spent building and running.
+# when any run finds a crash, leak or timeout; prints each target's line and
+# the minutes spent building and running.
 # scripts/fuzz.sh smoke-build 0: only configures and builds what the smoke runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
