@@ -4,7 +4,8 @@ Transformer of the same shape in plain PyTorch (pre-LayerNorm blocks, learned
 positions, tied embeddings, SDPA causal attention, bf16 autocast with fp32
 weights, fused AdamW with decay on the matrices, warm-up + cosine, gradient
 clipping), trained for a fixed time on the same encoded token files, so the
-C++ trainer's tokens/s can be compared in one GPU call.
+C++ trainer's tokens/s can be compared in one GPU call. --host-batches and
+--seed-every-batch add what clgen's loop does beyond the model, to time them.
 
   python3 bench/model_train_transformer_baseline.py --config configs/github-transformer.toml \
       --workspace clgen-work --seconds 120 [--compile]
@@ -87,6 +88,10 @@ def main():
     ap.add_argument("--warmup", type=int, default=10, help="steps not timed (allocator, kernels, compile)")
     ap.add_argument("--compile", action="store_true", help="torch.compile the model")
     ap.add_argument("--peak-tflops", type=float, default=790.0)
+    ap.add_argument("--host-batches", action="store_true",
+                    help="draw the windows on the CPU and copy them through pinned memory, as clgen does")
+    ap.add_argument("--seed-every-batch", action="store_true",
+                    help="torch.manual_seed before every batch, as clgen does (resumable dropout masks)")
     args = ap.parse_args()
 
     cfg = tomllib.load(open(args.config, "rb"))
@@ -126,6 +131,7 @@ def main():
 
     amp = torch.autocast(device_type=dev.type, dtype=torch.bfloat16, enabled=dev.type == "cuda")
     offsets = torch.arange(context + 1, device=dev)
+    host_offsets, rng = np.arange(context + 1), np.random.default_rng(t.get("seed", 1))
     n_params = sum(p.numel() for n, p in net.named_parameters() if "pos" not in n and "ln" not in n)
     matrix_params = layers * 12 * width * width + width * vocab
     flops_per_token = 6 * matrix_params + 12 * layers * context * width
@@ -142,8 +148,15 @@ def main():
             start = time.perf_counter()
         for g in opt.param_groups:
             g["lr"] = lr_at(step)
-        starts = torch.randint(0, len(train) - context - 1, (batch, 1), device=dev)
-        w = train_t[starts + offsets]
+        if args.seed_every_batch:
+            torch.manual_seed(step)
+        if args.host_batches:
+            starts = rng.integers(0, len(train) - context - 1, batch)
+            host = torch.from_numpy(train[starts[:, None] + host_offsets]).pin_memory()
+            w = host.to(dev, non_blocking=True)
+        else:
+            starts = torch.randint(0, len(train) - context - 1, (batch, 1), device=dev)
+            w = train_t[starts + offsets]
         x, y = w[:, :-1], w[:, 1:]
         with amp:
             logits = model(x)

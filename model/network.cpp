@@ -24,7 +24,8 @@ std::tuple<torch::Tensor, LstmState> LstmNetworkImpl::forward(const torch::Tenso
                                                                const LstmState& state) {
   torch::Tensor x = dropout(embedding(input));
   auto [y, next] = lstm(x, state);
-  return {output(dropout(y)), next};
+  // at::linear folds the bias into the GEMM (Linear::forward adds it apart on 3-D input).
+  return {at::linear(dropout(y), output->weight, output->bias), next};
 }
 
 LstmState LstmNetworkImpl::zero_state(int64_t batch, torch::Device device) const {
