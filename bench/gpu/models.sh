@@ -53,6 +53,15 @@ PROFILE_LAUNCHES=${PROFILE_LAUNCHES:-3000}
 ABLATION_SECONDS=${ABLATION_SECONDS:-15}
 mkdir -p "$RESULTS/kernels"
 
+# FROM TO [PART...]: gpu-work/TO made afresh as a copy of gpu-work/FROM's
+# database and the named parts (models, vocabularies) of that workspace.
+copy_workspace() {
+  local from=gpu-work/$1 to=gpu-work/$2 part
+  shift 2
+  rm -rf "$to" && mkdir -p "$to" && cp "$from/clgen.db" "$to/" || return 1
+  for part in "$@"; do cp -r "$from/$part" "$to/" || return 1; done
+}
+
 run_field() {  # RUN FIELD(2 workspace | 3 config)
   local r
   for r in $RUNS; do [ "${r%%:*}" = "$1" ] && { echo "$r" | cut -d: -f"$2"; return 0; }; done
@@ -94,8 +103,7 @@ phase_sample() {
     IFS=, read -ra extra <<< "${flags:-}"
     ws=$(run_field "$run" 2) && config=$(run_field "$run" 3) || return 1
     log "sample --check gpu on $run ($ckpt checkpoint) for $SAMPLE_SECONDS s: $name"
-    rm -rf "gpu-work/s-$name" && mkdir -p "gpu-work/s-$name" &&
-      cp "gpu-work/$ws/clgen.db" "gpu-work/s-$name/" && cp -r "gpu-work/$ws/models" "gpu-work/$ws/vocabularies" "gpu-work/s-$name/"
+    copy_workspace "$ws" "s-$name" models vocabularies || return 1
     "$CLGEN" --workspace "gpu-work/s-$name" -q sample --config "$config" --checkpoint "$ckpt" --device cuda \
       --batch-size "$BATCH" --temperature 0.8 --seed 7 --time-limit "$SAMPLE_SECONDS" -n 0 \
       --check gpu --check-jobs 16 --check-timeout 1 --check-out "$RESULTS/kernels/$name" --json "${extra[@]}" \
@@ -111,8 +119,7 @@ phase_decode() {
     IFS=: read -r name run ckpt <<< "$s"
     ws=$(run_field "$run" 2) && config=$(run_field "$run" 3) || return 1
     log "sample (no checker) on $run ($ckpt checkpoint) for $DECODE_SECONDS s, $BATCH streams: $name"
-    rm -rf "gpu-work/d-$name" && mkdir -p "gpu-work/d-$name" &&
-      cp "gpu-work/$ws/clgen.db" "gpu-work/d-$name/" && cp -r "gpu-work/$ws/models" "gpu-work/$ws/vocabularies" "gpu-work/d-$name/"
+    copy_workspace "$ws" "d-$name" models vocabularies || return 1
     "$CLGEN" --workspace "gpu-work/d-$name" -q sample --config "$config" --checkpoint "$ckpt" --device cuda \
       --batch-size "$BATCH" --temperature 0.8 --seed 7 --time-limit "$DECODE_SECONDS" -n 0 --json \
       > "$RESULTS/$name-decode.json" 2> "$RESULTS/$name-decode.err"
@@ -130,7 +137,7 @@ phase_trainspeed() {
   local ws config
   ws=$(run_field tf-v2 2) && config=$(run_field tf-v2 3) || return 1
   unpack_workspace "gpu-work/$ws" ".wsmin/$ws.db.xz" || return 1
-  rm -rf "gpu-work/ts-$ws" && mkdir -p "gpu-work/ts-$ws" && cp "gpu-work/$ws/clgen.db" "gpu-work/ts-$ws/"
+  copy_workspace "$ws" "ts-$ws" || return 1
   log "train $config from scratch for $TRAINSPEED_SECONDS s, then the PyTorch baseline for as long"
   timeout --foreground --signal=INT "$TRAINSPEED_SECONDS" "$CLGEN" --workspace "gpu-work/ts-$ws" \
     train --config "$config" --device cuda > "$RESULTS/trainspeed-clgen.log" 2>&1
@@ -162,7 +169,7 @@ phase_sweep() {
     name=${v%%:*} over=${v#*:}
     config=$RESULTS/config-$name.toml ws=gpu-work/sw-$name
     override_config "$SWEEP_BASE" "$config" "$over" || return 1
-    rm -rf "$ws" && mkdir -p "$ws" && cp "gpu-work/$SWEEP_WS/clgen.db" "$ws/" && cp "$config" "$ws/config.toml"
+    copy_workspace "$SWEEP_WS" "sw-$name" && cp "$config" "$ws/config.toml" || return 1
     log "sweep $name ($over) for $SWEEP_SECONDS s"
     timeout --foreground --signal=INT "$SWEEP_SECONDS" "$CLGEN" --workspace "$ws" \
       train --config "$config" --device cuda > "$RESULTS/train-sw-$name.log" 2>&1
@@ -186,7 +193,7 @@ phase_profile() {
   local ws config a
   ws=$(run_field tf-v2 2) && config=$(run_field tf-v2 3) || return 1
   unpack_workspace "gpu-work/$ws" ".wsmin/$ws.db.xz" || return 1
-  rm -rf "gpu-work/pf-$ws" && mkdir -p "gpu-work/pf-$ws" && cp "gpu-work/$ws/clgen.db" "gpu-work/pf-$ws/"
+  copy_workspace "$ws" "pf-$ws" || return 1
   # Two epochs from scratch (the profiled launches fall in the first), which
   # also leave the token files the baseline reads. Both programs end by
   # themselves: ncu prints its summary only when its target exits. Where ncu
