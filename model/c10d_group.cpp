@@ -5,6 +5,7 @@
 #include "model/collectives.h"
 
 #if CLGEN_HAVE_GLOO || CLGEN_HAVE_NCCL
+#include <csignal>
 #include <cstdlib>
 
 #include <c10/util/Logging.h>
@@ -128,6 +129,10 @@ Expected<std::unique_ptr<Collectives>> connect_collectives(const DistributedEnv&
     return invalid_argument("unknown distributed backend \"" + backend + "\"");
 #if CLGEN_HAVE_GLOO || CLGEN_HAVE_NCCL
   quiet_c10d_logging();
+  // A peer that dies closes its sockets; the next write to one must fail as
+  // EPIPE (an error naming this rank) instead of killing the process with
+  // SIGPIPE (exit 141), which the store and Gloo transports can raise.
+  ::signal(SIGPIPE, SIG_IGN);
   ASSIGN_OR_RETURN(auto store, make_store(env, timeout));
 #if CLGEN_HAVE_GLOO
   if (backend == "gloo") return make_gloo_collectives(store, env, timeout);
