@@ -31,10 +31,23 @@ struct ArgInfo {
   bool reads = false;     // the kernel may read the pointee (pointers only)
   bool writes = false;    // the kernel may write the pointee (pointers only)
   bool supported = true;
-  std::string unsupported_reason;  // e.g. "struct pointer", "image"; empty when supported
+  std::string unsupported_reason;  // e.g. "image", "pointer to pointer"; empty when supported
+  // A struct or union (or a pointer to one): fed as this many raw bytes an
+  // element (kind unsigned, element_size 1), compared byte for byte; 0 otherwise.
+  int record_bytes = 0;
+  // An image2d_t: an RGBA image of 4-byte channels whose type follows the
+  // read_image/write_image builtins the kernel calls on it (f: float,
+  // i: signed, ui: unsigned, in `kind`); reads/writes as for pointers.
+  bool image = false;
+  bool sampler = false;  // a sampler_t: nearest, clamped to the edge, unnormalized
+  // A `half` pointer: 2-byte elements fed as half-precision bit patterns
+  // of [0, 1) (kind unsigned, element_size 2), compared bit for bit.
+  bool half = false;
 
   // Bytes one element occupies in memory: 3-vectors are padded to 4.
-  int element_stride() const { return element_size * (vector_width == 3 ? 4 : vector_width); }
+  int element_stride() const { return record_bytes ? record_bytes : element_size * lanes(); }
+  // Scalars one element holds (a record's bytes).
+  int lanes() const { return record_bytes ? record_bytes : vector_width == 3 ? 4 : vector_width; }
 };
 
 struct KernelSignature {

@@ -60,17 +60,47 @@ bool describe_element(clang::QualType type, ArgInfo& arg) {
   return true;
 }
 
-ArgInfo describe_param(const clang::ParmVarDecl* param, const clang::PrintingPolicy& policy) {
+// A complete struct or union: fed as its bytes on the spir64 target, where
+// OpenCL C lays it out as every device does.
+bool describe_record(clang::QualType type, const clang::ASTContext& ctx, ArgInfo& arg) {
+  const auto* record = type->getAs<clang::RecordType>();
+  if (!record || !record->getDecl()->getDefinition()) {
+    arg.unsupported_reason = "incomplete struct or union";
+    return false;
+  }
+  const int64_t bytes = ctx.getTypeSizeInChars(type).getQuantity();
+  if (bytes <= 0 || bytes > (1 << 16)) {
+    arg.unsupported_reason = "struct or union of " + std::to_string(bytes) + " bytes";
+    return false;
+  }
+  arg.kind = ScalarKind::kUnsigned;
+  arg.element_size = 1;
+  arg.vector_width = 1;
+  arg.record_bytes = int(bytes);
+  return true;
+}
+
+ArgInfo describe_param(const clang::ParmVarDecl* param, const clang::PrintingPolicy& policy,
+                       const clang::ASTContext& ctx) {
   ArgInfo arg;
   arg.name = param->getNameAsString();
   clang::QualType type = param->getType();
   arg.type = type.getAsString(policy);
-  if (type->isImageType()) {
+  if (type->isOCLImage2dROType() || type->isOCLImage2dWOType() || type->isOCLImage2dRWType()) {
+    // RGBA texels of 4-byte channels, float until a builtin call says
+    // otherwise (UsageVisitor); the access qualifier says read or write.
+    arg.image = true;
+    arg.kind = ScalarKind::kFloat;
+    arg.element_size = 4;
+    arg.vector_width = 4;
+    arg.address_space = AddressSpace::kGlobal;
+    arg.reads = !type->isOCLImage2dWOType();
+    arg.writes = !type->isOCLImage2dROType();
+  } else if (type->isImageType()) {
     arg.supported = false;
-    arg.unsupported_reason = "image";
+    arg.unsupported_reason = "image other than image2d_t";
   } else if (type->isSamplerT()) {
-    arg.supported = false;
-    arg.unsupported_reason = "sampler";
+    arg.sampler = true;
   } else if (type->isPipeType()) {
     arg.supported = false;
     arg.unsupported_reason = "pipe";
@@ -85,9 +115,13 @@ ArgInfo describe_param(const clang::ParmVarDecl* param, const clang::PrintingPol
     }
     arg.is_const = pointee.isConstQualified() || arg.address_space == AddressSpace::kConstant;
     clang::QualType element = pointee.getCanonicalType();
+    const auto* builtin = element->getAs<clang::BuiltinType>();
     if (element->isRecordType()) {
-      arg.supported = false;
-      arg.unsupported_reason = "struct pointer";
+      if (!describe_record(element, ctx, arg)) arg.supported = false;
+    } else if (builtin && builtin->getKind() == clang::BuiltinType::Half) {
+      arg.kind = ScalarKind::kUnsigned;
+      arg.element_size = 2;
+      arg.half = true;
     } else if (element->isPointerType()) {
       arg.supported = false;
       arg.unsupported_reason = "pointer to pointer";
@@ -100,7 +134,11 @@ ArgInfo describe_param(const clang::ParmVarDecl* param, const clang::PrintingPol
   } else {
     arg.address_space = AddressSpace::kPrivate;
     arg.is_const = type.isConstQualified();
-    if (!describe_element(type, arg)) arg.supported = false;
+    if (type.getCanonicalType()->isRecordType()) {
+      if (!describe_record(type.getCanonicalType(), ctx, arg)) arg.supported = false;
+    } else if (!describe_element(type, arg)) {
+      arg.supported = false;
+    }
   }
   return arg;
 }
@@ -114,7 +152,9 @@ class UsageVisitor : public clang::RecursiveASTVisitor<UsageVisitor> {
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
     const auto* parm = llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl());
     auto it = params_.find(parm);
-    if (it == params_.end() || !it->second->is_pointer) return true;
+    if (it == params_.end()) return true;
+    if (it->second->image) classify_image_use(ref, *it->second);
+    if (!it->second->is_pointer) return true;
     classify_pointer_use(ref, *it->second);
     return true;
   }
@@ -234,6 +274,30 @@ class UsageVisitor : public clang::RecursiveASTVisitor<UsageVisitor> {
     }
   }
 
+  // An image passed to read_image{f,i,ui} or write_image{f,i,ui}: the
+  // suffix is the channel type the image must have (the last call decides).
+  void classify_image_use(const clang::Expr* ref, ArgInfo& arg) {
+    const clang::Stmt* cur = ref;
+    bool is_decl;
+    const clang::Stmt* p = parent_of(cur, is_decl);
+    while (p && llvm::isa<clang::ImplicitCastExpr>(p)) p = parent_of(p, is_decl);
+    const auto* call = p ? llvm::dyn_cast<clang::CallExpr>(p) : nullptr;
+    const auto* fn = call ? call->getDirectCallee() : nullptr;
+    if (!fn) return;
+    const std::string name = fn->getNameAsString();
+    for (const char* prefix : {"read_image", "write_image"}) {
+      if (name.rfind(prefix, 0) != 0) continue;
+      const std::string suffix = name.substr(std::string(prefix).size());
+      if (suffix == "f") arg.kind = ScalarKind::kFloat;
+      else if (suffix == "i") arg.kind = ScalarKind::kSigned;
+      else if (suffix == "ui") arg.kind = ScalarKind::kUnsigned;
+      else if (suffix == "h") {
+        arg.supported = false;
+        arg.unsupported_reason = "half image";
+      }
+    }
+  }
+
   void classify_call(const clang::CallExpr* call, ArgInfo& arg) {
     std::string callee;
     if (const auto* fn = call->getDirectCallee()) callee = fn->getNameAsString();
@@ -266,8 +330,7 @@ class KernelVisitor : public clang::RecursiveASTVisitor<KernelVisitor> {
     KernelSignature sig;
     sig.name = fn->getNameAsString();
     clang::PrintingPolicy policy(ctx_.getLangOpts());
-    for (const clang::ParmVarDecl* param : fn->parameters())
-      sig.args.push_back(describe_param(param, policy));
+    for (const clang::ParmVarDecl* param : fn->parameters()) sig.args.push_back(describe_param(param, policy, ctx_));
     std::map<const clang::ParmVarDecl*, ArgInfo*> params;
     for (size_t i = 0; i < sig.args.size(); ++i) params[fn->getParamDecl(i)] = &sig.args[i];
     UsageVisitor usage(ctx_, params);

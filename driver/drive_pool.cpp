@@ -18,7 +18,7 @@ namespace {
 // Whether the kernel may write a __global argument (what the worker reads back).
 bool writes_global_argument(const KernelSignature& sig) {
   for (const ArgInfo& a : sig.args)
-    if (a.is_pointer && a.address_space == AddressSpace::kGlobal && a.writes) return true;
+    if (((a.is_pointer && a.address_space == AddressSpace::kGlobal) || a.image) && a.writes) return true;
   return false;
 }
 

@@ -58,7 +58,10 @@ bool is_launch_error(cl_int err) {
 struct ExecResources {
   std::vector<cl_mem> buffers;
   std::vector<cl_event> events;
+  std::vector<cl_sampler> samplers;
   ~ExecResources() {
+    for (cl_sampler s : samplers)
+      if (s) clReleaseSampler(s);
     for (cl_event e : events)
       if (e) clReleaseEvent(e);
     for (cl_mem m : buffers)
@@ -201,6 +204,41 @@ struct Executor::Impl {
       const ArgInfo& a = args[i];
       if (a.is_pointer && a.address_space == AddressSpace::kLocal) {
         err = clSetKernelArg(kernel, static_cast<cl_uint>(i), payload[i].local_bytes, nullptr);
+      } else if (a.sampler) {
+        cl_sampler sampler = clCreateSampler(dc.context, CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST, &err);
+        if (err != CL_SUCCESS) {
+          failure = {Outcome::kUnsupportedArguments, "clCreateSampler(" + a.name + "): " + cl_error_name(err)};
+          return false;
+        }
+        res.samplers.push_back(sampler);
+        err = clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_sampler), &sampler);
+      } else if (a.image) {
+        const ArgPayload& p = payload[i];
+        const cl_image_format format{CL_RGBA, a.kind == ScalarKind::kFloat    ? cl_channel_type(CL_FLOAT)
+                                              : a.kind == ScalarKind::kSigned ? cl_channel_type(CL_SIGNED_INT32)
+                                                                              : cl_channel_type(CL_UNSIGNED_INT32)};
+        cl_image_desc desc{};
+        desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+        desc.image_width = p.image_width;
+        desc.image_height = p.image_height;
+        mems[i] = clCreateImage(dc.context, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
+        if (err == CL_INVALID_OPERATION || err == CL_IMAGE_FORMAT_NOT_SUPPORTED || err == CL_INVALID_IMAGE_SIZE) {
+          failure = {Outcome::kUnsupportedArguments, "clCreateImage(" + a.name + "): " + cl_error_name(err)};
+          return false;
+        }
+        if (err != CL_SUCCESS) return fail_enqueue("clCreateImage", err);
+        res.buffers.push_back(mems[i]);
+        // Written whole, zeros when never read, so outputs are deterministic.
+        const size_t origin[3] = {0, 0, 0}, region[3] = {p.image_width, p.image_height, 1};
+        cl_event ev = nullptr;
+        err = clEnqueueWriteImage(dc.queue, mems[i], CL_FALSE, origin, region, 0, 0, p.data.data(), 0, nullptr, &ev);
+        if (err != CL_SUCCESS) return fail_enqueue("clEnqueueWriteImage", err);
+        res.events.push_back(ev);
+        if (a.reads) {
+          transfers.push_back(ev);
+          out.bytes += p.data.size();
+        }
+        err = clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_mem), &mems[i]);
       } else if (a.is_pointer) {
         const auto& data = payload[i].data;
         if (data.size() > dc.max_alloc) {
@@ -269,9 +307,16 @@ struct Executor::Impl {
       if (!mems[i] || !args[i].writes) continue;
       out.outputs[i].resize(payload[i].data.size());
       cl_event ev = nullptr;
-      err = clEnqueueReadBuffer(dc.queue, mems[i], CL_FALSE, 0, out.outputs[i].size(),
-                                out.outputs[i].data(), 0, nullptr, &ev);
-      if (err != CL_SUCCESS) return fail_enqueue("clEnqueueReadBuffer", err);
+      if (args[i].image) {
+        const size_t origin[3] = {0, 0, 0}, region[3] = {payload[i].image_width, payload[i].image_height, 1};
+        err = clEnqueueReadImage(dc.queue, mems[i], CL_FALSE, origin, region, 0, 0, out.outputs[i].data(), 0, nullptr,
+                                 &ev);
+        if (err != CL_SUCCESS) return fail_enqueue("clEnqueueReadImage", err);
+      } else {
+        err = clEnqueueReadBuffer(dc.queue, mems[i], CL_FALSE, 0, out.outputs[i].size(), out.outputs[i].data(), 0,
+                                  nullptr, &ev);
+        if (err != CL_SUCCESS) return fail_enqueue("clEnqueueReadBuffer", err);
+      }
       res.events.push_back(ev);
       transfers.push_back(ev);
       out.bytes += out.outputs[i].size();

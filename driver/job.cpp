@@ -21,7 +21,11 @@ void to_json(nlohmann::json& j, const ArgInfo& a) {
        {"reads", a.reads},
        {"writes", a.writes},
        {"supported", a.supported},
-       {"unsupported_reason", a.unsupported_reason}};
+       {"unsupported_reason", a.unsupported_reason},
+       {"record_bytes", a.record_bytes},
+       {"half", a.half},
+       {"image", a.image},
+       {"sampler", a.sampler}};
 }
 
 void from_json(const nlohmann::json& j, ArgInfo& a) {
@@ -39,6 +43,10 @@ void from_json(const nlohmann::json& j, ArgInfo& a) {
   a.writes = j.at("writes").get<bool>();
   a.supported = j.at("supported").get<bool>();
   a.unsupported_reason = j.at("unsupported_reason").get<std::string>();
+  a.record_bytes = j.value("record_bytes", 0);
+  a.half = j.value("half", false);
+  a.image = j.value("image", false);
+  a.sampler = j.value("sampler", false);
 }
 
 void to_json(nlohmann::json& j, const KernelSignature& k) {

@@ -47,7 +47,7 @@ Expected<std::vector<ArgPayload>> make_payloads(const std::vector<ArgInfo>& args
     const ArgInfo& a = args[i];
     if (!a.supported) return invalid_argument("argument '" + a.name + "' is unsupported");
     ArgPayload& p = out[i];
-    const int lanes = a.vector_width == 3 ? 4 : a.vector_width;
+    const int lanes = a.lanes();
     if (a.is_pointer && a.address_space == AddressSpace::kLocal) {
       uint64_t share = options.local_mem_free / local_args;
       uint64_t elements = std::min<uint64_t>(share / a.element_stride(), s);
@@ -56,11 +56,19 @@ Expected<std::vector<ArgPayload>> make_payloads(const std::vector<ArgInfo>& args
       p.local_bytes = elements * a.element_stride();
       continue;
     }
-    if (a.is_pointer) {
-      p.data.assign(s * a.element_stride(), 0);
+    if (a.sampler) continue;
+    if (a.is_pointer || a.image) {
+      if (a.image) {
+        p.image_width = std::min(s, kImageRowTexels);
+        p.image_height = (s + p.image_width - 1) / p.image_width;
+      }
+      const uint64_t elements = a.image ? p.image_width * p.image_height : s;
+      p.data.assign(elements * a.element_stride(), 0);
       if (!a.reads) continue;
-      const uint64_t top = std::min(s, max_of(a.kind, a.element_size));
-      for (uint64_t e = 0; e < s * lanes; ++e) {
+      // Half bit patterns up to 0x3bff are the halves in [0, 1); a record's
+      // bytes take any value.
+      const uint64_t top = a.half ? 0x3bff : a.record_bytes ? 0xff : std::min(s, max_of(a.kind, a.element_size));
+      for (uint64_t e = 0; e < elements * lanes; ++e) {
         uint8_t* dst = p.data.data() + e * a.element_size;
         if (a.kind == ScalarKind::kFloat)
           store_float(dst, unit(rng), a.element_size);
@@ -70,6 +78,13 @@ Expected<std::vector<ArgPayload>> make_payloads(const std::vector<ArgInfo>& args
       continue;
     }
     p.data.assign(static_cast<size_t>(a.element_stride()), 0);
+    if (a.record_bytes) {
+      // A struct by value: each whole 4-byte word an integral scalar would be
+      // (its int fields then hold the global size; float fields tiny values).
+      for (int w = 0; w + 4 <= a.record_bytes; w += 4)
+        store_int(p.data.data() + w, std::min<uint64_t>(options.scalar_size, 0x7fffffff), 4);
+      continue;
+    }
     for (int lane = 0; lane < lanes; ++lane) {
       uint8_t* dst = p.data.data() + lane * a.element_size;
       if (a.kind == ScalarKind::kFloat)

@@ -16,7 +16,13 @@ struct ArgPayload {
   // zeros when the kernel never reads it). Scalars: the value's bytes.
   std::vector<uint8_t> data;
   uint64_t local_bytes = 0;  // local pointers: device-only allocation size
+  // Images: the RGBA texels' bytes in `data`, width × height texels.
+  uint64_t image_width = 0, image_height = 0;
 };
+
+// An image argument's size for S work-items: S texels in rows of at most
+// kImageRowTexels (a 1-D launch indexes (x, 0)).
+inline constexpr uint64_t kImageRowTexels = 4096;
 
 struct PayloadOptions {
   uint64_t global_items = 0;     // S: product of the global size
@@ -34,6 +40,10 @@ struct PayloadOptions {
 //    arguments, rounded down to whole elements and capped at S elements.
 //  - integral scalars (and each lane of integral vectors): S in dimension 0,
 //    clamped to the type's maximum; floating-point scalars random in [0, 1).
+//  - structs and unions: pointers as bytes (random when read), by value each
+//    whole 4-byte word as an integral scalar; half pointers as halves in [0, 1).
+//  - image2d_t: S RGBA texels (rows of kImageRowTexels), channels as buffer
+//    elements of `kind`; samplers take no data.
 // Fails with kOutOfResources-style kInvalidArgument when a local argument
 // gets less than one element, or for unsupported arguments.
 Expected<std::vector<ArgPayload>> make_payloads(const std::vector<ArgInfo>& args,

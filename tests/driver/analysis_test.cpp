@@ -143,21 +143,41 @@ TEST(ArgAnalysis, VectorComponentStoresAreWrites) {
   EXPECT_EQ(arg(k, "w").vector_width, 2);
 }
 
-TEST(ArgAnalysis, StructPointersImagesAndSamplersAreUnsupported) {
+// Structs are fed as their bytes (the size Clang lays out for spir64),
+// image2d_t as RGBA images whose channel type the read/write builtins name,
+// samplers as a sampler; other images stay unsupported.
+TEST(ArgAnalysis, StructsImage2dAndSamplersAreDescribedOtherImagesAreUnsupported) {
   REQUIRE_CLANG();
   auto kernels = analyze_kernels(kernel_source("struct_arg.cl"));
   ASSERT_TRUE(kernels.ok()) << kernels.status().message();
-  EXPECT_FALSE(kernels->front().supported());
-  EXPECT_NE(kernels->front().unsupported_reason().find("struct pointer"), std::string::npos);
+  ASSERT_TRUE(kernels->front().supported()) << kernels->front().unsupported_reason();
+  EXPECT_EQ(arg(kernels->front(), "pairs").record_bytes, 8);  // { float x; int y; }
+  EXPECT_EQ(arg(kernels->front(), "pairs").element_stride(), 8);
+  EXPECT_TRUE(arg(kernels->front(), "pairs").reads);
+
+  auto by_value = analyze_kernels(
+      "typedef struct { int n; float s; double d; } p_t;\n"
+      "kernel void k(p_t p, global float* out) { out[0] = p.n * p.s + p.d; }\n");
+  ASSERT_TRUE(by_value.ok()) << by_value.status().message();
+  EXPECT_EQ(arg(by_value->front(), "p").record_bytes, 16);  // 4 + 4 + 8
 
   auto image = analyze_kernels(
-      "kernel void k(read_only image2d_t img, sampler_t s, global float4* out) {\n"
-      "  out[0] = read_imagef(img, s, (int2)(0, 0));\n}\n");
+      "kernel void k(read_only image2d_t img, sampler_t s, write_only image2d_t o, global float4* out) {\n"
+      "  out[0] = read_imagef(img, s, (int2)(0, 0));\n  write_imageui(o, (int2)(0, 0), (uint4)(1));\n}\n");
   ASSERT_TRUE(image.ok()) << image.status().message();
   const KernelSignature& k = image->front();
-  EXPECT_EQ(arg(k, "img").unsupported_reason, "image");
-  EXPECT_EQ(arg(k, "s").unsupported_reason, "sampler");
-  EXPECT_TRUE(arg(k, "out").supported);
+  ASSERT_TRUE(k.supported()) << k.unsupported_reason();
+  EXPECT_TRUE(arg(k, "img").image);
+  EXPECT_EQ(arg(k, "img").kind, ScalarKind::kFloat);
+  EXPECT_TRUE(arg(k, "img").reads);
+  EXPECT_FALSE(arg(k, "img").writes);
+  EXPECT_TRUE(arg(k, "s").sampler);
+  EXPECT_EQ(arg(k, "o").kind, ScalarKind::kUnsigned) << "write_imageui names the channel type";
+  EXPECT_TRUE(arg(k, "o").writes);
+
+  auto volume = analyze_kernels(kernel_source("image3d_arg.cl"));
+  ASSERT_TRUE(volume.ok()) << volume.status().message();
+  EXPECT_EQ(arg(volume->front(), "vol").unsupported_reason, "image other than image2d_t");
 }
 
 TEST(ArgAnalysis, CompileErrorsAreParseErrorsNamingTheProblem) {

@@ -80,8 +80,7 @@ std::vector<std::string> split_lines(const std::string& text) {
 TEST_F(DriveCliTest, StoresRunsPrintsTheOutcomeTableAndWritesCsv) {
   std::string csv = (ws_ / "runs.csv").string();
   auto r = run_clgen(drive_args({kernel_path("saxpy.cl"), kernel_path("writes_constant.cl"),
-                                 kernel_path("compile_error.cl"), kernel_path("struct_arg.cl"),
-                                 "--csv", csv}));
+                                 kernel_path("compile_error.cl"), kernel_path("image3d_arg.cl"), "--csv", csv}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("input insensitive                  1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("total                              4"), std::string::npos) << r.out;
@@ -127,8 +126,7 @@ TEST_F(DriveCliTest, StoresRunsPrintsTheOutcomeTableAndWritesCsv) {
 
   // A second drive finds everything stored and runs nothing.
   auto again = run_clgen(drive_args({kernel_path("saxpy.cl"), kernel_path("writes_constant.cl"),
-                                     kernel_path("compile_error.cl"),
-                                     kernel_path("struct_arg.cl")}));
+                                     kernel_path("compile_error.cl"), kernel_path("image3d_arg.cl")}));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("driven now: 0, already stored: 4"), std::string::npos) << again.out;
   EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 4);
@@ -187,8 +185,8 @@ TEST_F(DriveCliTest, ConcurrentDriveGivesEveryKernelItsSequentialOutcomeAndCsvOr
   // out_of_bounds.cl are left out: their outcome is undefined behaviour,
   // which differs between runs whatever the concurrency).
   std::vector<std::string> files;
-  for (const char* f : {"saxpy.cl", "writes_constant.cl", "compile_error.cl", "struct_arg.cl",
-                        "writes_nothing.cl", "two_kernels.cl", "args_mix.cl", "infinite_loop.cl",
+  for (const char* f : {"saxpy.cl", "writes_constant.cl", "compile_error.cl", "image3d_arg.cl", "struct_arg.cl",
+                        "image_blur.cl", "writes_nothing.cl", "two_kernels.cl", "args_mix.cl", "infinite_loop.cl",
                         "matmul_2d.cl", "reads_only.cl", "front_end_crash.cl"})
     files.push_back(kernel_path(f));
   auto outcomes = [&](const std::string& jobs, const std::string& csv) {
@@ -221,7 +219,7 @@ TEST_F(DriveCliTest, ConcurrentDriveGivesEveryKernelItsSequentialOutcomeAndCsvOr
   fs::remove(ws_ / "clgen.db-wal");
   fs::remove(ws_ / "clgen.db-shm");
   auto four = outcomes("4", csv4);
-  ASSERT_EQ(one.size(), 12u);  // one row per source, two for two_kernels.cl
+  ASSERT_EQ(one.size(), 14u);  // one row per source, two for two_kernels.cl
   EXPECT_EQ(one, four);
   EXPECT_EQ(csv_columns(csv1), csv_columns(csv4));
 }

@@ -116,6 +116,15 @@ TEST_F(ExecutorTest, StructPointerArgumentIsUnsupported) {
   EXPECT_EQ(r.outcome, Outcome::kUnsupportedArguments) << r.message;
 }
 
+TEST_F(ExecutorTest, StructPointersAndImagesPassWithTheClangAnalysis) {
+  if (!have_clang_analysis()) GTEST_SKIP() << "built without Clang: the device's argument info cannot describe them";
+  for (const auto& [file, kernel] : {std::pair{"struct_arg.cl", "struct_arg"}, {"image_blur.cl", "image_blur"}}) {
+    DriveJob job = make_job(device_, file, kernel);
+    DriveResult r = drive(job);
+    EXPECT_EQ(r.outcome, Outcome::kPass) << file << ": " << r.message;
+  }
+}
+
 TEST_F(ExecutorTest, LocalSizeAboveTheDeviceMaximumIsInvalidLaunchParameters) {
   DriveJob job = make_job(device_, "saxpy.cl", "saxpy");
   job.global_size = {device_.max_work_group_size * 2};
