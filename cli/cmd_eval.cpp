@@ -27,6 +27,7 @@ struct EvalRealismOptions {
   bool passing_only = false;  // exports: only items with outcome "pass"
   std::vector<std::string> against;
   bool held_out = false;
+  bool graded_training = false;  // the benchmark-grade training kernels as the human side
   std::string config;
   std::string json, plot;
   bool no_length_matched = false, no_floor = false;
@@ -66,9 +67,10 @@ void append(realism::KernelSet& to, realism::KernelSet from) {
 Status run_eval_realism(const EvalRealismOptions& o, const GlobalOptions& global) {
   if (o.samples.empty() && !o.accepted && !o.benchmark_grade)
     return usage_error("give SAMPLES (folders of .cl files, .json exports) or --accepted / --benchmark-grade");
-  if (o.held_out == !o.against.empty())
-    return usage_error("give the human kernels: --against DIR or --held-out (with --config)");
-  if (o.held_out && o.config.empty()) return usage_error("--held-out needs --config: its training holds them out");
+  if (int(o.held_out) + int(o.graded_training) + int(!o.against.empty()) != 1)
+    return usage_error("give the human kernels: --against DIR, --held-out or --graded-training (with --config)");
+  if ((o.held_out || o.graded_training) && o.config.empty())
+    return usage_error("--held-out and --graded-training need --config: its training selects the kernels");
   const bool quiet = global.verbosity == Verbosity::kQuiet;
 
   realism::NormalizeOptions norm;
@@ -124,14 +126,28 @@ Status run_eval_realism(const EvalRealismOptions& o, const GlobalOptions& global
   if (!o.config.empty()) {
     RETURN_IF_ERROR(open_db());
     ASSIGN_OR_RETURN(model::ModelConfig c, model::load_model_config(o.config));
-    if (o.held_out) {
+    if (o.held_out || o.graded_training) {
       Expected<realism::HumanSplit> held = realism::held_out_split(*db, c.training);
       if (!held) return held.status().with_context(o.config);
       realism::HumanSplit& split = *held;
-      in.humans = split.held_out.texts;
       in.training = split.training.texts;
-      in.humans_label = fmt::format("held-out human ({} repositories)", split.repositories.size());
       in.training_label = "training human";
+      if (o.held_out) {
+        in.humans = split.held_out.texts;
+        in.humans_label = fmt::format("held-out human ({} repositories)", split.repositories.size());
+      } else {
+        // Benchmark-grade training kernels; the floor: benchmark-grade
+        // kernels of the held-out repositories against them.
+        ASSIGN_OR_RETURN(realism::HumanSplit graded, realism::benchmark_grade_split(*db, split));
+        if (!quiet) {
+          describe("benchmark-grade training human", graded.training);
+          describe("benchmark-grade held-out human", graded.held_out);
+        }
+        in.humans = graded.training.texts;
+        in.humans_label = "benchmark-grade training human";
+        in.floor_reference = graded.held_out.texts;
+        in.floor_label = "benchmark-grade held-out";
+      }
     } else {
       ASSIGN_OR_RETURN(model::TrainingTexts t, model::read_training_set(*db, c.training));
       in.training = t.training_only();
@@ -186,6 +202,9 @@ void add_eval_command(CLI::App& app, const GlobalOptions& global, Action& action
       ->check(CLI::ExistingPath)
       ->allow_extra_args(false);
   cmd->add_flag("--held-out", o->held_out, "Human kernels: the repositories --config's training holds out");
+  cmd->add_flag("--graded-training", o->graded_training,
+                "Human kernels: --config's training kernels that passed the dynamic checker in this workspace "
+                "(clgen drive --corpus); the floor: the held-out repositories' that passed");
   cmd->add_option("--config", o->config, "Training config: its held-out split and its training text (novelty, floor)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--json", o->json, "Write the report as JSON to FILE ('-': stdout instead of the table)")

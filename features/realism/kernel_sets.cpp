@@ -20,6 +20,7 @@
 #include "sampler/catalog.h"
 #include "support/files.h"
 #include "support/progress.h"
+#include "support/sha256.h"
 #include "support/thread_pool.h"
 
 namespace clgen::realism {
@@ -234,6 +235,29 @@ Expected<HumanSplit> held_out_split(Database& db, const model::TrainingConfig& t
     std::string origin = i < t.sha256.size() ? "corpus:" + t.sha256[i] : "corpus";
     (i < first_held ? split.training : split.held_out).add(t.texts[i], origin);
   }
+  return split;
+}
+
+Expected<HumanSplit> benchmark_grade_split(Database& db, HumanSplit split) {
+  ASSIGN_OR_RETURN(bool has_runs, db.has_table("runs"));
+  if (!has_runs)
+    return not_found("the workspace has no runs: drive the corpus through the checker first (clgen drive --corpus)");
+  std::unordered_set<std::string> passed;
+  ASSIGN_OR_RETURN(Statement st, db.prepare("SELECT DISTINCT kernel_sha256 FROM runs WHERE outcome = 'pass'"));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) break;
+    passed.insert(st.column_text(0));
+  }
+  auto keep = [&passed](KernelSet& set) {
+    KernelSet graded;
+    graded.files = set.files;
+    for (size_t i = 0; i < set.texts.size(); ++i)
+      if (passed.count(sha256_hex(set.texts[i]))) graded.add(std::move(set.texts[i]), std::move(set.origins[i]));
+    set = std::move(graded);
+  };
+  keep(split.training);
+  keep(split.held_out);
   return split;
 }
 

@@ -67,6 +67,11 @@ struct HumanSplit {
 // Fails when the config holds out no repository.
 Expected<HumanSplit> held_out_split(Database& db, const model::TrainingConfig& training);
 
+// Only the kernels of `split` that are benchmark-grade: a run of theirs in
+// the workspace's `runs` table passed the dynamic checker (`clgen drive
+// --corpus`, on any device). Fails when the workspace has no runs.
+Expected<HumanSplit> benchmark_grade_split(Database& db, HumanSplit split);
+
 // The workspace's corpus as training reads it (model::read_training_texts):
 // the training text for novelty when no config names one. Empty without a
 // preprocessed corpus.

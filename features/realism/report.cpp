@@ -104,12 +104,17 @@ Expected<Report> realism_report(const ReportInputs& in, const ReportOptions& o) 
       r.notes.push_back(fmt::format("length-matched judge left out: {} pairs", pairs.size()));
     }
   }
-  if (o.floor && !tt.empty()) {
-    if (o.progress)
-      std::fprintf(stderr, "judge: the floor, %s against %s\n", in.training_label.c_str(), in.humans_label.c_str());
-    Expected<JudgeResult> f = judge(tp, hp, o.judge);
+  std::vector<Tokens> ft;
+  for (const auto& t : in.floor_reference) ft.push_back(preprocess::c_tokens(t));
+  const auto fp = pointers(ft);
+  const bool own_floor = !in.floor_reference.empty();
+  if (o.floor && (own_floor || !tt.empty())) {
+    const std::string& label = own_floor ? in.floor_label : in.training_label;
+    if (o.progress) std::fprintf(stderr, "judge: the floor, %s against %s\n", label.c_str(), in.humans_label.c_str());
+    Expected<JudgeResult> f = judge(own_floor ? fp : tp, hp, o.judge);
     if (f) {
       r.floor = *f;
+      r.floor_label = label;
     } else {
       r.notes.push_back("floor left out: " + f.status().message());
     }
@@ -163,6 +168,7 @@ std::string report_json(const Report& r) {
   j["judge_length_matched"] = r.length_matched ? judge_json(*r.length_matched) : nlohmann::json();
   j["length_pairs"] = r.length_pairs;
   j["judge_floor"] = r.floor ? judge_json(*r.floor) : nlohmann::json();
+  j["floor_label"] = r.floor_label;
   nlohmann::json d = nlohmann::json::object();
   for (const auto& m : r.distributions)
     d[m.metric] = {{"ks", m.ks},
@@ -199,7 +205,7 @@ std::string report_table(const Report& r) {
   s += fmt::format("realism: {} {} against {} {}", r.samples, r.samples_label, r.humans, r.humans_label);
   if (r.training) s += fmt::format(" (training text: {} {})", r.training, r.training_label);
   s += "\n\n";
-  auto judge_line = [&](const char* name, const JudgeResult& j) {
+  auto judge_line = [&](const std::string& name, const JudgeResult& j) {
     s += fmt::format("  {:<24} AUC {:.3f}  called human {:5.1f}%  accuracy {:5.1f}%  ({} a side)\n", name, j.auc,
                      100 * j.called_human, 100 * j.accuracy, j.per_side);
   };
@@ -207,7 +213,7 @@ std::string report_table(const Report& r) {
   judge_line("samples vs human", r.judge);
   if (r.length_matched) judge_line("length-matched pairs", *r.length_matched);
   if (r.floor) {
-    judge_line("floor: training vs human", *r.floor);
+    judge_line(fmt::format("floor: {} vs human", r.floor_label), *r.floor);
     s += "    (the floor: human kernels of other repositories; a sample AUC near it is as good as this judge sees)\n";
   }
   s += "\ndistributions                  median samples  median human     KS\n";

@@ -16,6 +16,11 @@ struct ReportInputs {
   std::vector<std::string> samples;   // normalized texts
   std::vector<std::string> humans;    // normalized texts
   std::vector<std::string> training;  // the training text (novelty, the floor); may be empty
+  // The floor's other side when not the training text: human kernels of
+  // other repositories of the same kind as `humans` (benchmark-grade ones
+  // for a benchmark-grade reference).
+  std::vector<std::string> floor_reference;
+  std::string floor_label;
   std::string samples_label = "samples", humans_label = "human", training_label = "training";
 };
 
@@ -43,7 +48,8 @@ struct Report {
   JudgeResult judge;
   std::optional<JudgeResult> length_matched;  // absent when off, or too few pairs
   size_t length_pairs = 0;
-  std::optional<JudgeResult> floor;  // training human kernels vs the human set
+  std::optional<JudgeResult> floor;  // training human kernels (or ReportInputs::floor_reference) vs the human set
+  std::string floor_label;
   std::vector<MetricDistribution> distributions;
   size_t samples_without_features = 0, humans_without_features = 0;
   Coverage coverage;

@@ -86,10 +86,12 @@ TEST(EvalRealismCli, RejectsMissingHumanSideAsUsageError) {
   std::ofstream(dir / "a.cl") << kernel(0, 1);
   auto r = run_clgen({"eval", "realism", dir.string()});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--against DIR or --held-out"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--against DIR, --held-out or --graded-training"), std::string::npos) << r.err;
   auto h = run_clgen({"eval", "realism", dir.string(), "--held-out"});
   EXPECT_EQ(h.exit_code, 2) << h.err;
-  EXPECT_NE(h.err.find("--held-out needs --config"), std::string::npos) << h.err;
+  EXPECT_NE(h.err.find("--held-out and --graded-training need --config"), std::string::npos) << h.err;
+  auto g = run_clgen({"eval", "realism", dir.string(), "--graded-training", "--held-out"});
+  EXPECT_EQ(g.exit_code, 2) << "one human side only: " << g.err;
   fs::remove_all(dir);
 }
 

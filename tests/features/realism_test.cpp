@@ -8,7 +8,10 @@
 #include <vector>
 
 #include "corpus/preprocess/tokens.h"
+#include "features/realism/kernel_sets.h"
 #include "features/realism/realism.h"
+#include "support/sha256.h"
+#include "support/sqlite.h"
 
 namespace clgen::realism {
 namespace {
@@ -219,6 +222,35 @@ TEST(Novelty, CountsSamplesWhoseEightGramsOneTrainingKernelHolds) {
   EXPECT_EQ(n.near_copies, 1u);  // only the copy reaches 0.8
   EXPECT_DOUBLE_EQ(n.share, 1.0 / 3.0);
   EXPECT_NEAR(n.mean_anywhere, (1.0 + 8.0 / 13.0 + 2.0 / 9.0) / 3.0, 1e-12);
+}
+
+// The benchmark-grade reference: only kernels with a passing run of the
+// dynamic checker stay, on both sides of the split.
+TEST(BenchmarkGradeSplit, KeepsOnlyKernelsWithAPassingRun) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  EXPECT_FALSE(benchmark_grade_split(*db, HumanSplit{}).ok()) << "no runs table: nothing says what passed";
+  ASSERT_TRUE(db->exec("CREATE TABLE runs (kernel_sha256 TEXT, kernel_name TEXT, outcome TEXT)").ok());
+  HumanSplit split;
+  for (const char* t : {"train pass", "train fail", "train other kernel passes"}) split.training.add(t, "corpus");
+  for (const char* t : {"held pass", "held never driven"}) split.held_out.add(t, "corpus");
+  auto run = [&](const std::string& text, const std::string& kernel, const std::string& outcome) {
+    auto st = db->prepare("INSERT INTO runs VALUES (?1, ?2, ?3)");
+    ASSERT_TRUE(st.ok());
+    ASSERT_TRUE(st->bind(1, sha256_hex(text)).ok());
+    ASSERT_TRUE(st->bind(2, kernel).ok());
+    ASSERT_TRUE(st->bind(3, outcome).ok());
+    ASSERT_TRUE(st->step().ok());
+  };
+  run("train pass", "A", "pass");
+  run("train fail", "A", "no output");
+  run("train other kernel passes", "A", "crash");
+  run("train other kernel passes", "B", "pass");  // a text passes when one of its kernels does
+  run("held pass", "A", "pass");
+  auto graded = benchmark_grade_split(*db, split);
+  ASSERT_TRUE(graded.ok()) << graded.status().message();
+  EXPECT_EQ(graded->training.texts, (std::vector<std::string>{"train pass", "train other kernel passes"}));
+  EXPECT_EQ(graded->held_out.texts, (std::vector<std::string>{"held pass"}));
 }
 
 }  // namespace
