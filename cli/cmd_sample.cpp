@@ -88,12 +88,15 @@ nlohmann::json summary_json(const sampler::SampleJobOptions& o, const sampler::S
   j["options"] = {
       {"sampler",
        {{"start", o.start},
+        {"begin", o.begin},
+        {"temperature", r.sample.policy.temperature},
         {"top_k", r.sample.policy.top_k},
         {"top_p", r.sample.policy.top_p},
         {"max_length", r.sample.max_length},
         {"filter_threads", r.sample.filter_threads},
         {"constrain", r.sample.constrain},
         {"max_refusals", r.sample.max_refusals},
+        {"correction", r.sample.correction},
         {"repairs", r.sample.max_repairs},
         {"repair_backup", r.sample.repair_backup},
         {"backtracks", r.sample.max_backtracks},
@@ -327,6 +330,12 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber)
       ->group(kSampling);
+  cmd->add_option("--begin", opts->job.begin,
+                  "Where a sample begins: text (a whole text: preamble, helpers, kernels, ended by the model) "
+                  "or signature (at the kernel signature, ended at its closing brace)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "signature"}))
+      ->group(kSampling);
   cmd->add_option("--top-k", s.policy.top_k, "[sampler] top_k: sample from the K most likely tokens (0 = disabled)")
       ->check(CLI::NonNegativeNumber)
       ->group(kTuning);
@@ -419,8 +428,9 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
       ->group(kTuning);
   cmd->add_option("--filter-threads", s.filter_threads, "[sampler] filter_threads")->group(kTuning);
   cmd->add_flag("!--no-constrain", s.constrain, "[sampler] constrain = false")->group(kTuning);
-  cmd->add_option("--max-refusals", s.max_refusals, "[sampler] max_refusals")
-      ->check(CLI::PositiveNumber)
+  cmd->add_option("--correction", s.correction, "[sampler] correction")->check(finite_range(0.0, 1.0))->group(kTuning);
+  cmd->add_option("--max-refusals", s.max_refusals, "[sampler] max_refusals (0 = never end a stream)")
+      ->check(CLI::NonNegativeNumber)
       ->group(kTuning);
   cmd->add_option("--repairs", s.max_repairs, "[sampler] repairs")->check(CLI::NonNegativeNumber)->group(kTuning);
   cmd->add_option("--repair-backup", s.repair_backup, "[sampler] repair_backup")
@@ -466,7 +476,10 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
       int_knob("sampler.max_length", "--max-length", s.max_length, 1, 1 << 24),
       unsigned_knob("sampler.filter_threads", "--filter-threads", s.filter_threads, 0, 1024),
       bool_knob("sampler.constrain", "--no-constrain", s.constrain),
-      int_knob("sampler.max_refusals", "--max-refusals", s.max_refusals, 1, 1 << 20),
+      int_knob("sampler.max_refusals", "--max-refusals", s.max_refusals, 0, 1 << 20),
+      choice_knob("sampler.begin", "--begin", opts->job.begin, {"text", "signature"}),
+      double_knob("sampler.temperature", "--temperature", s.policy.temperature, 0.0, 100.0),
+      double_knob("sampler.correction", "--correction", s.correction, 0.0, 1.0),
       int_knob("sampler.repairs", "--repairs", s.max_repairs, 0, 1 << 20),
       int_knob("sampler.repair_backup", "--repair-backup", s.repair_backup, 1, 1 << 20),
       int_knob("sampler.backtracks", "--backtracks", opts->job.backtracks, 0, 1 << 20),

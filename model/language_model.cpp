@@ -32,7 +32,9 @@ Status SamplingBatch::Impl::check_stream(int stream) const {
 }
 
 Status SamplingBatch::Impl::check_tokens(const std::vector<Token>& tokens) const {
-  if (tokens.empty()) return invalid_argument("feeding an empty text");
+  // After the separator an empty text is the start of a file (a whole-text
+  // sample); from the zero state the model has nothing to read.
+  if (tokens.empty() && !after_separator) return invalid_argument("feeding an empty text without the separator");
   for (Token t : tokens)
     if (t < 0 || t >= model->vocab_size) return invalid_argument(fmt::format("token {} out of range", t));
   return ok_status();

@@ -174,8 +174,9 @@ std::string parameter_name(size_t index) {
   return name;
 }
 
-std::string kernel_prototype(const std::vector<KernelArg>& args) {
-  std::string out = "__kernel void A(";
+std::string kernel_prototype(const std::vector<KernelArg>& args, const std::string& kernel_name,
+                             const std::vector<std::string>& param_names) {
+  std::string out = "__kernel void " + kernel_name + "(";
   for (size_t i = 0; i < args.size(); ++i) {
     const KernelArg& a = args[i];
     if (i) out += ", ";
@@ -188,10 +189,16 @@ std::string kernel_prototype(const std::vector<KernelArg>& args) {
     out += a.type;
     if (a.pointer) out += a.is_restrict ? "* restrict " : "* ";
     else out += ' ';
-    out += parameter_name(i);
+    out += param_names.at(i);
   }
   out += ") {";
   return out;
+}
+
+std::string kernel_prototype(const std::vector<KernelArg>& args) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < args.size(); ++i) names.push_back(parameter_name(i));
+  return kernel_prototype(args, "A", names);
 }
 
 Expected<std::string> seed_text(std::string_view spec) {

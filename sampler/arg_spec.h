@@ -37,6 +37,10 @@ std::string parameter_name(size_t index);
 // The prototype line as the rewriter prints it, with the opening brace:
 // `__kernel void A(__global float* a, __global float* b, const int c) {`.
 std::string kernel_prototype(const std::vector<KernelArg>& args);
+// The same with other names: `kernel_name` and `param_names` (one per
+// argument), for a kernel that follows helpers which took A, a, b, ...
+std::string kernel_prototype(const std::vector<KernelArg>& args, const std::string& kernel_name,
+                             const std::vector<std::string>& param_names);
 
 // The text sampling starts from: kernel_prototype(parse(spec)), or
 // `__kernel void A(` for an empty spec (the model chooses the signature).

@@ -3,14 +3,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <limits>
 #include <optional>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "corpus/preprocess/generated_names.h"
 #include "sampler/constraint_lex.h"
 #include "sampler/constraint_step.h"
 #include "sampler/stop_rule.h"
@@ -44,6 +47,29 @@ size_t trailing_name(const std::string& text) {
   size_t at = text.size();
   while (at > 0 && ident_char(text[at - 1])) --at;
   return at < text.size() && ident_start(text[at]) ? at : std::string::npos;
+}
+
+// `count` generated names (functions A, B, ...; variables a, b, ...) that
+// `text` does not use as words, in the rewriter's order.
+std::vector<std::string> unused_names(const std::string& text, size_t count, bool upper) {
+  std::unordered_set<std::string> used;
+  for (size_t i = 0; i < text.size();) {
+    if (!ident_start(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && ident_char(text[j])) ++j;
+    used.emplace(text, i, j - i);
+    i = j;
+  }
+  std::vector<std::string> names;
+  for (size_t k = 0; names.size() < count; ++k) {
+    std::string name = preprocess::generated_name(k, upper);
+    if (!used.count(name) && !preprocess::is_cpp_only_word(name) && name != "do" && name != "if" && name != "int")
+      names.push_back(std::move(name));
+  }
+  return names;
 }
 
 // Whether a token's text would lengthen the name before it.
@@ -129,7 +155,10 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     std::vector<int32_t> banned;
     bool ban_next = false, save_now = false, restore_now = false;
     int backtracks = 0;
+    bool kernel_forced = false;  // BatchSamplerOptions::force_kernel: the prototype was forced
+    double log_weight = 0;       // RawSample::log_weight
   };
+  const bool weighting = opts_.correction > 0 && opts_.constraint;
   const int n = model_.streams();
   const bool backtracking = opts_.max_backtracks > 0 && opts_.constraint && model_.can_save();
   const int vocab = model_.vocab_size();
@@ -160,7 +189,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
           opts_.max_refusals);
   }
   std::optional<TokenSpeller> speller;
-  if (opts_.start || opts_.max_repairs > 0) speller.emplace(token_texts, end_token);
+  if (opts_.start || opts_.max_repairs > 0 || opts_.force_kernel) speller.emplace(token_texts, end_token);
   // A start text longer than the seed: its tokens after the seed, or
   // nullopt when it cannot be replayed (see BatchSamplerOptions::start).
   auto replayable = [&](const std::string& text,
@@ -176,7 +205,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   // goes on); what the sample carries across a repair is left alone.
   auto to_seed = [&](Stream& s) {
     s.text = opts_.seed_text;
-    s.end.reset();
+    s.end = KernelEndDetector(opts_.whole_text);
+    s.kernel_forced = false;
     s.end.feed(opts_.seed_text);
     s.sampler->reset();
     s.accepted.clear();
@@ -194,6 +224,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     s.generated_from = s.text.size();
     s.repairs = 0;
     s.backtracks = 0;
+    s.log_weight = 0;
     s.refused_draws.clear();
     if (!opts_.start) return;
     StreamStart start = opts_.start(int(&s - streams.data()));
@@ -217,6 +248,34 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
     to_seed(s);
     if (kept != opts_.seed_text) s.start_text = std::move(kept);
   };
+  // force_kernel: the stream's text ends in `__kernel` (or `__kernel void`)
+  // at file scope: the rest of the prototype, with a kernel name and
+  // parameter names the text has not used, becomes the stream's forced
+  // tokens, and the sample ends at that kernel's closing brace.
+  auto force_kernel = [&](Stream& s) {
+    if (!opts_.force_kernel || s.kernel_forced || s.end.depth() != 0) return;
+    const std::string prototype_start = "__kernel void ";
+    size_t matched = 0;
+    for (size_t len : {prototype_start.size(), prototype_start.size() - 1, size_t(8)})
+      if (s.text.size() >= len && s.text.compare(s.text.size() - len, len, prototype_start, 0, len) == 0 &&
+          (s.text.size() == len || !ident_char(s.text[s.text.size() - len - 1]))) {
+        matched = len;
+        break;
+      }
+    if (matched == 0) return;
+    const std::string prototype = kernel_prototype(opts_.forced_args, unused_names(s.text, 1, true)[0],
+                                                   unused_names(s.text, opts_.forced_args.size(), false));
+    const std::string rest = prototype.substr(matched);
+    std::optional<std::vector<int32_t>> tokens = speller->spell(rest);
+    if (!tokens) return;
+    s.kernel_forced = true;
+    s.text += rest;
+    s.end = KernelEndDetector(false);  // the kernel's closing brace ends the sample
+    s.end.feed(rest);
+    s.forced = std::move(*tokens);
+    s.forced_at = 0;
+    s.at_name = false;
+  };
   for (Stream& s : streams) restart(s);
   if (streams[0].end.ended())
     return invalid_argument("the seed text already closes the kernel: " + opts_.seed_text);
@@ -225,13 +284,24 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
   // The model reads a stream's context, then the seed; the state after a
   // text fed before is reused (a feature-conditioned model's header: one per
   // target, so its refills cost no more than the seed's).
+  // With previous texts (whole texts), a start reads one of them first.
+  const bool after_previous = opts_.whole_text && !opts_.previous_texts.empty();
+  uint64_t starts = 0;
   auto feed_stream = [&](int i) {
     const Stream& s = streams[size_t(i)];
-    return model_.feed(i, s.context.empty() ? opts_.seed_text : s.context + opts_.seed_text);
+    const std::string seed = s.context.empty() ? opts_.seed_text : s.context + opts_.seed_text;
+    if (!after_previous) return model_.feed(i, seed);
+    const uint64_t pick = splitmix64(opts_.seed ^ splitmix64(uint64_t(opts_.shard.index) << 32 | starts++));
+    return model_.feed_after(i, opts_.previous_texts[pick % opts_.previous_texts.size()], seed);
   };
-  RETURN_IF_ERROR_CTX(model_.feed_all(opts_.seed_text), "feeding the seed text");
-  for (int i = 0; i < n; ++i)
-    if (!streams[size_t(i)].context.empty()) RETURN_IF_ERROR_CTX(feed_stream(i), "feeding a stream's context and seed");
+  if (after_previous) {
+    for (int i = 0; i < n; ++i) RETURN_IF_ERROR_CTX(feed_stream(i), "feeding a previous text and the seed");
+  } else {
+    RETURN_IF_ERROR_CTX(model_.feed_all(opts_.seed_text), "feeding the seed text");
+    for (int i = 0; i < n; ++i)
+      if (!streams[size_t(i)].context.empty())
+        RETURN_IF_ERROR_CTX(feed_stream(i), "feeding a stream's context and seed");
+  }
   stats_.model_seconds += since(t0);
   uint64_t next_index = 0;
   std::vector<int32_t> chosen(n);
@@ -282,6 +352,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
         s.ban_next = false;
       }
       const Choice choice = s.sampler->sample(row, vocab, work);
+      if (weighting)  // before the token is accepted: the share allowed where it was drawn
+        s.log_weight += std::log(s.sampler->allowed_mass(row, vocab, opts_.policy.temperature, 1e-4));
       counts.redrawn += choice.refused;
       const bool backtrack = choice.refused && s.at_name && s.backtracks < opts_.max_backtracks &&
                              (opts_.backtrack_after_any_name || choice.abandoned || choice.dead_end ||
@@ -323,6 +395,8 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       ++s.tokens;
       if (token == end_token || s.dead_end) {
         s.done = true;
+        // A whole text ends here when nothing is left open.
+        s.complete = token == end_token && !s.dead_end && s.end.whole_text() && s.end.closed();
         continue;
       }
       s.sampler->accept(token);
@@ -331,10 +405,12 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       size_t cut = s.end.feed(piece);
       if (cut != KernelEndDetector::kNotEnded) {
         s.text.append(piece, 0, cut);
-        s.done = s.complete = true;
+        s.done = true;
+        s.complete = !s.end.whole_text();  // a whole text's stray '}' leaves it broken
       } else {
         s.text += piece;
         s.done = s.tokens >= opts_.max_length;
+        if (!s.done) force_kernel(s);
       }
       if (opts_.max_repairs > 0) s.token_ends.push_back(uint32_t(s.text.size()));
       if (backtracking && !s.done) {
@@ -420,6 +496,7 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
       sample.forced = int(s.forced.size());
       sample.repairs = s.repairs;
       sample.backtracks = s.backtracks;
+      sample.log_weight = s.log_weight;
       sample.refused_draws = std::move(s.refused_draws);
       s.refused_draws.clear();
       if (s.repairs == 0) stats_.forced_tokens += s.forced.size();  // a repair's replay: repair_tokens

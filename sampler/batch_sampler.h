@@ -1,5 +1,6 @@
 // The sampling loop: steps every stream of a StreamModel together, ends a
-// stream at the kernel's closing brace, the end token or the maximum length,
+// stream at the end of its text (the model's end token; for a stream seeded
+// at a kernel signature, the kernel's closing brace) or the maximum length,
 // and refills finished streams with the seed (or a longer start text to
 // continue, for directed sampling) so the batch stays full.
 #pragma once
@@ -9,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "sampler/arg_spec.h"
 #include "sampler/code_constraint.h"
 #include "sampler/policy.h"
 #include "sampler/shard.h"
@@ -21,8 +23,11 @@ namespace clgen::sampler {
 // One finished stream.
 struct RawSample {
   uint64_t index = 0;     // order of completion in this run, from 0
-  std::string text;       // seed + generated text, cut after the closing brace
-  bool complete = false;  // ended by the closing brace (not by length or end token)
+  std::string text;       // seed + generated text (signature seed: cut after the closing brace)
+  // Ended where its text ends: a whole text at the model's end token with
+  // nothing open, a signature-seeded one at its kernel's closing brace (not
+  // by length, an end token too early, or the constraint).
+  bool complete = false;
   bool dead_end = false;  // ended by the constraint (no token allowed, or --max-refusals refused)
   int tokens = 0;         // tokens generated after the seed
   int refusals = 0;       // draws the constraint refused
@@ -37,6 +42,10 @@ struct RawSample {
   int64_t tag = -1;
   bool start_refused = false;
   int forced = 0;  // tokens of the start text after the seed, replayed before `tokens`
+  // With StreamOptions::correction: the log of the model's probability of
+  // the generated text over the constrained sampler's (the sum of the log
+  // shares the constraint allowed at each draw; 0 = it allowed everything).
+  double log_weight = 0;
   int repairs = 0;  // times the stream backed up instead of being abandoned
   int backtracks = 0;  // names taken back (BatchSamplerOptions::max_backtracks)
 };
@@ -66,9 +75,25 @@ struct StreamOptions {
   // This run's part of a sharded run: its streams draw from the generators
   // that stream_seed() (shard.h) gives them; {0, 1} = unsharded.
   Shard shard;
+  // Whole texts (true): a sample starts where a corpus text starts (after
+  // the model's separator: preamble, helpers, then kernels) and ends at the
+  // model's end token, as the preprocessor stores human texts. false: it
+  // starts at the kernel signature (the seed) and ends at that kernel's
+  // closing brace.
+  bool whole_text = false;
   // A constrained stream ends once the constraint has refused this many of
-  // its draws: it has left what the model knows.
-  int max_refusals = 4;
+  // its draws (0 = never: a refused draw is always redrawn from the allowed
+  // tokens, so a sample's length does not decide whether it survives).
+  int max_refusals = 0;
+  // Importance correction of constrained decoding (0 = off). A constrained
+  // draw comes from the model's distribution renormalized over the allowed
+  // tokens, so a text x is drawn with q(x) = p(x) / w(x), where w(x) is the
+  // product of the allowed shares along it (RawSample::log_weight). Keeping
+  // a sample with probability min(1, w / correction) bounds that bias: kept
+  // samples follow p within a factor `correction`. 1 = exact (as many
+  // samples survive as unconstrained rejection keeps), small = today's
+  // constrained distribution. The pipeline thins before the Clang filter.
+  double correction = 0;
   // Repair instead of abandon: a stream that reaches max_refusals backs up
   // repair_backup tokens (never into its start text) and goes on from there,
   // at most max_repairs times per sample (0 = abandon at once). The kept
@@ -96,7 +121,19 @@ struct StreamOptions {
 };
 
 struct BatchSamplerOptions : StreamOptions {
+  // The signature seed; "" for whole texts.
   std::string seed_text = "__kernel void A(";
+  // Whole texts with --args: the kernel's arguments. When the model opens a
+  // kernel at file scope (`__kernel`), the rest of its prototype is forced
+  // (with names the text has not used yet), and the sample ends at that
+  // kernel's closing brace; a preamble and helpers before it stay free.
+  std::vector<KernelArg> forced_args;
+  bool force_kernel = false;
+  // Whole texts: every (re)start first reads the end of one of these texts
+  // and the separator (StreamModel::feed_after), so the model starts a text
+  // in the state training left it in, after another text; picked per
+  // restart by the stream's seed. Empty = the separator alone.
+  std::vector<std::string> previous_texts;
   // Constrained decoding (code_constraint.h) when set; must outlive run().
   const ConstraintTables* constraint = nullptr;
   // Threads that draw the streams' tokens and step their constraints and

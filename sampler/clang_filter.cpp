@@ -2,6 +2,9 @@
 // clgen-clang-worker, and its request and answer as JSON.
 #include "sampler/clang_filter.h"
 
+#include <cctype>
+#include <vector>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -53,6 +56,52 @@ preprocess::CompileOptions strict_sample_options() {
   return strict;
 }
 
+std::string prototype_shape(std::string_view prototype) {
+  // Words and punctuation in order; a word right before ',' or ')' in the
+  // parameter list, and the word right before '(', are names.
+  std::vector<std::string> words;
+  for (size_t i = 0; i < prototype.size();) {
+    const char c = prototype[i];
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      size_t j = i;
+      while (j < prototype.size() && (std::isalnum(static_cast<unsigned char>(prototype[j])) || prototype[j] == '_'))
+        ++j;
+      words.emplace_back(prototype.substr(i, j - i));
+      i = j;
+    } else {
+      if (!std::isspace(static_cast<unsigned char>(c))) words.emplace_back(1, c);
+      ++i;
+    }
+  }
+  std::string out;
+  int depth = 0;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    const std::string next = i + 1 < words.size() ? words[i + 1] : "";
+    const bool word = std::isalnum(static_cast<unsigned char>(w[0])) || w[0] == '_';
+    const bool name = word && ((depth == 0 && next == "(") || (depth == 1 && (next == "," || next == ")")));
+    if (w == "(") ++depth;
+    if (w == ")") --depth;
+    if (name) continue;
+    if (!out.empty()) out += ' ';
+    out += w;
+  }
+  return out;
+}
+
+namespace {
+// The first line of a normalized text that opens a kernel, or "".
+std::string kernel_prototype_line(std::string_view text) {
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    if (text.compare(at, 9, "__kernel ") == 0) return std::string(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return "";
+}
+}  // namespace
+
 ClangFilterVerdict filter_with_clang(std::string_view text, const ClangFilterOptions& options) {
   ClangFilterVerdict v;
   preprocess::RewriteResult r = preprocess::rewrite(text, strict_sample_options());
@@ -66,10 +115,12 @@ ClangFilterVerdict filter_with_clang(std::string_view text, const ClangFilterOpt
     return v;
   }
   v.normalized_text = std::move(r.text);
-  // The rewriter renames in order of appearance, so the seed's names survive.
+  // The rewriter renames in order of appearance, so a kernel after helpers
+  // has other names than the prototype: the two compare without names.
   if (!options.prototype.empty()) {
     bool one_kernel = r.kernels.size() == 1;
-    bool same = v.normalized_text.compare(0, options.prototype.size() + 1, options.prototype + "\n") == 0;
+    bool same =
+        one_kernel && prototype_shape(kernel_prototype_line(v.normalized_text)) == prototype_shape(options.prototype);
     if (!one_kernel || !same) {
       v.status = sample_status::kWrongPrototype;
       v.category = "wrong_prototype";

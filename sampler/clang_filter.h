@@ -22,7 +22,7 @@ namespace clgen::sampler {
 
 struct ClangFilterOptions {
   // "" = any signature; else the kernel must be the text's only one and its
-  // normalized text must start with this line (seed_text() of --args).
+  // prototype must be this line (seed_text() of --args) up to names.
   std::string prototype;
   bool usefulness_check = true;  // reject kernels the usefulness check proves useless
   bool features = false;         // extract an accepted kernel's Grewe features
@@ -42,6 +42,11 @@ struct ClangFilterVerdict {
   // a crashed rewrite); not sent to the parent.
   bool recovered_crash = false;
 };
+
+// What a prototype line says apart from its names: the kernel's name and
+// each parameter's last word dropped (`__kernel void ( __global float * ,
+// const int ) {`), so a kernel renamed after helpers compares equal.
+std::string prototype_shape(std::string_view prototype);
 
 // `clgen sample`'s Clang budget: ClangBudget's memory limit, and 10 s per
 // sample instead of 60 per file. A sample is one kernel of at most

@@ -8,14 +8,18 @@ CodeConstraintStep::CodeConstraintStep(std::shared_ptr<const CodeConstraint> sta
     : start_(std::move(start)), texts_(token_texts), end_token_(end_token), state_(*start_) {}
 
 bool CodeConstraintStep::allows(int32_t token) const {
-  return token == end_token_ ? state_.can_end() : state_.accepts((*texts_)[size_t(token)]);
+  if (token == end_token_) return state_.can_end();
+  // A token that writes nothing (a vocabulary's unknown or padding token)
+  // would keep a stream whose draws are refused redrawing it forever.
+  const std::string& text = (*texts_)[size_t(token)];
+  return !text.empty() && state_.accepts(text);
 }
 
 void CodeConstraintStep::apply(Candidates& c) {
   size_t kept = 0;
   for (size_t i = 0; i < c.ids.size(); ++i) {
     const int32_t t = c.ids[i];
-    if (t == end_token_ || !state_.accepts((*texts_)[size_t(t)])) continue;
+    if (!allows(t)) continue;
     c.ids[kept] = t;
     c.logits[kept] = c.logits[i];
     ++kept;

@@ -17,12 +17,12 @@ class CodeConstraintStep : public ConstraintStep {
  public:
   // `start`: the state every sample starts from; `token_texts[t]`: the text
   // token t appends; `end_token` (-1: none) is allowed only where the text
-  // may end, and never as a redraw. Both must outlive the step.
+  // may end (a whole text's end), in a redraw too. Both must outlive the step.
   CodeConstraintStep(std::shared_ptr<const CodeConstraint> start, const std::vector<std::string>* token_texts,
                      int32_t end_token);
 
   bool allows(int32_t token) const override;
-  // Removes the candidates the constraint refuses (the end token always).
+  // Removes the candidates the constraint refuses.
   void apply(Candidates& c) override;
   void accept(int32_t token) override;
   void reset() override { state_ = *start_; }

@@ -54,9 +54,9 @@ std::optional<double> NearestKernels::mean_distance() const {
   return sum / double(nearest_.size());
 }
 
-std::vector<size_t> statement_boundaries(std::string_view kernel, size_t from) {
+std::vector<size_t> statement_boundaries(std::string_view kernel, size_t from, bool whole_text) {
   std::vector<size_t> out;
-  KernelEndDetector end;
+  KernelEndDetector end(whole_text);
   int parens = 0;  // a `for` header's ';' is no statement's end
   for (size_t i = 0; i < kernel.size(); ++i) {
     if (end.feed(kernel.substr(i, 1)) != KernelEndDetector::kNotEnded) break;
@@ -141,7 +141,7 @@ StreamStart Director::next(int stream) {
   const int64_t plain = opts_.conditioned ? int64_t(*t) : kPlain;
   const std::string& text = from.kernel->text;
   if (text.compare(0, seed_text_.size(), seed_text_) != 0) return {seed_text_, plain};
-  std::vector<size_t> cuts = statement_boundaries(text, seed_text_.size());
+  std::vector<size_t> cuts = statement_boundaries(text, seed_text_.size(), seed_text_.empty());
   if (cuts.empty()) return {seed_text_, plain};
   ++offered_;
   return {text.substr(0, pick_cut(cuts, from.distance)), int64_t(*t)};

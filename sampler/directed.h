@@ -71,9 +71,10 @@ class NearestKernels {
 };
 
 // The statement boundaries of a kernel at or after `from`: the offsets just
-// after a ';', '{' or '}' that leave the first top-level block open, so the
+// after a ';', '{' or '}' inside a block (for a signature-seeded kernel, the
+// first top-level block; for a whole text, any of its functions), so the
 // text up to one is a prefix that a stream can continue.
-std::vector<size_t> statement_boundaries(std::string_view kernel, size_t from);
+std::vector<size_t> statement_boundaries(std::string_view kernel, size_t from, bool whole_text = false);
 
 struct DirectorOptions {
   size_t beam = 4;  // nearest kernels kept per target; a prefix comes from one of them, uniformly

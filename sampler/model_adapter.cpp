@@ -30,6 +30,14 @@ class ModelStreams : public StreamModel {
   int vocab_size() const override { return batch_->vocab_size(); }
   Status feed(int stream, std::string_view text) override { return batch_->feed(stream, text); }
   Status feed_all(std::string_view text) override { return batch_->feed_all(text); }
+  Status feed_after(int stream, std::string_view previous, std::string_view text) override {
+    const model::Vocabulary& v = lm_->vocabulary();
+    ASSIGN_OR_RETURN(std::vector<model::Token> tokens, v.encode(previous));
+    tokens.push_back(v.separator());
+    ASSIGN_OR_RETURN(std::vector<model::Token> rest, v.encode(text));
+    tokens.insert(tokens.end(), rest.begin(), rest.end());
+    return batch_->feed_tokens(stream, tokens);
+  }
   Expected<std::vector<float>> logits() override { return batch_->logits(); }
   Status advance(const std::vector<int32_t>& tokens) override { return batch_->advance(tokens); }
   bool can_save() const override { return true; }

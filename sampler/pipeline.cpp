@@ -3,9 +3,11 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -17,6 +19,7 @@
 
 #include "sampler/arg_spec.h"
 #include "sampler/batch_sampler.h"
+#include "sampler/policy.h"
 #include "sampler/start_headers.h"
 #include "sampler/store.h"
 #include "support/bounded_queue.h"
@@ -39,8 +42,9 @@ double since(Clock::time_point t) {
 // in `clang` (this thread's worker). Errors: the worker's set-up errors.
 // A stream whose prefix was refused started from the seed: undirected,
 // unless `conditioned` (it still read its target's header).
-Expected<SampleRow> filter_sample(const RawSample& raw, int max_length, preprocess::ClangWorkers& clang,
-                                  const ClangFilterOptions& options, bool conditioned) {
+Expected<SampleRow> filter_sample(const RawSample& raw, int max_length, double correction, uint64_t seed,
+                                  preprocess::ClangWorkers& clang, const ClangFilterOptions& options,
+                                  bool conditioned) {
   SampleRow row;
   row.start_tag = raw.start_refused && !conditioned ? Director::kPlain : raw.tag;
   row.text = raw.text;
@@ -54,8 +58,23 @@ Expected<SampleRow> filter_sample(const RawSample& raw, int max_length, preproce
     row.reason = raw.dead_end ? "the constraint refused --max-refusals of the model's draws (or allowed no token)" +
                                     (raw.refused_draws.empty() ? "" : "; refused at character: " + raw.refused_draws)
                  : raw.tokens >= max_length ? fmt::format("reached the maximum length of {} tokens", max_length)
-                                            : "the model ended the kernel before its closing brace";
+                                            : "the model ended the text before its kernel closed";
     return row;
+  }
+  if (correction > 0) {
+    // Importance thinning (StreamOptions::correction), decided by the draw's
+    // own seeded coin, so a rerun keeps the same samples.
+    const double keep = std::min(1.0, std::exp(raw.log_weight) / correction);
+    const double coin = double(splitmix64(seed ^ splitmix64(raw.index + 1)) >> 11) * 0x1.0p-53;
+    if (coin >= keep) {
+      row.status = sample_status::kRejected;
+      row.category = "thinned";
+      row.reason = fmt::format(
+          "importance thinning: the constraint left this text {:.3g} of the model's probability; kept with "
+          "probability {:.3g}",
+          std::exp(raw.log_weight), keep);
+      return row;
+    }
   }
   ASSIGN_OR_RETURN(ClangFilterVerdict v, filter_with_clang(clang, raw.text, options));
   row.status = std::move(v.status);
@@ -68,6 +87,24 @@ Expected<SampleRow> filter_sample(const RawSample& raw, int max_length, preproce
     row.normalized_sha256 = sha256_hex(row.normalized_text);
   }
   return row;
+}
+
+// What a whole-text stream reads before its separator: the last
+// kTailChars characters (from a line start) of kTails training texts picked
+// by `seed`. A tail is enough for the model to be where a text ends; few and
+// short, so the model's cache of start states holds them all.
+std::vector<std::string> text_tails(std::vector<std::string> texts, uint64_t seed) {
+  constexpr size_t kTails = 64, kTailChars = 256;
+  Rng rng(seed ^ 0x7461696c73ULL);
+  for (size_t i = 0; i < texts.size() && i < kTails; ++i)
+    std::swap(texts[i], texts[i + size_t(rng.next() % (texts.size() - i))]);
+  texts.resize(std::min(texts.size(), kTails));
+  for (std::string& t : texts) {
+    if (t.size() <= kTailChars) continue;
+    size_t from = t.find('\n', t.size() - kTailChars);
+    t = t.substr(from == std::string::npos ? t.size() - kTailChars : from + 1);
+  }
+  return texts;
 }
 
 // Removes the temporary files (NAME.tmp.PID, write_file_atomic's) that a run
@@ -116,10 +153,14 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   if (opts.policy.top_p <= 0 || opts.policy.top_p > 1)
     return invalid_argument("--top-p must be in (0, 1]");
   if (opts.policy.top_k < 0) return invalid_argument("--top-k must not be negative");
+  if (!(opts.correction >= 0 && opts.correction <= 1)) return invalid_argument("--correction must be in [0, 1]");
   if (opts.shard.count < 1 || opts.shard.index < 0 || opts.shard.index >= opts.shard.count)
     return invalid_argument("--shard " + opts.shard.str() + ": expected 0 <= I < N");
-  ASSIGN_OR_RETURN(std::string seed, seed_text(opts.args));
-  const std::string prototype = opts.args.empty() ? "" : seed;
+  ASSIGN_OR_RETURN(std::string signature, seed_text(opts.args));
+  // A whole text starts empty (after the separator); with --args its kernel's
+  // prototype is forced when the model opens the kernel.
+  const std::string seed = opts.whole_text ? "" : signature;
+  const std::string prototype = opts.args.empty() ? "" : signature;
 
   RETURN_IF_ERROR(ensure_sampler_schema(db));
   // This run's draws: -n counts the key's accepted samples over every run,
@@ -173,6 +214,14 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   static_cast<StreamOptions&>(bopts) = opts;
   bopts.seed_text = seed;
   bopts.constraint = tables.get();
+  if (opts.whole_text && !opts.args.empty()) {
+    ASSIGN_OR_RETURN(bopts.forced_args, parse_arg_spec(opts.args));
+    bopts.force_kernel = true;
+  }
+  if (opts.whole_text) {
+    ASSIGN_OR_RETURN(std::vector<std::string> texts, training_texts(db));
+    bopts.previous_texts = text_tails(std::move(texts), opts.seed);
+  }
   // A feature-conditioned model's streams start after a header: their
   // target's, or one drawn from the training kernels' (start_headers.h).
   StartHeaders headers(model, opts.targets, opts.seed);
@@ -209,7 +258,8 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
     raw_queue.close();
   });
 
-  // Filter workers.
+  // Filter workers. Importance thinning's coins: one per draw of this shard.
+  const uint64_t coin_seed = opts.seed ^ splitmix64(uint64_t(opts.shard.index) + 1);
   std::atomic<uint64_t> replayed{0};
   std::atomic<unsigned> live_workers{workers};
   std::mutex filter_mu;
@@ -232,7 +282,8 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
           continue;
         }
         auto t = Clock::now();
-        Expected<SampleRow> row = filter_sample(*raw, opts.max_length, clang, filter_options, headers.conditioned());
+        Expected<SampleRow> row = filter_sample(*raw, opts.max_length, opts.constrain ? opts.correction : 0, coin_seed,
+                                                clang, filter_options, headers.conditioned());
         if (!row.ok()) {
           std::lock_guard<std::mutex> lock(filter_mu);
           if (filter_status.ok()) filter_status = row.status();

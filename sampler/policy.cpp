@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace clgen::sampler {
@@ -136,7 +137,7 @@ int32_t argmax(const Candidates& c) {
 
 void SamplerChain::constrain(std::unique_ptr<ConstraintStep> c, int max_refusals) {
   constraint_ = std::move(c);
-  max_refusals_ = std::max(1, max_refusals);
+  max_refusals_ = max_refusals > 0 ? max_refusals : std::numeric_limits<int>::max();
 }
 
 void SamplerChain::apply(Candidates& c) {
@@ -169,6 +170,27 @@ std::unique_ptr<SamplerStep> SamplerChain::clone() const {
   copy->max_refusals_ = max_refusals_;
   copy->refusals_ = refusals_;
   return copy;
+}
+
+double SamplerChain::allowed_mass(const float* logits, int vocab_size, double temperature,
+                                  double min_probability) const {
+  if (!constraint_ || vocab_size <= 0) return 1.0;
+  const double t = temperature > 0 ? temperature : 1.0;
+  const float top = *std::max_element(logits, logits + vocab_size);
+  // Terms below e^-30 of the largest add nothing a double keeps beside it.
+  const double floor = double(top) - 30.0 * t;
+  double total = 0, refused = 0;
+  for (int i = 0; i < vocab_size; ++i) {
+    if (logits[i] < floor) continue;
+    total += std::exp((double(logits[i]) - top) / t);
+  }
+  for (int i = 0; i < vocab_size; ++i) {
+    if (logits[i] < floor) continue;
+    const double w = std::exp((double(logits[i]) - top) / t);
+    if (w < min_probability * total) continue;
+    if (!constraint_->allows(int32_t(i))) refused += w;
+  }
+  return std::max(1e-300, 1.0 - refused / total);
 }
 
 Choice SamplerChain::sample(const float* logits, int vocab_size, Candidates& work) {

@@ -136,7 +136,7 @@ class SamplerChain : public SamplerStep {
  public:
   void add(std::unique_ptr<SamplerStep> step) { steps_.push_back(std::move(step)); }
   // Gates the chain's choices by `c`; a sample ends once it has refused
-  // `max_refusals` (at least 1) draws.
+  // `max_refusals` draws (0 = never).
   void constrain(std::unique_ptr<ConstraintStep> c, int max_refusals);
 
   void apply(Candidates& c) override;
@@ -160,6 +160,12 @@ class SamplerChain : public SamplerStep {
   }
   // Draws the constraint refused in this sample (since reset()).
   int refusals() const { return refusals_; }
+  // The share of softmax(logits / temperature) that the constraint allows
+  // here (1 without a constraint): a redraw renormalizes over it, so the
+  // product of these over a sample is the ratio of the model's probability
+  // of the text to the constrained sampler's. Tokens below min_probability
+  // count as allowed (they change it by less than that each).
+  double allowed_mass(const float* logits, int vocab_size, double temperature, double min_probability) const;
   // Backtracking: takes back the last refusal (the sampler undid the text
   // that led to it instead of redrawing), and brings the constraint and the
   // steps back to where `accepted` (every token accepted since reset())

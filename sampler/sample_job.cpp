@@ -116,6 +116,10 @@ Expected<SampleJob> SampleJob::create(SampleJobOptions o) {
   }
   if (o.batch_size <= 0) return usage_error("--batch-size must be positive");
   if (o.start != "file" && o.start != "zero") return usage_error("--start: \"" + o.start + "\" is not file or zero");
+  if (o.begin != "text" && o.begin != "signature")
+    return usage_error("--begin: \"" + o.begin + "\" is not text or signature");
+  if (o.begin == "text" && o.start == "zero")
+    return usage_error("--begin text reads a text from its start, after the separator: it needs --start file");
   if (o.checkpoint != "best" && o.checkpoint != "last")
     return usage_error("--checkpoint: \"" + o.checkpoint + "\" is not best or last");
   const DirectedJobOptions& d = o.directed;
@@ -163,6 +167,7 @@ Expected<SampleJobResult> SampleJob::run() {
   s.director.near_share = d.near_share;
   s.director.near_cuts = d.near_cuts;
   s.max_backtracks = o.backtracks >= 0 ? o.backtracks : o.check_device.empty() ? kDefaultBacktracks : 0;
+  s.whole_text = o.begin == "text";
   std::string model_id = o.model_id;
   if (!o.config.empty()) {
     ASSIGN_OR_RETURN(model_id, model_id_for_config(ws.root(), o.config));

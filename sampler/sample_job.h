@@ -49,6 +49,11 @@ struct SampleJobOptions {
   std::string config;               // a model config: sample from the model it trains
   std::string device = "auto";
   std::string start = "file";  // seed read after the separator ("file") or from the zero state ("zero")
+  // Where a sample begins: "text", a whole corpus text (preamble, helpers,
+  // kernels; ended by the model's end token), or "signature", at
+  // `__kernel void A(` (or the --args prototype), ended at that kernel's
+  // closing brace. Sets sample.whole_text.
+  std::string begin = "text";
   std::string out;             // "" = <workspace>/samples/<model id>
   std::string shard;           // "I/N", "auto" (from the launcher's rank environment) or "" = unsharded
   // Without a given seed a run draws a fresh one, so a second run in a

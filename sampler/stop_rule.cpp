@@ -25,7 +25,9 @@ size_t KernelEndDetector::feed(std::string_view text) {
           ++depth_;
         } else if (c == '}') {
           --depth_;
-          if (depth_ <= 0) {
+          if (depth_ == 0 && whole_text_) {
+            ++blocks_;
+          } else if (depth_ <= 0) {
             ended_ = true;
             return i + 1;
           }

@@ -26,6 +26,14 @@ class StreamModel {
 
   // Resets stream `stream` and feeds it `text` (the seed).
   virtual Status feed(int stream, std::string_view text) = 0;
+  // Resets stream `stream` and feeds it `previous`, the separator, then
+  // `text`: the stream starts a text after another one, as every text but
+  // the first follows one in training. A model without a separator feeds
+  // `text` alone.
+  virtual Status feed_after(int stream, std::string_view previous, std::string_view text) {
+    (void)previous;
+    return feed(stream, text);
+  }
   // feed() for every stream; models override it with one batched pass.
   virtual Status feed_all(std::string_view text) {
     for (int i = 0; i < streams(); ++i) RETURN_IF_ERROR(feed(i, text));

@@ -100,6 +100,73 @@ TEST(BatchSampler, StopsWhenAsked) {
   EXPECT_EQ(3, model.steps);
 }
 
+// Whole texts: a sample starts where a corpus text starts and ends at the
+// model's end token, so helpers and preambles before the kernel are kept.
+std::vector<RawSample> run_whole(ScriptedModel& model, size_t n, int max_length = 200) {
+  BatchSamplerOptions o;
+  o.seed_text = "";
+  o.whole_text = true;
+  o.max_length = max_length;
+  return testing::first_samples(model, o, n);
+}
+
+TEST(BatchSampler, AWholeTextKeepsItsHelpersAndEndsAtTheEndToken) {
+  const std::string text = "#define N 4\nint f() { return N; }\n__kernel void A() { f(); }\n";
+  ScriptedModel model(1, {text});  // then the end token
+  auto s = run_whole(model, 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_TRUE(s[0].complete);
+  EXPECT_EQ(text, s[0].text) << "the first closing brace ends no whole text";
+  ASSERT_FALSE(model.fed.empty());
+  EXPECT_EQ("", model.fed[0].second) << "fed nothing after the separator";
+}
+
+TEST(BatchSampler, AWholeTextEndedWithABlockOpenIsIncomplete) {
+  ScriptedModel model(1, {"int f() { return 1; }\n__kernel void A() { f();"});
+  auto s = run_whole(model, 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_FALSE(s[0].complete);
+}
+
+TEST(BatchSampler, AWholeTextWithoutAnyBlockIsIncomplete) {
+  ScriptedModel model(1, {"#define N 4\n"});
+  auto s = run_whole(model, 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_FALSE(s[0].complete);
+}
+
+TEST(BatchSampler, AStrayClosingBraceEndsAWholeTextIncomplete) {
+  ScriptedModel model(1, {"int f() { }\n} more"});
+  auto s = run_whole(model, 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_FALSE(s[0].complete);
+  EXPECT_EQ("int f() { }\n}", s[0].text);
+}
+
+// --args on a whole text: the helper before the kernel stays free; once the
+// model writes `__kernel` at file scope the rest of the prototype is forced,
+// with names the text has not used (the helper took A), and the kernel's
+// closing brace ends the sample. The scripted model moves on one character
+// per step while the forced tokens replay, hence the placeholders.
+TEST(BatchSampler, ArgsForceTheKernelsPrototypeAfterFreeHelpers) {
+  const std::string helper = "void A() {}\n__kernel";
+  const std::string forced = " void B(__global float* a, const int b) {";
+  ScriptedModel model(1, {helper + std::string(forced.size(), '_') + " a[0] = b; } after"});
+  BatchSamplerOptions o;
+  o.seed_text = "";
+  o.whole_text = true;
+  o.force_kernel = true;
+  auto args = parse_arg_spec("float*,int");
+  ASSERT_TRUE(args.ok());
+  o.forced_args = *args;
+  BatchSamplerStats stats;
+  auto s = testing::first_samples(model, o, 1, &stats);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_TRUE(s[0].complete);
+  EXPECT_EQ(helper + forced + " a[0] = b; }", s[0].text);
+  EXPECT_EQ(int(forced.size()), s[0].forced);
+}
+
 TEST(BatchSampler, SeedThatClosesTheKernelIsRejected) {
   ScriptedModel model(1, {"}"});
   BatchSamplerOptions o;
@@ -217,6 +284,39 @@ TEST_F(RepairTest, ARefusedStreamBacksUpAndCompletes) {
   // Fed the seed twice: at the start and at the repair.
   ASSERT_EQ(2u, model.fed.size());
   EXPECT_EQ(seed, model.fed[1].second);
+}
+
+// max_refusals 0: however many draws the constraint refuses, each is
+// redrawn from the allowed tokens, and the stream is never cut for them.
+TEST_F(RepairTest, WithoutARefusalLimitAStreamIsNeverAbandoned) {
+  ScriptedModel model(1, {"\n  a[0] = 1))))))))))))"});
+  BatchSamplerOptions o = options(0);
+  o.max_refusals = 0;
+  o.max_length = 40;
+  BatchSamplerStats stats;
+  auto s = testing::first_samples(model, o, 1, &stats);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_GE(s[0].refusals, 2) << "a limit of 1 would have ended it at the first: " << s[0].refused_draws;
+  EXPECT_EQ(0u, stats.abandoned);
+}
+
+// With a correction, each sample carries the log of the share of the
+// model's probability the constraint left it: 0 when every draw was
+// allowed, far below 0 once the model's choice (probability ~1) is refused.
+TEST_F(RepairTest, ASamplesLogWeightCountsWhatTheConstraintTookAway) {
+  BatchSamplerOptions o = options(0);
+  o.max_refusals = 0;
+  o.correction = 1;
+  ScriptedModel allowed(1, {"\n  a[0] = 1;\n}"});
+  auto s = testing::first_samples(allowed, o, 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_TRUE(s[0].complete);
+  EXPECT_DOUBLE_EQ(0.0, s[0].log_weight);
+  ScriptedModel refused(1, {"\n  a[0] = 1);\n}"});
+  o.max_length = 20;
+  s = testing::first_samples(refused, o, 1);
+  ASSERT_EQ(1u, s.size());
+  EXPECT_LT(s[0].log_weight, -50) << "the scripted ')' holds all but e^-60 of each draw";
 }
 
 TEST_F(RepairTest, RepairsAreBoundedPerSample) {

@@ -1,6 +1,7 @@
 // Tests of the sampler chain: steps cloned per stream, a constraint that
 // gates the draws (redraw from the allowed tokens, the refusal limit, dead
 // ends), and the code constraint as a step.
+#include <cmath>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -88,6 +89,23 @@ TEST(SamplerChain, NoAllowedTokenIsADeadEnd) {
   EXPECT_TRUE(c.refused);
   EXPECT_TRUE(c.dead_end);
   EXPECT_FALSE(c.abandoned);
+}
+
+// The share of the tempered softmax the constraint allows: the factor by
+// which a redraw renormalizes, so the importance weight of a draw.
+TEST(SamplerChain, AllowedMassIsTheShareOfTheDistributionTheConstraintAllows) {
+  // Probabilities 1/2 (token 0), 1/4 (1), 1/8 (2), 1/8 (3) at temperature 1.
+  std::vector<float> logits = {float(std::log(4.0)), float(std::log(2.0)), 0.0f, 0.0f};
+  auto chain = policy_chain(SamplingPolicy{1.0, 0, 1.0}, 1);
+  EXPECT_DOUBLE_EQ(1.0, chain->allowed_mass(logits.data(), 4, 1.0, 1e-4)) << "no constraint: everything";
+  chain->constrain(std::make_unique<EvenOnly>(), 0);
+  EXPECT_NEAR(0.625, chain->allowed_mass(logits.data(), 4, 1.0, 1e-4), 1e-9);  // 1/2 + 1/8
+  // At temperature 2 the logits halve: weights 2, sqrt 2, 1, 1.
+  const double total = 2 + std::sqrt(2.0) + 2;
+  EXPECT_NEAR(3 / total, chain->allowed_mass(logits.data(), 4, 2.0, 1e-4), 1e-9);
+  // Tokens below min_probability count as allowed.
+  // Token 1 (1/4) is refused; token 3 (1/8 < 0.2) is not looked at.
+  EXPECT_NEAR(0.75, chain->allowed_mass(logits.data(), 4, 1.0, 0.2), 1e-9);
 }
 
 TEST(SamplerChain, AcceptAndResetReachTheConstraint) {

@@ -80,6 +80,30 @@ TEST(ClangFilter, VerdictsInAWorkerEqualThoseInThisProcessOnRealKernels) {
   EXPECT_EQ(workers.started(), 1);  // one worker served them all
 }
 
+TEST(ClangFilter, PrototypeShapesCompareWithoutNames) {
+  EXPECT_EQ(prototype_shape("__kernel void A(__global float* a, const int b) {"),
+            prototype_shape("__kernel void C(__global float* d, const int e) {"));
+  EXPECT_NE(prototype_shape("__kernel void A(__global float* a, const int b) {"),
+            prototype_shape("__kernel void A(__global int* a, const int b) {"));
+  EXPECT_NE(prototype_shape("__kernel void A(__global float* a) {"),
+            prototype_shape("__kernel void A(__global float* a, const int b) {"));
+}
+
+// A whole text with --args: a helper before the kernel takes the first
+// names, so the kernel is renamed, and its prototype still matches.
+TEST(ClangFilter, AKernelAfterAHelperMatchesTheArgsPrototype) {
+  ClangFilterOptions options;
+  options.prototype = *seed_text("float*,int");
+  const std::string text =
+      "float A(float a) { return a * 2.0f; }\n"
+      "__kernel void B(__global float* b, const int c) {\n  int d = get_global_id(0);\n"
+      "  if (d < c) b[d] = A(b[d]);\n}\n";
+  ClangFilterVerdict v = filter_with_clang(text, options);
+  EXPECT_EQ(sample_status::kAccepted, v.status) << v.category << ": " << v.reason;
+  options.prototype = *seed_text("int*,int");
+  EXPECT_EQ(sample_status::kWrongPrototype, filter_with_clang(text, options).status);
+}
+
 TEST(ClangFilter, MacroBombIsATimeLimitRejectionAndTheNextSampleIsFiltered) {
   auto bomb = read_file(std::string(CLGEN_TEST_DATA) + "/budget/time_bomb.cl");
   ASSERT_TRUE(bomb.ok());

@@ -71,5 +71,27 @@ TEST(StopRule, IncrementalFeedReportsTheCutInTheLastPiece) {
   EXPECT_EQ(0u, d.feed("}"));
 }
 
+// A whole text: closing a function's block leaves the text open for more;
+// closed() says where it may end.
+TEST(StopRule, AWholeTextIsClosedBetweenFunctionsAndNeverEndsAtABrace) {
+  KernelEndDetector d(/*whole_text=*/true);
+  EXPECT_FALSE(d.closed()) << "no block yet";
+  EXPECT_EQ(KernelEndDetector::kNotEnded, d.feed("int f() { return 1; }"));
+  EXPECT_TRUE(d.closed());
+  EXPECT_EQ(KernelEndDetector::kNotEnded, d.feed("\n__kernel void A() { /* } */ f();"));
+  EXPECT_FALSE(d.closed()) << "the kernel's block is open";
+  EXPECT_EQ(KernelEndDetector::kNotEnded, d.feed(" }\n"));
+  EXPECT_TRUE(d.closed());
+  d.reset();
+  EXPECT_TRUE(d.whole_text()) << "reset keeps the mode";
+}
+
+TEST(StopRule, AStrayBraceBreaksAWholeText) {
+  KernelEndDetector d(/*whole_text=*/true);
+  EXPECT_EQ(5u, d.feed("{ } }x"));
+  EXPECT_TRUE(d.ended());
+  EXPECT_FALSE(d.closed());
+}
+
 }  // namespace
 }  // namespace clgen::sampler
