@@ -6,6 +6,7 @@
 #   DRY_RUN=1 bench/gpu-experiment.sh NAME ...    print the commands instead of running them
 #
 # NAME is a file of bench/gpu/ (each opens with its phases and environment knobs):
+#   realism         one model, every sampling arm, the human reference through the checker
 #   pipeline        build, train, sample, drive on both devices, tests, driver benchmark, pack
 #   check           benchmark-grade kernels per minute (sample --check), the driver's settings
 #   corpus-compare  the default corpus against the GitHub snapshot, one model each
@@ -101,7 +102,7 @@ STUB
   cp "$stub" "$scratch/scripts/gpu-build.sh"
   ln -s "$ROOT/configs" "$scratch/configs"
   ln -s "$ROOT/tests" "$scratch/tests"
-  for f in clgen default github wgsize-seed; do : > "$scratch/.wsmin/$f.db.xz"; done
+  for f in clgen default github wgsize-seed v2 v3; do : > "$scratch/.wsmin/$f.db.xz"; done
   : > "$scratch/.carry/gpu-deps.tar.xz"
   : > "$scratch/.carry-fuzz/fuzz.tar.xz"
   # A machine that has built already, unless the phases ask for the build.

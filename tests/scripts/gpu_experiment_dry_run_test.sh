@@ -50,6 +50,11 @@ expect "CONFIG=configs/github-transformer.toml" "wgsize arms" \
   "sample --config configs/github-transformer.toml --device cuda" \
   "--check gpu --check-jobs 16 --check-timeout 1 --target-features .wsmin/wgsize-targets.csv" \
   "--check-timeout 1 --explore"
+# realism: the v3 model trained, then each arm sampled on its own workspace copy with the arm's flags.
+expect "TRAIN_SECONDS=90" "realism train arms" \
+  "90 build-gpu/cli/clgen --workspace gpu-work/v3 train --config configs/github-transformer.toml --device cuda" \
+  "--workspace gpu-work/arms/text-free-10 -q sample --config configs/github-transformer.toml --device cuda" \
+  "--json --begin text --no-constrain --temperature 1.0"
 # list names every experiment.
 expect "" "list" "pipeline " "workspace "
 

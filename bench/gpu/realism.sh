@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# How human-like sampled kernels are: one model, every sampling arm, the human reference through the checker.
+# Run ON THE GPU MACHINE (docs/BENCHMARKS.md, "Realism"). Needs .carry/gpu-deps.tar.xz and
+# .wsmin/v3.db.xz (bench/gpu-experiment.sh workspace WS v3); .wsmin/v2.db.xz for the v2 model.
+# Results go to $OUT (or gpu-results/); the kernels for `clgen eval realism`, which runs
+# here on the CPU, come back packed.
+#
+#   bench/gpu-experiment.sh realism PHASE...
+#   build    scripts/gpu-build.sh (skipped when build-gpu/ holds clgen)
+#   train    $CONFIG on each snapshot of $SNAPSHOTS (gpu-work/NAME) for at most
+#            $TRAIN_SECONDS; the best validation loss of each in train-NAME.log
+#   human    $HUMAN_KERNELS shuffled corpus kernels of the first snapshot through the
+#            checker on the GPU (drive --corpus, the checker's settings); outcomes in
+#            human-drive.log, the runs as a workspace to merge (human-runs.db.xz)
+#   arms     every arm of $ARMS (NAME:FLAGS, flags joined by ','), each on its own
+#            copy of the first snapshot's workspace: sample --check gpu for
+#            $ARM_SECONDS at $BATCH streams; arm-NAME.json each
+#   pack     arms.tar.xz: per arm accepted/ and grade/ (benchmark-grade) kernels
+# shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
+set -uo pipefail
+RESULTS=${OUT:-gpu-results}
+CLGEN=$BUILD_DIR/cli/clgen
+CONFIG=${CONFIG:-configs/github-transformer.toml}
+SNAPSHOTS=${SNAPSHOTS:-v3}
+TRAIN_SECONDS=${TRAIN_SECONDS:-110}
+HUMAN_KERNELS=${HUMAN_KERNELS:-2500}
+ARM_SECONDS=${ARM_SECONDS:-20}
+BATCH=${BATCH:-2048}
+JOBS=${JOBS:-16}
+# Signature seed or whole text; constrained with the old cut-off (4 refusals),
+# constrained without it, unconstrained (rejection), and the importance correction.
+ARMS=${ARMS:-"sig-cut-08:--begin,signature,--max-refusals,4,--temperature,0.8
+sig-cut-10:--begin,signature,--max-refusals,4,--temperature,1.0
+sig-nocut-08:--begin,signature,--temperature,0.8
+sig-nocut-10:--begin,signature,--temperature,1.0
+sig-free-08:--begin,signature,--no-constrain,--temperature,0.8
+sig-free-10:--begin,signature,--no-constrain,--temperature,1.0
+sig-corr-10:--begin,signature,--correction,0.1,--temperature,1.0
+text-cut-08:--begin,text,--max-refusals,4,--temperature,0.8
+text-cut-10:--begin,text,--max-refusals,4,--temperature,1.0
+text-nocut-08:--begin,text,--temperature,0.8
+text-nocut-10:--begin,text,--temperature,1.0
+text-free-08:--begin,text,--no-constrain,--temperature,0.8
+text-free-10:--begin,text,--no-constrain,--temperature,1.0
+text-corr-08:--begin,text,--correction,0.1,--temperature,0.8
+text-corr-10:--begin,text,--correction,0.1,--temperature,1.0"}
+mkdir -p "$RESULTS"
+first=${SNAPSHOTS%% *}
+
+phase_build() {
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
+  build_clgen "$RESULTS/build.log"
+}
+
+phase_train() {
+  local name
+  for name in $SNAPSHOTS; do
+    unpack_workspace "gpu-work/$name" ".wsmin/$name.db.xz" || return 1
+    log "train $CONFIG on $name for at most $TRAIN_SECONDS s"
+    timeout --foreground --signal=INT "$TRAIN_SECONDS" "$CLGEN" --workspace "gpu-work/$name" train \
+      --config "$CONFIG" --device cuda > "$RESULTS/train-$name.log" 2>&1
+    grep -E "validation|best|tokens/s" "$RESULTS/train-$name.log" | tail -4
+  done
+  return 0
+}
+
+phase_human() {
+  local ws=gpu-work/$first
+  log "drive $HUMAN_KERNELS shuffled corpus kernels of $first on the GPU"
+  /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "$ws" -q drive --corpus --device gpu --timeout 1 \
+    --shuffle 1 --limit "$HUMAN_KERNELS" --jobs "$JOBS" > "$RESULTS/human-drive.log" 2>&1
+  tail -20 "$RESULTS/human-drive.log"
+  # The runs and their sources alone, as a workspace `clgen workspace merge` reads.
+  mkdir -p gpu-work/human-runs && rm -f gpu-work/human-runs/clgen.db
+  python3 - "$ws/clgen.db" gpu-work/human-runs/clgen.db <<'PY'
+import sqlite3, sys
+src = sqlite3.connect(sys.argv[1])
+dst = sqlite3.connect(sys.argv[2])
+src.backup(dst)
+for (name,) in dst.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
+    if name not in ("runs", "kernel_sources", "workspace_meta") and not name.startswith("sqlite_"):
+        dst.execute(f"DROP TABLE {name}")
+dst.commit()
+dst.execute("VACUUM")
+print("runs", dst.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+PY
+  xz -T0 -9 -c gpu-work/human-runs/clgen.db > "$RESULTS/human-runs.db.xz"
+}
+
+phase_arms() {
+  local ws=gpu-work/$first spec name flags seed=101
+  for spec in $ARMS; do
+    name=${spec%%:*}
+    flags=${spec#*:}
+    local arm=gpu-work/arms/$name
+    rm -rf "$arm" && mkdir -p "$arm"
+    cp "$ws/clgen.db" "$arm/" && cp -r "$ws/models" "$arm/"
+    log "arm $name: ${flags//,/ }"
+    # shellcheck disable=SC2086  # the arm's flags
+    "$CLGEN" --workspace "$arm" -q sample --config "$CONFIG" --device cuda --batch-size "$BATCH" \
+      --seed "$seed" --time-limit "$ARM_SECONDS" -n 0 --check gpu --check-jobs "$JOBS" --check-timeout 1 \
+      --out "$arm/accepted" --check-out "$arm/grade" --json ${flags//,/ } > "$RESULTS/arm-$name.json" \
+      2> "$RESULTS/arm-$name.err"
+    python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","seconds","wall_seconds","checked","dynamically_valid","dynamically_valid_per_minute","by_category")})' \
+      "$RESULTS/arm-$name.json" || tail -5 "$RESULTS/arm-$name.err"
+    seed=$((seed + 1))
+  done
+  return 0
+}
+
+phase_pack() {
+  local name dirs=()
+  for name in gpu-work/arms/*/; do
+    name=$(basename "$name")
+    [ -d "gpu-work/arms/$name/accepted" ] && dirs+=("$name/accepted")
+    [ -d "gpu-work/arms/$name/grade" ] && dirs+=("$name/grade")
+  done
+  tar -C gpu-work/arms -cJf "$RESULTS/arms.tar.xz" "${dirs[@]}"
+  ls -la "$RESULTS/arms.tar.xz"
+}
+
+for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; [ "${DRY_RUN:-0}" = 1 ] || exit 1; }; done
