@@ -54,8 +54,8 @@ bool coalesced_index(const clang::Expr* idx) {
 
 class ReferenceCounter : public clang::RecursiveASTVisitor<ReferenceCounter> {
  public:
-  ReferenceCounter(const std::set<std::string>& global_names, const std::map<std::string, Counters>& earlier)
-      : global_names_(global_names), earlier_(earlier) {}
+  ReferenceCounter(std::set<std::string> memory_names, const std::map<std::string, Counters>& earlier)
+      : memory_names_(std::move(memory_names)), earlier_(earlier) {}
 
   // Also called for compound assignments, of which only <<= and >>= count.
   bool VisitBinaryOperator(clang::BinaryOperator* op) {
@@ -83,9 +83,17 @@ class ReferenceCounter : public clang::RecursiveASTVisitor<ReferenceCounter> {
     return true;
   }
 
-  // By name: any identifier spelled like a __global parameter.
+  // By name: any identifier spelled like a memory name, whatever it refers to.
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
-    if (global_names_.count(ref->getNameInfo().getAsString())) ++counters.mem;
+    if (memory_names_.count(ref->getNameInfo().getAsString())) ++counters.mem;
+    return true;
+  }
+
+  // A variable in __local memory declared in the body is a memory name from
+  // here on; a pointer declared in the body (to __local or __global memory)
+  // is not.
+  bool VisitVarDecl(clang::VarDecl* var) {
+    if (var->getType().getAddressSpace() == clang::LangAS::opencl_local) memory_names_.insert(var->getNameAsString());
     return true;
   }
 
@@ -112,7 +120,7 @@ class ReferenceCounter : public clang::RecursiveASTVisitor<ReferenceCounter> {
   Counters counters;
 
  private:
-  const std::set<std::string>& global_names_;
+  std::set<std::string> memory_names_;  // the names `mem` counts
   const std::map<std::string, Counters>& earlier_;
 };
 
@@ -126,13 +134,17 @@ void append_reference_rows(clang::ASTContext& ctx, const std::string& file, std:
     const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
     if (!fd || !fd->doesThisDeclarationHaveABody()) continue;
     if (!ctx.getSourceManager().isInMainFile(fd->getLocation())) continue;
-    std::set<std::string> global_names;
-    for (const clang::ParmVarDecl* p : fd->parameters())
-      if (spells(p->getType(), "__global")) global_names.insert(p->getNameAsString());
-    ReferenceCounter counter(global_names, defined);
+    bool has_global = false;
+    std::set<std::string> memory_names;  // the __global and __local parameters
+    for (const clang::ParmVarDecl* p : fd->parameters()) {
+      const bool global = spells(p->getType(), "__global");
+      has_global |= global;
+      if (global || spells(p->getType(), "__local")) memory_names.insert(p->getNameAsString());
+    }
+    ReferenceCounter counter(std::move(memory_names), defined);
     counter.TraverseStmt(fd->getBody());
     const Counters& c = counter.counters;
-    if (!global_names.empty()) {
+    if (has_global) {
       StaticFeatures f;
       f.file = file;
       f.kernel = fd->getNameAsString();

@@ -56,6 +56,33 @@ __kernel void k(__global float* a, __global const float* b, const int n) {
   EXPECT_EQ(counts(row(*rows, "k")), (GreweVector{3, 1, 9, 0, 4, 0}));
 }
 
+TEST(GreweReference, MemAlsoCountsLocalParametersAndLocalVariablesButNoPointerDeclaredInTheBody) {
+  // The issue's example: mem s, a, l, s = 4; localmem s[i], l[i], s[i] = 3; coalesced a[i] = 1.
+  auto example = reference(
+      "kernel void A(__global float* a, __local float* l) { __local float s[64]; int i = get_local_id(0);\n"
+      "  s[i] = a[i]; l[i] = s[i]; }\n");
+  ASSERT_TRUE(example.ok()) << example.status().message();
+  EXPECT_EQ(counts(example->front()), (GreweVector{0, 0, 4, 3, 1, 0}));
+
+  auto rows = reference(R"(
+void fill(__local float* t, float v) { t[0] = v; }  // mem 1 (t, a __local parameter); localmem 1; no row
+__kernel void k(__global float* a, __local float* l) {
+  __local float s[16];
+  __local int n;
+  __global float* g = a;     // mem 1 (a); g is no memory name
+  __local float* p = s;      // mem 1 (s); p is no memory name
+  int i = get_local_id(0);
+  n = i;                     // mem 1 (n, a __local variable)
+  s[i] = g[i] + p[i];        // mem 1 (s); comp 1; localmem 2 (s, p); coalesced 1 (g[i])
+  fill(l, s[0]);             // mem 2 (l, s); localmem 1; fill adds mem 1, localmem 1
+}
+)");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(row_names(*rows), (std::vector<std::string>{"k"}));
+  // comp 1; mem 1+1+1+1+2+1 = 7; localmem 2+1+1 = 4; coalesced 1.
+  EXPECT_EQ(counts(rows->front()), (GreweVector{1, 0, 7, 4, 1, 0}));
+}
+
 TEST(GreweReference, CoalescedCountsSubscriptsOfALocalGlobalPointerByTheIndexTest) {
   const std::string source = R"(
 int f(int x) { return x; }
@@ -91,20 +118,20 @@ TEST(GreweReference, LocalmemCountsSubscriptsOfLocalArraysDeclaredInTheBodyAndLo
 __kernel void k(__global const float* in, __local float* scratch) {
   __local float tile[64];
   __local int flags[8];
-  __local int* fp = flags;
+  __local int* fp = flags;       // mem 1 (flags)
   float priv[4];
   int l = get_local_id(0);
-  tile[l] = in[l];               // localmem 1; mem 1; coalesced 1
-  flags[l % 8] = 1;              // localmem 1; comp 1
-  scratch[l] = tile[63 - l];     // localmem 2 (a __local parameter, a __local array); comp 1
-  fp[1] = 2;                     // localmem 1: its type spells __local int *
-  priv[l & 3] = tile[flags[0]];  // localmem 2 (tile, flags; priv is private); comp 1
+  tile[l] = in[l];               // localmem 1; mem 2; coalesced 1
+  flags[l % 8] = 1;              // localmem 1; comp 1; mem 1
+  scratch[l] = tile[63 - l];     // localmem 2 (a __local parameter, a __local array); comp 1; mem 2
+  fp[1] = 2;                     // localmem 1: its type spells __local int * (fp is no memory name)
+  priv[l & 3] = tile[flags[0]];  // localmem 2 (tile, flags; priv is private); comp 1; mem 2
   barrier(CLK_LOCAL_MEM_FENCE);  // nothing
 }
 )");
   ASSERT_TRUE(rows.ok()) << rows.status().message();
-  // comp 3 (% - &); mem 1; localmem 1+1+2+1+2 = 7; coalesced 1.
-  EXPECT_EQ(counts(rows->front()), (GreweVector{3, 0, 1, 7, 1, 0}));
+  // comp 3 (% - &); mem 1+2+1+2+2 = 8; localmem 1+1+2+1+2 = 7; coalesced 1.
+  EXPECT_EQ(counts(rows->front()), (GreweVector{3, 0, 8, 7, 1, 0}));
 }
 
 TEST(GreweReference, CompCountsBinaryArithmeticAndShiftAssignmentsButNotPlusEqualsOrUnaryOperators) {
@@ -187,14 +214,14 @@ __kernel void k(__global int* c, __global unsigned int* u, __local int* l) {
   atomic_add(c, 1);          // atomic 1; mem 1
   atomic_inc(u);             // atomic 1; mem 1
   atomic_cmpxchg(c, 0, 2);   // atomic 1; mem 1
-  atomic_max(l, 3);          // atomic 1: on __local memory too
+  atomic_max(l, 3);          // atomic 1: on __local memory too; mem 1
   atom_add(c, 1);            // atom_*: not atomic; mem 1
   atom_inc(u);               // not atomic; mem 1
 }
 )");
   ASSERT_TRUE(rows.ok()) << rows.status().message();
   EXPECT_FALSE(rows->front().sema_errors);
-  EXPECT_EQ(counts(rows->front()), (GreweVector{0, 0, 5, 0, 0, 4}));
+  EXPECT_EQ(counts(rows->front()), (GreweVector{0, 0, 6, 0, 0, 4}));
 }
 
 TEST(GreweReference, RowsAreTheFunctionsDefinedWithAParameterWhoseTypeSpellsGlobal) {
