@@ -31,25 +31,28 @@ struct Counters {
 
 bool spells(clang::QualType t, const char* word) { return t.getAsString().find(word) != std::string::npos; }
 
-bool is_integer_literal(const clang::Expr* e) { return llvm::isa<clang::IntegerLiteral>(e->IgnoreParenImpCasts()); }
+// The literal tests see an operand as written: a literal Clang has wrapped in
+// an implicit conversion (the `1` of `u + 1` with an unsigned `u`) or in
+// parentheses is no literal.
+bool is_integer_literal(const clang::Expr* e) { return llvm::isa<clang::IntegerLiteral>(e); }
 
 bool is_zero_or_one(const clang::Expr* e) {
-  const auto* lit = llvm::dyn_cast<clang::IntegerLiteral>(e->IgnoreParenImpCasts());
+  const auto* lit = llvm::dyn_cast<clang::IntegerLiteral>(e);
   return lit && lit->getValue().ule(1);
 }
 
-// The index test of `coalesced`.
+// The index test of `coalesced`, on the index as written: only a call or a
+// binary operator can fail it; parentheses, a cast, a ternary, a unary
+// operator or a subscript (judged on its own where it is visited) pass.
 bool coalesced_index(const clang::Expr* idx) {
-  idx = idx->IgnoreParenImpCasts();
+  idx = idx->IgnoreImpCasts();  // the conversions of a variable to its value are not written
   if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(idx)) {
     // Compound assignments are BinaryOperators too: they fail with the rest.
     if (!bin->isAdditiveOp() && !bin->isMultiplicativeOp()) return false;
     if (is_integer_literal(bin->getLHS()) && is_integer_literal(bin->getRHS())) return true;
     return is_zero_or_one(bin->getLHS()) || is_zero_or_one(bin->getRHS());
   }
-  if (llvm::isa<clang::CallExpr>(idx)) return false;
-  if (const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(idx)) return coalesced_index(sub->getIdx());
-  return true;  // a variable, a literal, and anything else
+  return !llvm::isa<clang::CallExpr>(idx);
 }
 
 class ReferenceCounter : public clang::RecursiveASTVisitor<ReferenceCounter> {
@@ -98,7 +101,9 @@ class ReferenceCounter : public clang::RecursiveASTVisitor<ReferenceCounter> {
   }
 
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr* sub) {
-    const auto* base = llvm::dyn_cast<clang::DeclRefExpr>(sub->getBase()->IgnoreParenImpCasts());
+    // Only a bare identifier as base: `(a)[i]`, `(a + 1)[i]` and `s.p[i]` add
+    // neither count (their names still count toward mem).
+    const auto* base = llvm::dyn_cast<clang::DeclRefExpr>(sub->getBase()->IgnoreImpCasts());
     if (!base) return true;
     clang::QualType declared = base->getDecl()->getType();
     if (spells(declared, "__local")) ++counters.localmem;

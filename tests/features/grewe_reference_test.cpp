@@ -95,7 +95,7 @@ __kernel void k(__global float* a, const int j) {
   p[i * j] = 3.0f;         // comp 1; fails: no literal
   p[f(i)] = 4.0f;          // fails: a call (f adds its counters, all 0)
   p[3 + 4] = 5.0f;         // coalesced 1: both operands integer literals; comp 1
-  p[(i - 0)] = 6.0f;       // coalesced 1: - with the literal 0, parentheses looked through; comp 1
+  p[i - 0] = 6.0f;         // coalesced 1: - with the literal 0; comp 1
   p[i << 1] = 7.0f;        // comp 1; fails: a shift is not additive or multiplicative
   p[-i] = 8.0f;            // coalesced 1: a unary operator is "anything else"
   p[7] = 9.0f;             // coalesced 1: an integer literal
@@ -190,21 +190,95 @@ float later(float x) { return x * x * x; }        // comp 2, never added
   EXPECT_EQ(counts(rows->front()), (GreweVector{50, 0, 2, 0, 2, 0}));
 }
 
-TEST(GreweReference, ANestedSubscriptIndexIsJudgedByItsOwnIndex) {
+TEST(GreweReference, ASubscriptAsIndexPassesAndIsJudgedOnItsOwn) {
   auto rows = reference(R"(
 __kernel void k(__global float* a, __global const int* idx, __global const int* perm) {
   int i = get_global_id(0);
-  a[idx[i]] = 1.0f;                // a[..] judged by i: passes; idx[i] passes. mem 2; coalesced 2
-  a[idx[i * 2]] = 2.0f;            // both judged by i * 2: fail. mem 2; comp 1
-  a[idx[perm[i] + 1]] = 3.0f;      // a[..] and idx[..] by perm[i] + 1 (+ with 1): pass; perm[i] passes.
+  a[idx[i]] = 1.0f;                // a[..] passes (an element as index); idx[i] passes. mem 2; coalesced 2
+  a[idx[i * 2]] = 2.0f;            // a[..] passes; idx[i * 2] fails. mem 2; coalesced 1; comp 1
+  a[idx[perm[i] + 1]] = 3.0f;      // a[..] passes; idx[..]: + with a bare 1 passes; perm[i] passes.
                                    // mem 3; coalesced 3; comp 1
-  a[idx[get_global_id(0)]] = 4.0f; // both by a call: fail. mem 2
-  a[idx[perm[2 * i]]] = 5.0f;      // each judged down to 2 * i: fail. mem 3; comp 1
+  a[idx[get_global_id(0)]] = 4.0f; // a[..] passes; idx[..]: a call fails. mem 2; coalesced 1
+  a[idx[perm[2 * i]]] = 5.0f;      // a[..] and idx[..] pass; perm[2 * i] fails. mem 3; coalesced 2; comp 1
 }
 )");
   ASSERT_TRUE(rows.ok()) << rows.status().message();
-  // comp 3; mem 2+2+3+2+3 = 12; coalesced 2+3 = 5.
-  EXPECT_EQ(counts(rows->front()), (GreweVector{3, 0, 12, 0, 5, 0}));
+  // comp 3; mem 2+2+3+2+3 = 12; coalesced 2+1+3+1+2 = 9.
+  EXPECT_EQ(counts(rows->front()), (GreweVector{3, 0, 12, 0, 9, 0}));
+}
+
+TEST(GreweReference, TheLiteralTestNeedsALiteralWithoutAnImplicitConversion) {
+  // The issue's example: comp 4 (three index +, one value +); mem 3; coalesced 2 (a[i + 1], a[u + 1u]).
+  auto example = reference(
+      "kernel void A(__global float* a, uint u) { int i = get_global_id(0); a[i + 1] = a[u + 1] + a[u + 1u]; }");
+  ASSERT_TRUE(example.ok()) << example.status().message();
+  EXPECT_EQ(counts(example->front()), (GreweVector{4, 0, 3, 0, 2, 0}));
+
+  auto rows = reference(R"(
+__kernel void k(__global float* a, uint u, long l) {
+  int i = get_global_id(0);
+  a[i + 1] = 0.0f;                 // passes: int + int, the 1 as written
+  a[u + 1] = 1.0f;                 // fails: the 1 is converted to uint
+  a[u + 1u] = 2.0f;                // passes
+  a[l * 1] = 3.0f;                 // fails: the 1 is converted to long
+  a[get_global_id(0) + 1] = 4.0f;  // fails: the 1 is converted to size_t
+  a[i - 0] = 5.0f;                 // passes
+  a[i + (1)] = 6.0f;               // fails: a literal in parentheses is no bare literal
+}
+)");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  // comp 7 (one per index); mem 7; coalesced 3 (i + 1, u + 1u, i - 0).
+  EXPECT_EQ(counts(rows->front()), (GreweVector{7, 0, 7, 0, 3, 0}));
+}
+
+TEST(GreweReference, TheIndexIsJudgedAsWrittenAndOnlyADirectCallOrBinaryOperatorFails) {
+  // The issue's example: comp 2 (i * n, 2 * i); mem 3; coalesced 2: a[(i * n)] and
+  // a[b[..]] pass, b[2 * i] fails.
+  auto example = reference(
+      "kernel void A(__global float* a, __global int* b, int n) { int i = get_global_id(0);\n"
+      "  a[(i * n)] = a[b[2 * i]]; }\n");
+  ASSERT_TRUE(example.ok()) << example.status().message();
+  EXPECT_EQ(counts(example->front()), (GreweVector{2, 0, 3, 0, 2, 0}));
+
+  auto rows = reference(R"(
+int f(int x) { return x; }
+__kernel void k(__global float* a, __global const int* b, int n) {
+  int i = get_global_id(0);
+  a[(i * n)] = 0.0f;             // comp 1; passes: parentheses are not stripped
+  a[i * n] = 1.0f;               // comp 1; fails: a direct binary operator
+  a[(int)(2 * i)] = 2.0f;        // comp 1; passes: a cast
+  a[n > 0 ? 2 * i : i] = 3.0f;   // comp 1; rational 1; passes: a ternary
+  a[-(2 * i)] = 4.0f;            // comp 1; passes: a unary operator
+  a[(f(i))] = 5.0f;              // passes: a call in parentheses
+  a[f(i)] = 6.0f;                // fails: a direct call
+  a[b[2 * i]] = 7.0f;            // comp 1; a[..] passes (an element); b[2 * i] fails
+}
+)");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  // comp 6; rational 1; mem 8 (a) + 1 (b) = 9; coalesced 6 (all but a[i * n], a[f(i)], b[2 * i]).
+  EXPECT_EQ(counts(rows->front()), (GreweVector{6, 1, 9, 0, 6, 0}));
+}
+
+TEST(GreweReference, ASubscriptWhoseBaseIsNotABareIdentifierAddsNoCoalescedOrLocalmem) {
+  // The issue's example: mem 2 (a, l); nothing else.
+  auto example = reference("kernel void A(__global int* a, __local int* l) { (a)[0] = (l)[0]; }");
+  ASSERT_TRUE(example.ok()) << example.status().message();
+  EXPECT_EQ(counts(example->front()), (GreweVector{0, 0, 2, 0, 0, 0}));
+
+  auto rows = reference(R"(
+typedef struct { __global float* p; } S;
+__kernel void k(__global float* a, __local float* l) {
+  S s;
+  s.p = a;               // mem 1
+  (a)[0] = (l)[0];       // mem 2; a base in parentheses: no coalesced, no localmem
+  (a + 1)[0] = 1.0f;     // mem 1; comp 1
+  s.p[0] = 2.0f;         // a member as base: nothing
+  a[0] = l[0];           // mem 2; coalesced 1; localmem 1
+}
+)");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  // comp 1; mem 1+2+1+2 = 6; localmem 1; coalesced 1.
+  EXPECT_EQ(counts(rows->front()), (GreweVector{1, 0, 6, 1, 1, 0}));
 }
 
 TEST(GreweReference, AtomicCountsAtomicBuiltinsButNotTheAtomExtensionNames) {
@@ -256,7 +330,7 @@ TEST(GreweReference, CountsTheCodeAfterMacroExpansion) {
 #define NEXT(x) ((x) + 1)
 #define SQR(x) ((x) * (x))
 __kernel void k(G float* a) {
-  a[NEXT(get_global_id(0))] = SQR(a[0]);  // + with the literal 1 passes; comp 2 (+ *); mem 3; coalesced 3
+  a[NEXT(get_global_id(0))] = SQR(a[0]);  // an index in parentheses passes; comp 2 (+ *); mem 3; coalesced 3
 }
 )");
   ASSERT_TRUE(rows.ok()) << rows.status().message();
