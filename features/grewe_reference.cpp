@@ -5,6 +5,7 @@
 #include "features/grewe_reference.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include <clang/AST/ASTContext.h>
@@ -135,24 +136,19 @@ void append_reference_rows(clang::ASTContext& ctx, const std::string& file, std:
   // The counters of each function defined so far, by name: a call adds them
   // only once the callee's definition has been passed.
   std::map<std::string, Counters> defined;
-  for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
-    const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
-    if (!fd || !fd->doesThisDeclarationHaveABody()) continue;
-    if (!ctx.getSourceManager().isInMainFile(fd->getLocation())) continue;
-    bool has_global = false;
-    std::set<std::string> memory_names;  // the __global and __local parameters
-    for (const clang::ParmVarDecl* p : fd->parameters()) {
-      const bool global = spells(p->getType(), "__global");
-      has_global |= global;
-      if (global || spells(p->getType(), "__local")) memory_names.insert(p->getNameAsString());
-    }
-    ReferenceCounter counter(std::move(memory_names), defined);
-    counter.TraverseStmt(fd->getBody());
-    const Counters& c = counter.counters;
-    if (has_global) {
+  // The last function defined: file-scope code after it (a __constant
+  // table's initializers, a prototype) is charged to it, so its row and its
+  // entry in `defined` are written when the next function starts.
+  const clang::FunctionDecl* current = nullptr;
+  bool current_has_global = false;
+  std::optional<ReferenceCounter> counter;
+  auto finish_current = [&] {
+    if (!current) return;
+    const Counters& c = counter->counters;
+    if (current_has_global) {
       StaticFeatures f;
       f.file = file;
-      f.kernel = fd->getNameAsString();
+      f.kernel = current->getNameAsString();
       f.comp = c.comp;
       f.rational = c.rational;
       f.mem = c.mem;
@@ -161,8 +157,28 @@ void append_reference_rows(clang::ASTContext& ctx, const std::string& file, std:
       f.atomic = c.atomic;
       out->push_back(std::move(f));
     }
-    defined[fd->getNameAsString()] = c;
+    defined[current->getNameAsString()] = c;
+  };
+  for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
+    if (!ctx.getSourceManager().isInMainFile(d->getLocation())) continue;
+    const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
+    if (!fd || !fd->doesThisDeclarationHaveABody()) {
+      if (counter) counter->TraverseDecl(d);  // before the first function: lost
+      continue;
+    }
+    finish_current();
+    current = fd;
+    current_has_global = false;
+    std::set<std::string> memory_names;  // the __global and __local parameters
+    for (const clang::ParmVarDecl* p : fd->parameters()) {
+      const bool global = spells(p->getType(), "__global");
+      current_has_global |= global;
+      if (global || spells(p->getType(), "__local")) memory_names.insert(p->getNameAsString());
+    }
+    counter.emplace(std::move(memory_names), defined);
+    counter->TraverseStmt(fd->getBody());
   }
+  finish_current();
 }
 
 }  // namespace clgen::features

@@ -316,6 +316,32 @@ __kernel void k(global float* a) { a[0] = helper(a); }          // `global` is s
   EXPECT_EQ(counts(row(*rows, "k")), (GreweVector{0, 0, 3, 0, 2, 0}));
 }
 
+TEST(GreweReference, FileScopeCodeAfterAFunctionIsChargedToItAndCodeBeforeTheFirstIsLost) {
+  // The issue's example: A's own a[0] (mem 1, coalesced 1) and the table's 3 * 4, 5 - 1 (comp 2).
+  auto example = reference(
+      "kernel void A(__global int* a) { a[0] = 1; }\n"
+      "__constant int t[2] = {3 * 4, 5 - 1};\n");
+  ASSERT_TRUE(example.ok()) << example.status().message();
+  EXPECT_EQ(counts(example->front()), (GreweVector{2, 0, 1, 0, 1, 0}));
+
+  auto rows = reference(R"(
+__constant int before[2] = {1 + 1, 2};           // before the first function: lost
+float helper(float x) { return x * 2.0f; }        // comp 1; no row
+__constant float scale[2] = {3.0f * 4.0f, 1.0f};  // charged to helper: comp 1
+__kernel void k(__global float* a) {
+  a[0] = helper(a[1]);                             // mem 2; coalesced 2; helper adds comp 1 + 1
+}
+__constant int t[2] = {3 * 4, 5 - 1};             // charged to k: comp 2
+void proto(__global int* p, int q[2 << 1]);        // charged to k: comp 1 (the array bound)
+__kernel void m(__global int* b) { b[0] = t[1] < 2; }  // rational 1; mem 1; coalesced 1
+)");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(row_names(*rows), (std::vector<std::string>{"k", "m"}));
+  // k: comp 2 (helper) + 2 (t) + 1 (proto) = 5; mem 2; coalesced 2.
+  EXPECT_EQ(counts(row(*rows, "k")), (GreweVector{5, 0, 2, 0, 2, 0}));
+  EXPECT_EQ(counts(row(*rows, "m")), (GreweVector{0, 1, 1, 0, 1, 0}));
+}
+
 TEST(GreweReference, AFileWithoutAFunctionWithAGlobalParameterIsAnError) {
   auto rows = reference("__kernel void k(__local float* t) { t[0] = 1.0f; }");
   ASSERT_FALSE(rows.ok());
