@@ -181,4 +181,15 @@ void append_reference_rows(clang::ASTContext& ctx, const std::string& file, std:
   finish_current();
 }
 
+std::string_view reference_limits_header() {
+  // Clang's: 0xffffffff, 0xffffffffffffffffUL and (-32768). Its INT_MIN and
+  // LONG_MIN are already one subtraction each, like the reference's.
+  return "#undef UINT_MAX\n"
+         "#define UINT_MAX (2U * INT_MAX + 1)\n"
+         "#undef ULONG_MAX\n"
+         "#define ULONG_MAX (2UL * LONG_MAX + 1)\n"
+         "#undef SHRT_MIN\n"
+         "#define SHRT_MIN (-SHRT_MAX - 1)\n";
+}
+
 }  // namespace clgen::features

@@ -3,13 +3,14 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "features/static_features.h"
 
 namespace clang {
 class ASTContext;
-}
+}  // namespace clang
 
 namespace clgen::features {
 
@@ -17,5 +18,11 @@ namespace clgen::features {
 // parameter whose type spells `__global`, in source order, counted by the
 // rules of docs/PREDICT.md ("Reference definitions").
 void append_reference_rows(clang::ASTContext& ctx, const std::string& file, std::vector<StaticFeatures>* out);
+
+// The limits macros the reference's OpenCL header defines otherwise than
+// Clang's (UINT_MAX is `(2U * INT_MAX + 1)`): a header to -include after
+// Clang's, under kReferenceLimitsPath in the compile's file system.
+inline constexpr const char* kReferenceLimitsPath = "/clgen/reference-limits.h";
+std::string_view reference_limits_header();
 
 }  // namespace clgen::features

@@ -235,6 +235,14 @@ Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view s
   std::vector<std::string> args = {"clgen-features", "-xcl"};
   for (std::string& a : clang_support::opencl_args(clang_support::OpenClStd::kCL12, clang_support::ArgStyle::kDriver))
     args.push_back(std::move(a));
+  if (options.definitions == GreweDefinitions::kReference) {
+    // After Clang's OpenCL header, which -finclude-default-header includes first.
+    const std::string_view limits = reference_limits_header();
+    fs->addFile(
+        kReferenceLimitsPath, 0,
+        llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(limits.data(), limits.size()), kReferenceLimitsPath, false));
+    args.insert(args.end(), {"-include", kReferenceLimitsPath});
+  }
   // -fno-caret-diagnostics: Clang prints no "N errors generated" (errors reach the caller as values).
   for (const char* a : {"-fsyntax-only", "-w", "-fno-caret-diagnostics", kMainFile}) args.push_back(a);
   std::vector<StaticFeatures> out;

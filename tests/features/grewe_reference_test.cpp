@@ -342,6 +342,34 @@ __kernel void m(__global int* b) { b[0] = t[1] < 2; }  // rational 1; mem 1; coa
   EXPECT_EQ(counts(row(*rows, "m")), (GreweVector{0, 1, 1, 0, 1, 0}));
 }
 
+TEST(GreweReference, LimitsMacrosExpandAsTheReferenceHeaderDefinesThem) {
+  // The issue's example: UINT_MAX is (2U * INT_MAX + 1), comp 2; a[0]: mem 1, coalesced 1.
+  auto example = reference("kernel void A(__global uint* a) { a[0] = UINT_MAX; }");
+  ASSERT_TRUE(example.ok()) << example.status().message();
+  EXPECT_EQ(counts(example->front()), (GreweVector{2, 0, 1, 0, 1, 0}));
+
+  auto rows = reference(R"(
+__kernel void k(__global uint* a, __global long* b) {
+  a[0] = UINT_MAX;            // comp 2
+  b[0] = ULONG_MAX;           // comp 2: (2UL * LONG_MAX + 1)
+  b[1] = INT_MIN + LONG_MIN;  // comp 1 + 1 (each a subtraction) + 1
+  a[1] = SHRT_MIN;            // comp 1: (-SHRT_MAX - 1)
+  a[2] = INT_MAX + SHRT_MAX;  // comp 1: the maxima are literals
+}
+)");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  // comp 2+2+3+1+1 = 9; mem 5; coalesced 5.
+  EXPECT_EQ(counts(rows->front()), (GreweVector{9, 0, 5, 0, 5, 0}));
+  // clgen's definitions keep Clang's header: UINT_MAX and ULONG_MAX are literals,
+  // SHRT_MIN is (-32768): comp 3 (INT_MIN's, LONG_MIN's and the + of b[1]) + 1 (a[2]) = 4.
+  auto own = extract_static_features(
+      "__kernel void k(__global uint* a, __global long* b) { a[0] = UINT_MAX; b[0] = ULONG_MAX;\n"
+      "  b[1] = INT_MIN + LONG_MIN; a[1] = SHRT_MIN; a[2] = INT_MAX + SHRT_MAX; }\n",
+      "own.cl");
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  EXPECT_EQ(own->front().comp, 4);
+}
+
 TEST(GreweReference, AFileWithoutAFunctionWithAGlobalParameterIsAnError) {
   auto rows = reference("__kernel void k(__local float* t) { t[0] = 1.0f; }");
   ASSERT_FALSE(rows.ok());
