@@ -11,6 +11,10 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Sema/ExternalSemaSource.h>
+#include <clang/Sema/Lookup.h>
+#include <clang/Sema/Sema.h>
 
 namespace clgen::features {
 
@@ -130,6 +134,49 @@ class ReferenceCounter : public clang::RecursiveASTVisitor<ReferenceCounter> {
   const std::map<std::string, Counters>& earlier_;
 };
 
+// Sema asks it for a name that no lookup found: a name followed by `(` is
+// an undeclared function, declared `int name()` as C89 did implicitly. The
+// declaration is in no scope: every call makes its own lookup, and a later
+// definition of the name is no redeclaration.
+class ImplicitFunctions : public clang::ExternalSemaSource {
+ public:
+  explicit ImplicitFunctions(clang::Sema& sema) : sema_(sema) {}
+
+  bool LookupUnqualified(clang::LookupResult& result, clang::Scope*) override {
+    if (result.getLookupKind() != clang::Sema::LookupOrdinaryName || result.isForRedeclaration()) return false;
+    const clang::IdentifierInfo* name = result.getLookupName().getAsIdentifierInfo();
+    if (!name || !called(result.getNameLoc())) return false;
+    clang::FunctionDecl*& decl = declared_[name];
+    if (!decl) {
+      clang::ASTContext& ctx = sema_.getASTContext();
+      clang::SourceLocation at = result.getNameLoc();
+      clang::QualType type = ctx.getFunctionNoProtoType(ctx.IntTy);
+      decl = clang::FunctionDecl::Create(ctx, ctx.getTranslationUnitDecl(), at, at, result.getLookupName(), type,
+                                         ctx.getTrivialTypeSourceInfo(type, at), clang::SC_Extern,
+                                         /*UsesFPIntrin=*/false, /*isInlineSpecified=*/false,
+                                         /*hasWrittenPrototype=*/false);
+      decl->setImplicit();
+    }
+    result.addDecl(decl);
+    return true;
+  }
+
+ private:
+  // Whether the name at `loc` is followed by `(`, where it is written or,
+  // for an object-like macro, where the macro is used.
+  bool called(clang::SourceLocation loc) const {
+    const clang::SourceManager& sm = sema_.getSourceManager();
+    for (clang::SourceLocation at : {sm.getSpellingLoc(loc), sm.getExpansionRange(loc).getEnd()}) {
+      llvm::Optional<clang::Token> next = clang::Lexer::findNextToken(at, sm, sema_.getLangOpts());
+      if (next && next->is(clang::tok::l_paren)) return true;
+    }
+    return false;
+  }
+
+  clang::Sema& sema_;
+  std::map<const clang::IdentifierInfo*, clang::FunctionDecl*> declared_;
+};
+
 }  // namespace
 
 void append_reference_rows(clang::ASTContext& ctx, const std::string& file, std::vector<StaticFeatures>* out) {
@@ -190,6 +237,10 @@ std::string_view reference_limits_header() {
          "#define ULONG_MAX (2UL * LONG_MAX + 1)\n"
          "#undef SHRT_MIN\n"
          "#define SHRT_MIN (-SHRT_MAX - 1)\n";
+}
+
+std::unique_ptr<clang::ExternalSemaSource> implicit_function_declarations(clang::Sema& sema) {
+  return std::make_unique<ImplicitFunctions>(sema);
 }
 
 }  // namespace clgen::features

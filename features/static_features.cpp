@@ -14,6 +14,8 @@
 #include <clang/Basic/FileManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Sema/ExternalSemaSource.h>
+#include <clang/Sema/Sema.h>
 #include <clang/Tooling/Tooling.h>
 #include <fmt/format.h>
 
@@ -213,10 +215,23 @@ class FeaturesAction : public clang::ASTFrontendAction {
     return std::make_unique<FeaturesConsumer>(out_, file_, definitions_);
   }
 
+  // The reference definitions count the arguments of calls to undeclared
+  // functions: Sema gets the implicit declarations before parsing starts.
+  void ExecuteAction() override {
+    clang::CompilerInstance& ci = getCompilerInstance();
+    if (definitions_ == GreweDefinitions::kReference) {
+      if (!ci.hasSema()) ci.createSema(getTranslationUnitKind(), nullptr);
+      implicit_functions_ = implicit_function_declarations(ci.getSema());
+      ci.getSema().addExternalSource(implicit_functions_.get());
+    }
+    clang::ASTFrontendAction::ExecuteAction();
+  }
+
  private:
   std::vector<StaticFeatures>* out_;
   std::string file_;
   GreweDefinitions definitions_;
+  std::unique_ptr<clang::ExternalSemaSource> implicit_functions_;
 };
 
 constexpr const char* kMainFile = "/clgen/kernel.cl";

@@ -342,6 +342,36 @@ __kernel void m(__global int* b) { b[0] = t[1] < 2; }  // rational 1; mem 1; coa
   EXPECT_EQ(counts(row(*rows, "m")), (GreweVector{0, 1, 1, 0, 1, 0}));
 }
 
+TEST(GreweReference, ACallToAnUndeclaredFunctionKeepsItsArgumentsAndAddsNothing) {
+  // The issue's example: the call adds comp 2 (+ *), rational 1, mem 1, coalesced 1 (i + 1 with an int i).
+  auto example = reference(
+      "kernel void A(__global float* a, int n) { int i = get_global_id(0); Undeclared(a[i + 1] * 2.0f, n < i); }");
+  ASSERT_TRUE(example.ok()) << example.status().message();
+  EXPECT_FALSE(example->front().sema_errors);
+  EXPECT_EQ(counts(example->front()), (GreweVector{2, 1, 1, 0, 1, 0}));
+
+  auto rows = reference(R"(
+#define CALL undeclared_too
+__kernel void k(__global float* a, int n) {
+  int i = get_global_id(0);
+  float x = __clc_floor(a[i]) + 1.0f;  // comp 1; mem 1; coalesced 1 (declared in the reference's header)
+  x = x * CALL(n - 1);                 // comp 2; the name comes from a macro
+  a[i] = later(x, a[n]);               // mem 2; coalesced 2; later is defined below: adds nothing
+}
+float later(float y, float z) { return y * z; }
+)");
+  // Without the implicit declarations each of the three calls is an error.
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(row_names(*rows), (std::vector<std::string>{"k"}));
+  // comp 1+2 = 3; mem 1+2 = 3; coalesced 1+2 = 3.
+  EXPECT_EQ(counts(rows->front()), (GreweVector{3, 0, 3, 0, 3, 0}));
+  // An undeclared name that is not called is still an error.
+  auto variable = reference("__kernel void k(__global float* a) { a[0] = missing + 1.0f; }");
+  ASSERT_FALSE(variable.ok());
+  EXPECT_NE(variable.status().message().find("undeclared identifier 'missing'"), std::string::npos)
+      << variable.status().message();
+}
+
 TEST(GreweReference, LimitsMacrosExpandAsTheReferenceHeaderDefinesThem) {
   // The issue's example: UINT_MAX is (2U * INT_MAX + 1), comp 2; a[0]: mem 1, coalesced 1.
   auto example = reference("kernel void A(__global uint* a) { a[0] = UINT_MAX; }");
