@@ -14,6 +14,8 @@
 #include <clang/Basic/FileManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Sema/ExternalSemaSource.h>
+#include <clang/Sema/Sema.h>
 #include <clang/Tooling/Tooling.h>
 #include <fmt/format.h>
 
@@ -213,10 +215,23 @@ class FeaturesAction : public clang::ASTFrontendAction {
     return std::make_unique<FeaturesConsumer>(out_, file_, definitions_);
   }
 
+  // The reference definitions count the arguments of calls to undeclared
+  // functions: Sema gets the implicit declarations before parsing starts.
+  void ExecuteAction() override {
+    clang::CompilerInstance& ci = getCompilerInstance();
+    if (definitions_ == GreweDefinitions::kReference) {
+      if (!ci.hasSema()) ci.createSema(getTranslationUnitKind(), nullptr);
+      implicit_functions_ = implicit_function_declarations(ci.getSema());
+      ci.getSema().addExternalSource(implicit_functions_.get());
+    }
+    clang::ASTFrontendAction::ExecuteAction();
+  }
+
  private:
   std::vector<StaticFeatures>* out_;
   std::string file_;
   GreweDefinitions definitions_;
+  std::unique_ptr<clang::ExternalSemaSource> implicit_functions_;
 };
 
 constexpr const char* kMainFile = "/clgen/kernel.cl";
@@ -235,6 +250,14 @@ Expected<std::vector<StaticFeatures>> extract_static_features(std::string_view s
   std::vector<std::string> args = {"clgen-features", "-xcl"};
   for (std::string& a : clang_support::opencl_args(clang_support::OpenClStd::kCL12, clang_support::ArgStyle::kDriver))
     args.push_back(std::move(a));
+  if (options.definitions == GreweDefinitions::kReference) {
+    // After Clang's OpenCL header, which -finclude-default-header includes first.
+    const std::string_view limits = reference_limits_header();
+    fs->addFile(
+        kReferenceLimitsPath, 0,
+        llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(limits.data(), limits.size()), kReferenceLimitsPath, false));
+    args.insert(args.end(), {"-include", kReferenceLimitsPath});
+  }
   // -fno-caret-diagnostics: Clang prints no "N errors generated" (errors reach the caller as values).
   for (const char* a : {"-fsyntax-only", "-w", "-fno-caret-diagnostics", kMainFile}) args.push_back(a);
   std::vector<StaticFeatures> out;

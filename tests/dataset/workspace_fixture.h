@@ -33,8 +33,9 @@ inline const std::string kCorpusKernel =
 inline const std::string kSampleKernels =
     "__kernel void B1(__global int* x) { x[get_global_id(0)] = 1; }\n"
     "__kernel void B2(__global int* x, int n) { if (n < 3) x[n] = x[n] << 2; }\n";
-// A file kernel, known only from kernel_sources. comp 3 (+ + *), mem 2,
-// localmem 2 (t[l] twice), coalesced 1 (out[g]), atomic 1.
+// A file kernel, known only from kernel_sources. comp 3 (+ + *), mem 2
+// (out, n; the reference definitions also count the __local parameter t
+// twice: mem 4), localmem 2 (t[l] twice), coalesced 1 (out[g]), atomic 1.
 inline const std::string kFileKernel =
     "__kernel void C(__global float* out, __local float* t, __global int* n) {\n"
     "  int g = get_global_id(0), l = get_local_id(0);\n"

@@ -165,5 +165,34 @@ TEST(FeaturesCli, CountsByTheReferenceRulesByDefaultAndByClgensWithGreweClgen) {
   EXPECT_NE(help.out.find("--grewe-clgen"), std::string::npos) << help.out;
 }
 
+TEST(FeaturesCli, AFileWithHelpersGivesEachKernelTheCountsOfTheHelpersItCalls) {
+  TempDir dir;
+  std::ofstream(dir / "bench.cl") << R"(float scale(float x) { return x * 2.0f; }
+void put(__global float* p, __local float* t, int i) { t[i] = p[i + 1]; }
+__kernel void first(__global float* a, __local float* t) {
+  int i = get_global_id(0);
+  a[i] = scale(a[i]);
+  put(a, t, i);
+}
+__kernel void second(__global float* b, int n) {
+  if (n > 0) b[n] = scale(b[0]) + scale(b[1]);
+}
+)";
+  const std::string file = dir / "bench.cl";
+  auto r = run_clgen({"features", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = csv_lines(r.out);
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  // scale: comp 1, no row (no __global parameter). put, a row: i + 1 (comp 1),
+  // t and p (mem 2), t[i] (localmem 1), p[i + 1] (coalesced 1).
+  EXPECT_EQ(lines[1].rfind(file + ",put,1,0,2,1,1,0,", 0), 0u) << lines[1];
+  // first: a[i] = scale(a[i]): mem 2, coalesced 2, scale's comp 1; put(a, t, i):
+  // mem 2 (a, t) and put's 1/0/2/1/1/0. comp 2, mem 6, localmem 1, coalesced 3.
+  EXPECT_EQ(lines[2].rfind(file + ",first,2,0,6,1,3,0,", 0), 0u) << lines[2];
+  // second: n > 0 (rational 1); b[n], b[0], b[1] (mem 3, coalesced 3); the +
+  // and scale's comp twice: comp 3.
+  EXPECT_EQ(lines[3].rfind(file + ",second,3,1,3,0,3,0,", 0), 0u) << lines[3];
+}
+
 }  // namespace
 }  // namespace clgen::testing
