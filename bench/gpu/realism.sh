@@ -7,6 +7,9 @@
 #
 #   bench/gpu-experiment.sh realism PHASE...
 #   build    scripts/gpu-build.sh (skipped when build-gpu/ holds clgen)
+#   v2       gpu-work/v2: the v3 workspace without the repositories v3 added
+#            (.wsmin/added-v3.txt, the first column of the snapshot's ADDED-v3.tsv):
+#            v2's text, with no second workspace to carry
 #   train    $CONFIG on each snapshot of $SNAPSHOTS (gpu-work/NAME) for at most
 #            $TRAIN_SECONDS; the best validation loss of each in train-NAME.log
 #   human    $HUMAN_KERNELS shuffled corpus kernels of the first snapshot through the
@@ -27,29 +30,49 @@ HUMAN_KERNELS=${HUMAN_KERNELS:-2500}
 ARM_SECONDS=${ARM_SECONDS:-20}
 BATCH=${BATCH:-2048}
 JOBS=${JOBS:-16}
-# Signature seed or whole text; constrained with the old cut-off (4 refusals),
-# constrained without it, unconstrained (rejection), and the importance correction.
+# Signature seed or whole text; constrained with the old cut-off (4 refusals, no
+# backtracking: the checked runs' old settings), constrained without it (names
+# taken back after a refusal), unconstrained (rejection), the importance correction.
 ARMS=${ARMS:-"sig-cut-08:--begin,signature,--max-refusals,4,--temperature,0.8
 sig-cut-10:--begin,signature,--max-refusals,4,--temperature,1.0
-sig-nocut-08:--begin,signature,--temperature,0.8
-sig-nocut-10:--begin,signature,--temperature,1.0
+sig-nocut-08:--begin,signature,--backtracks,16,--temperature,0.8
+sig-nocut-10:--begin,signature,--backtracks,16,--temperature,1.0
 sig-free-08:--begin,signature,--no-constrain,--temperature,0.8
 sig-free-10:--begin,signature,--no-constrain,--temperature,1.0
-sig-corr-10:--begin,signature,--correction,0.1,--temperature,1.0
+sig-corr-10:--begin,signature,--backtracks,16,--correction,0.1,--temperature,1.0
 text-cut-08:--begin,text,--max-refusals,4,--temperature,0.8
 text-cut-10:--begin,text,--max-refusals,4,--temperature,1.0
-text-nocut-08:--begin,text,--temperature,0.8
-text-nocut-10:--begin,text,--temperature,1.0
+text-nocut-08:--begin,text,--backtracks,16,--temperature,0.8
+text-nocut-10:--begin,text,--backtracks,16,--temperature,1.0
 text-free-08:--begin,text,--no-constrain,--temperature,0.8
 text-free-10:--begin,text,--no-constrain,--temperature,1.0
-text-corr-08:--begin,text,--correction,0.1,--temperature,0.8
-text-corr-10:--begin,text,--correction,0.1,--temperature,1.0"}
+text-corr-08:--begin,text,--backtracks,16,--correction,0.1,--temperature,0.8
+text-corr-10:--begin,text,--backtracks,16,--correction,0.1,--temperature,1.0"}
 mkdir -p "$RESULTS"
 first=${SNAPSHOTS%% *}
 
 phase_build() {
   nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
   build_clgen "$RESULTS/build.log"
+}
+
+phase_v2() {
+  unpack_workspace gpu-work/v3 .wsmin/v3.db.xz || return 1
+  mkdir -p gpu-work/v2 && cp gpu-work/v3/clgen.db gpu-work/v2/clgen.db
+  python3 - gpu-work/v2/clgen.db .wsmin/added-v3.txt <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+added = [l.strip() for l in open(sys.argv[2]) if l.strip()]
+ids = [i for (i, o, n) in db.execute("SELECT id, owner, name FROM repositories") if f"{o}/{n}" in set(added)]
+marks = ",".join("?" * len(ids))
+db.execute(f"DELETE FROM content_origins WHERE repository_id IN ({marks})", ids)
+db.execute(f"DELETE FROM repositories WHERE id IN ({marks})", ids)
+orphans = "SELECT sha256 FROM content_files WHERE sha256 NOT IN (SELECT sha256 FROM content_origins)"
+db.execute(f"DELETE FROM preprocessed WHERE content_sha256 IN ({orphans})")
+db.execute(f"DELETE FROM content_files WHERE sha256 IN ({orphans})")
+db.commit()
+print(len(ids), "repositories removed;", db.execute("SELECT COUNT(*) FROM repositories").fetchone()[0], "left")
+PY
 }
 
 phase_train() {
