@@ -96,8 +96,9 @@ TEST_F(ConditionedEndToEnd, SamplingTowardACorpusKernelKeepsTheHeaderOutOfTheSto
   const std::string targets = (root_ / "targets.csv").string();
   auto f = run_clgen({"features", k1, "--out", targets});
   ASSERT_EQ(0, f.exit_code) << f.err;
-  auto r = sample({"--time-limit", "20", "--seed", "4", "--temperature", "1.0", "--batch-size", "16", "--out",
-                   (root_ / "directed").string(), "--target-features", targets, "--baseline", "--baseline-slice", "5"});
+  auto r = sample({"--begin", "signature", "--time-limit", "20", "--seed", "4", "--temperature", "1.0", "--batch-size",
+                   "16", "--out", (root_ / "directed").string(), "--target-features", targets, "--baseline",
+                   "--baseline-slice", "5"});
   ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(1, j["steering"]["directed"]["targets"].get<int>());

@@ -247,17 +247,21 @@ nlohmann::json options_of(const std::string& ws, const std::string& config, std:
 }
 
 // [sampler] keys set the knobs whose flags left --help (defaults: start
-// file, max_refusals 4, repair_backup 8, backtracks 16, any name); a flag
+// file, begin text, max_refusals 0, repair_backup 8, backtracks 16, any name); a flag
 // given beside the file wins over it; an unknown key fails, naming it.
 TEST_F(SampleEndToEnd, ConfigSamplerSectionSetsTheSamplerKnobs) {
   if (HasFatalFailure()) return;
   const std::string config = config_with(root_, "sampler_section",
-                                         "[sampler]\nstart = \"zero\"\nmax_refusals = 7\nrepairs = 2\n"
+                                         "[sampler]\nstart = \"zero\"\nbegin = \"signature\"\nmax_refusals = 7\n"
+                                         "repairs = 2\ntemperature = 0.6\ncorrection = 0.25\n"
                                          "repair_backup = 5\nbacktracks = 3\nbacktrack_bad_names_only = true\n"
                                          "filter_threads = 1\nusefulness_check = false\ntop_k = 5\ntop_p = 0.9\n"
                                          "max_length = 40\n");
   auto o = options_of(ws(), config, {});
   EXPECT_EQ("zero", o["sampler"]["start"]);
+  EXPECT_EQ("signature", o["sampler"]["begin"]);
+  EXPECT_EQ(0.6, o["sampler"]["temperature"]);
+  EXPECT_EQ(0.25, o["sampler"]["correction"]);
   EXPECT_EQ(7, o["sampler"]["max_refusals"]);
   EXPECT_EQ(2, o["sampler"]["repairs"]);
   EXPECT_EQ(5, o["sampler"]["repair_backup"]);
