@@ -14,13 +14,9 @@
 #include <torch/csrc/distributed/c10d/Types.hpp>
 
 #include "model/collectives.h"
+#include "model/torch_error.h"
 
 namespace clgen::model {
-
-// The first line of `text`: c10d's messages may carry a C++ backtrace after it.
-inline std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
-}
 
 // Runs `body`, turning c10d's exceptions into kUnavailable "backend what: ...".
 template <class Body>

@@ -10,6 +10,7 @@
 #include "model/data_parallel.h"
 #include "model/network.h"
 #include "model/sampling_batch_impl.h"
+#include "model/torch_error.h"
 #include "support/files.h"
 #include "support/log.h"
 
@@ -138,7 +139,7 @@ Expected<std::unique_ptr<LanguageModel>> LanguageModel::load(const std::string& 
     if (!impl->transformer.is_empty())
       impl->transformer->set_compute_dtype(impl->device.is_cuda() ? torch::kBFloat16 : torch::kFloat32);
   } catch (const std::exception& e) {
-    return internal_error(fmt::format("loading model {}: {}", id, e.what()));
+    return internal_error(fmt::format("loading model {}: {}", id, torch_error_text(e)));
   }
   return std::unique_ptr<LanguageModel>(new LanguageModel(std::move(impl)));
 }
@@ -151,7 +152,7 @@ Expected<std::unique_ptr<SamplingBatch>> LanguageModel::new_batch(int streams, u
     b = !impl_->transformer.is_empty() ? make_transformer_batch(*impl_, streams) : make_lstm_batch(*impl_, streams);
     torch::manual_seed(seed);
   } catch (const std::exception& e) {
-    return internal_error(std::string("creating a sampling batch: ") + e.what());
+    return internal_error(std::string("creating a sampling batch: ") + torch_error_text(e));
   }
   return std::unique_ptr<SamplingBatch>(new SamplingBatch(std::move(b)));
 }
@@ -210,7 +211,7 @@ Expected<std::vector<Token>> SamplingBatch::sample(double temperature) {
     auto acc = drawn.accessor<int64_t, 1>();
     for (int64_t i = 0; i < drawn.size(0); ++i) tokens.push_back(Token(acc[i]));
   } catch (const std::exception& e) {
-    return internal_error(std::string("sampling: ") + e.what());
+    return internal_error(std::string("sampling: ") + torch_error_text(e));
   }
   RETURN_IF_ERROR(advance(tokens));
   return tokens;

@@ -2,6 +2,7 @@
 #include <map>
 
 #include "model/sampling_batch_impl.h"
+#include "model/torch_error.h"
 
 namespace clgen::model {
 
@@ -40,7 +41,7 @@ class LstmBatch : public SamplingBatch::Impl {
       fed[size_t(stream)] = true;
       if (!saved.empty()) saved[size_t(stream)] = false;  // a new text: what it saved before is another sample's
     } catch (const std::exception& e) {
-      return internal_error(std::string("feeding stream: ") + e.what());
+      return internal_error(std::string("feeding stream: ") + torch_error_text(e));
     }
     return ok_status();
   }
@@ -66,7 +67,7 @@ class LstmBatch : public SamplingBatch::Impl {
       saved_next.index_copy_(0, idx, next.index_select(0, idx));
       for (int s : list) saved[size_t(s)] = true;
     } catch (const std::exception& e) {
-      return internal_error(std::string("saving stream states: ") + e.what());
+      return internal_error(std::string("saving stream states: ") + torch_error_text(e));
     }
     return ok_status();
   }
@@ -80,7 +81,7 @@ class LstmBatch : public SamplingBatch::Impl {
       std::get<1>(state).index_copy_(1, idx, std::get<1>(saved_state).index_select(1, idx));
       next.index_copy_(0, idx, saved_next.index_select(0, idx));
     } catch (const std::exception& e) {
-      return internal_error(std::string("restoring stream states: ") + e.what());
+      return internal_error(std::string("restoring stream states: ") + torch_error_text(e));
     }
     return ok_status();
   }
@@ -96,7 +97,7 @@ class LstmBatch : public SamplingBatch::Impl {
       next = last;
       std::fill(fed.begin(), fed.end(), true);
     } catch (const std::exception& e) {
-      return internal_error(std::string("advancing streams: ") + e.what());
+      return internal_error(std::string("advancing streams: ") + torch_error_text(e));
     }
     return ok_status();
   }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "model/torch_error.h"
 #include "support/files.h"
 
 namespace clgen::model {
@@ -61,7 +62,7 @@ Status save_checkpoint(const std::string& path, torch::nn::Module& network, int 
     archive.save_to(out);
     return write_file_atomic(path, out.str()).with_context("writing checkpoint");
   } catch (const std::exception& e) {
-    return io_error(fmt::format("writing checkpoint {}: {}", path, e.what()));
+    return io_error(fmt::format("writing checkpoint {}: {}", path, torch_error_text(e)));
   }
 }
 
@@ -111,7 +112,7 @@ Expected<TrainingPosition> load_checkpoint(const std::string& path, torch::nn::M
     }
     return pos;
   } catch (const std::exception& e) {
-    return parse_error(fmt::format("reading checkpoint {}: {}", path, e.what()));
+    return parse_error(fmt::format("reading checkpoint {}: {}", path, torch_error_text(e)));
   }
 }
 

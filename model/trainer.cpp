@@ -21,6 +21,7 @@
 #include "model/encoded_corpus.h"
 #include "model/feature_prefix.h"
 #include "model/network.h"
+#include "model/torch_error.h"
 #include "model/training_task.h"
 #include "model/vocabulary.h"
 #include "support/files.h"
@@ -515,7 +516,7 @@ Expected<TrainResult> train_model(const Workspace& ws, const ModelConfig& config
     return internal_error(fmt::format("training model {}: {}", result.model_id,
                                       e.what_without_backtrace()));
   } catch (const std::exception& e) {
-    return internal_error(fmt::format("training model {}: {}", result.model_id, e.what()));
+    return internal_error(fmt::format("training model {}: {}", result.model_id, torch_error_text(e)));
   }
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return result;

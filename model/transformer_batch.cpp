@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "model/sampling_batch_impl.h"
+#include "model/torch_error.h"
 
 namespace clgen::model {
 
@@ -57,7 +58,7 @@ class TransformerBatch : public SamplingBatch::Impl {
       fed[size_t(stream)] = true;
       if (!saved.empty()) saved[size_t(stream)] = false;
     } catch (const std::exception& e) {
-      return internal_error(std::string("feeding stream: ") + e.what());
+      return internal_error(std::string("feeding stream: ") + torch_error_text(e));
     }
     return ok_status();
   }
@@ -78,7 +79,7 @@ class TransformerBatch : public SamplingBatch::Impl {
       std::fill(fed.begin(), fed.end(), true);
       if (!saved.empty()) std::fill(saved.begin(), saved.end(), false);
     } catch (const std::exception& e) {
-      return internal_error(std::string("feeding streams: ") + e.what());
+      return internal_error(std::string("feeding streams: ") + torch_error_text(e));
     }
     return ok_status();
   }
@@ -113,7 +114,7 @@ class TransformerBatch : public SamplingBatch::Impl {
       for (int s = 0; s < streams; ++s) history[size_t(s)].push_back(tokens[size_t(s)]);
       std::fill(fed.begin(), fed.end(), true);
     } catch (const std::exception& e) {
-      return internal_error(std::string("advancing streams: ") + e.what());
+      return internal_error(std::string("advancing streams: ") + torch_error_text(e));
     }
     return ok_status();
   }
@@ -137,7 +138,7 @@ class TransformerBatch : public SamplingBatch::Impl {
         saved[size_t(s)] = true;
       }
     } catch (const std::exception& e) {
-      return internal_error(std::string("saving stream states: ") + e.what());
+      return internal_error(std::string("saving stream states: ") + torch_error_text(e));
     }
     return ok_status();
   }
@@ -158,7 +159,7 @@ class TransformerBatch : public SamplingBatch::Impl {
       }
       if (!shifted.empty()) encode(shifted);
     } catch (const std::exception& e) {
-      return internal_error(std::string("restoring stream states: ") + e.what());
+      return internal_error(std::string("restoring stream states: ") + torch_error_text(e));
     }
     return ok_status();
   }
