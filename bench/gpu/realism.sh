@@ -114,6 +114,7 @@ phase_arms() {
   local ws=gpu-work/$first spec name flags seed=101
   for spec in $ARMS; do
     name=${spec%%:*}
+    sleep 5  # the last arm's check workers release their OpenCL contexts first
     flags=${spec#*:}
     local arm=gpu-work/arms/$name
     rm -rf "$arm" && mkdir -p "$arm"
