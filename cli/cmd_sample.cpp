@@ -135,8 +135,10 @@ void print_summary(const sampler::SampleJobResult& r) {
   const double secs = std::max(sum.seconds, 1e-9);
   const uint64_t copies = status_count(sum, "training_copy");
   const uint64_t passed = sum.accepted + status_count(sum, "duplicate") + copies;  // passed the filter
-  std::printf("model %s, %s\n", r.model_id.c_str(),
-              r.sample.args.empty() ? "free signature" : ("--args " + r.sample.args).c_str());
+  std::printf("model %s, %s, %s, temperature %g\n", r.model_id.c_str(),
+              r.sample.whole_text ? "whole texts" : "from the signature",
+              r.sample.args.empty() ? "free signature" : ("--args " + r.sample.args).c_str(),
+              r.sample.policy.temperature);
   std::printf("seed %llu (%s)\n", (unsigned long long)r.sample.seed,
               r.seed_from == "--seed"     ? "--seed"
               : r.seed_from == "--resume" ? "--resume: the newest stored run's"

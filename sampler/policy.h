@@ -181,7 +181,9 @@ class SamplerChain : public SamplerStep {
 };
 
 struct SamplingPolicy {
-  double temperature = 0.8;  // 0 = greedy (argmax)
+  // 1 = the model's own distribution (below 1 sharpens it toward its most
+  // frequent patterns); 0 = greedy (argmax).
+  double temperature = 1.0;
   int top_k = 0;             // 0 = disabled
   double top_p = 1.0;        // 1.0 = disabled
 };

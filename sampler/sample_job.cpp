@@ -166,7 +166,7 @@ Expected<SampleJobResult> SampleJob::run() {
   s.director.plain_share = d.plain_share;
   s.director.near_share = d.near_share;
   s.director.near_cuts = d.near_cuts;
-  s.max_backtracks = o.backtracks >= 0 ? o.backtracks : o.check_device.empty() ? kDefaultBacktracks : 0;
+  s.max_backtracks = o.backtracks >= 0 ? o.backtracks : kDefaultBacktracks;
   s.whole_text = o.begin == "text";
   std::string model_id = o.model_id;
   if (!o.config.empty()) {

@@ -68,9 +68,11 @@ fi
 
 echo "== clgen sample --check cpu (-n counts benchmark-grade kernels; stops at $GRADE_N or after $SAMPLE_SECONDS s)"
 # The latest model: the one just installed or trained. A fresh seed per run,
-# so a second run makes new draws.
+# so a second run makes new draws. The sampler's defaults: whole texts at
+# temperature 1 (the model's own distribution), no refusal limit, names
+# taken back after a refusal (docs/SAMPLER.md).
 clgen sample -n "$GRADE_N" --time-limit "$SAMPLE_SECONDS" --check cpu \
-  --temperature "${TEMPERATURE:-0.5}" --max-refusals 32 --max-length 1500
+  ${TEMPERATURE:+--temperature "$TEMPERATURE"} --max-length 1500
 end_phase "sample and check"
 
 model_id=$(tr -d '\n' <"$WORKSPACE/models/latest")
