@@ -126,7 +126,8 @@ TEST_F(ConditionedEndToEnd, SamplingTowardACorpusKernelKeepsTheHeaderOutOfTheSto
 
 TEST_F(ConditionedEndToEnd, UndirectedSamplingOfAConditionedModelStoresBareKernels) {
   if (HasFatalFailure()) return;
-  auto r = sample({"--max-samples", "16", "--seed", "6", "--batch-size", "8", "--out", (root_ / "plain").string()});
+  auto r = sample({"--begin", "signature", "--max-samples", "16", "--seed", "6", "--batch-size", "8", "--out",
+                   (root_ / "plain").string()});
   ASSERT_EQ(0, r.exit_code) << r.out << r.err;
   auto db = Database::open(ws() + "/clgen.db");
   ASSERT_TRUE(db.ok());
