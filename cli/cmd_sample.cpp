@@ -300,11 +300,10 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
   CLI::App* cmd = app.add_subcommand("sample", "Synthesize OpenCL kernels with a trained model");
   cmd->formatter(std::make_shared<TuningOffHelp>());
   cmd->footer(
-      "Research and tuning knobs (top-k and top-p, refusals, repairs, backtracking, the start state, filter "
-      "threads, the "
-      "directed search's shares and cuts, the checker's jobs and time-out) are keys of the --config file's "
-      "[sampler], [directed] and [check] sections; each also has a flag that overrides the file "
-      "(docs/SAMPLER.md, \"Configuration\").");
+      "Research and tuning knobs (where a sample begins, top-k and top-p, refusals, the importance correction, "
+      "repairs, backtracking, the start state, filter threads, the directed search's shares and cuts, the "
+      "checker's jobs and time-out) are keys of the --config file's [sampler], [directed] and [check] sections; "
+      "each also has a flag that overrides the file (docs/SAMPLER.md, \"Configuration\").");
 
   // Input and model.
   cmd->add_option("--args", s.args,
@@ -332,12 +331,9 @@ void add_sample_command(CLI::App& app, const GlobalOptions& global, Action& acti
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber)
       ->group(kSampling);
-  cmd->add_option("--begin", opts->job.begin,
-                  "Where a sample begins: text (a whole text: preamble, helpers, kernels, ended by the model) "
-                  "or signature (at the kernel signature, ended at its closing brace)")
-      ->capture_default_str()
+  cmd->add_option("--begin", opts->job.begin, "[sampler] begin: text or signature")
       ->check(CLI::IsMember({"text", "signature"}))
-      ->group(kSampling);
+      ->group(kTuning);
   cmd->add_option("--top-k", s.policy.top_k, "[sampler] top_k: sample from the K most likely tokens (0 = disabled)")
       ->check(CLI::NonNegativeNumber)
       ->group(kTuning);

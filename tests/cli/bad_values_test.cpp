@@ -106,6 +106,8 @@ const std::map<std::string, Skip> kValid = {
     {"sample --near-share", {{"0"}, "0 leaves every continuation to the round-robin; the default is 0.5"}},
     {"sample --repairs", {{"0"}, "0 means abandon at once (no repair)"}},
     {"sample --backtracks", {{"0"}, "0 turns backtracking off"}},
+    {"sample --max-refusals", {{"0"}, "0 never ends a stream for its refusals"}},
+    {"sample --correction", {{"0"}, "0 turns the importance correction off"}},
     {"sample --temperature", {{"0", "18446744073709551617"}, "0 is greedy; any finite temperature is a distribution"}},
     {"sample --top-k", {{"0"}, "0 disables top-k"}},
     {"sample --top-p", {{"0"}, "keeps the single most likely token"}},
