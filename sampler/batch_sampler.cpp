@@ -49,10 +49,9 @@ size_t trailing_name(const std::string& text) {
   return at < text.size() && ident_start(text[at]) ? at : std::string::npos;
 }
 
-// `count` generated names (functions A, B, ...; variables a, b, ...) that
-// `text` does not use as words, in the rewriter's order.
-std::vector<std::string> unused_names(const std::string& text, size_t count, bool upper) {
-  std::unordered_set<std::string> used;
+// The words (identifiers and keywords) of `text`.
+std::unordered_set<std::string> words_of(const std::string& text) {
+  std::unordered_set<std::string> words;
   for (size_t i = 0; i < text.size();) {
     if (!ident_start(text[i])) {
       ++i;
@@ -60,9 +59,15 @@ std::vector<std::string> unused_names(const std::string& text, size_t count, boo
     }
     size_t j = i;
     while (j < text.size() && ident_char(text[j])) ++j;
-    used.emplace(text, i, j - i);
+    words.emplace(text, i, j - i);
     i = j;
   }
+  return words;
+}
+
+// `count` generated names (functions A, B, ...; variables a, b, ...) not
+// among `used`, in the rewriter's order.
+std::vector<std::string> unused_names(const std::unordered_set<std::string>& used, size_t count, bool upper) {
   std::vector<std::string> names;
   for (size_t k = 0; names.size() < count; ++k) {
     std::string name = preprocess::generated_name(k, upper);
@@ -263,8 +268,9 @@ Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink,
         break;
       }
     if (matched == 0) return;
-    const std::string prototype = kernel_prototype(opts_.forced_args, unused_names(s.text, 1, true)[0],
-                                                   unused_names(s.text, opts_.forced_args.size(), false));
+    const std::unordered_set<std::string> used = words_of(s.text);
+    const std::string prototype = kernel_prototype(opts_.forced_args, unused_names(used, 1, true)[0],
+                                                   unused_names(used, opts_.forced_args.size(), false));
     const std::string rest = prototype.substr(matched);
     std::optional<std::vector<int32_t>> tokens = speller->spell(rest);
     if (!tokens) return;
