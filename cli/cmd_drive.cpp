@@ -13,6 +13,7 @@
 #include "driver/crossover.h"
 #include "driver/drive.h"
 #include "driver/job.h"
+#include "sampler/catalog.h"
 #include "support/workspace.h"
 
 namespace clgen::cli {
@@ -121,6 +122,8 @@ Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
   opts.analysis.memory_limit_mb = analysis.memory_limit_mb;
   opts.worker_stderr = spdlog::should_log(spdlog::level::debug);
   opts.show_progress = spdlog::should_log(spdlog::level::info);
+  // The driver sits below the sampler: --samples reads them through the sampler's catalog.
+  opts.sample_catalog = {sampler::has_samples, sampler::accepted_sample_texts};
 
   ASSIGN_OR_RETURN(auto ws, Workspace::open(global.workspace));
   ASSIGN_OR_RETURN(auto db, ws.open_database());
@@ -137,8 +140,8 @@ Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {
 void add_drive_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   auto o = std::make_shared<DriveCliOptions>();
   driver::DriveOptions& d = o->drive;
-  CLI::App* cmd = app.add_subcommand(
-      "drive", "Run kernels on OpenCL devices: dynamic check, profiling, results in `runs`");
+  CLI::App* cmd =
+      app.add_subcommand("drive", "Run kernels on OpenCL devices: dynamic check, profiling, results in `runs`");
   cmd->add_option("files", d.files, "OpenCL kernel files")->check(CLI::ExistingFile);
   cmd->add_flag("--samples", d.samples, "Drive accepted samples (samples.status='ok')");
   cmd->add_flag("--corpus", d.corpus, "Drive the preprocessed corpus (preprocessed.status='ok')");

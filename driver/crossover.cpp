@@ -95,31 +95,81 @@ bool writes_global(const KernelSignature& sig) {
 
 double mean_ms(const std::vector<uint64_t>& ns) { return ns.empty() ? 0 : summarize(ns).mean / 1e6; }
 
+// What every kernel's search shares: the database, the options, and the CPU
+// and the GPU (indexed by Side) with a worker each.
+struct CrossoverRig {
+  Database& db;
+  const DriveOptions& options;
+  std::vector<DeviceInfo> pair;
+  std::vector<std::unique_ptr<WorkerProcess>> workers;
+};
+
+// The one CPU and the one GPU among the devices --device selects.
+Expected<std::vector<DeviceInfo>> cpu_gpu_pair(const DriveOptions& options, const WorkerOptions& wopts) {
+  WorkerProcess lister(wopts);
+  ASSIGN_OR_RETURN(DeviceReport report, lister.list_devices());
+  ASSIGN_OR_RETURN(auto devices, select_devices(report.devices, options.device));
+  std::vector<DeviceInfo> cpus, gpus;
+  for (const auto& d : devices) (d.type == "GPU" ? gpus : cpus).push_back(d);
+  if (cpus.size() != 1 || gpus.size() != 1)
+    return invalid_argument(
+        fmt::format("--crossover needs exactly one CPU and one GPU among the devices "
+                    "matching --device '{}' (found {} CPU, {} GPU)",
+                    options.device, cpus.size(), gpus.size()));
+  return std::vector<DeviceInfo>{cpus[0], gpus[0]};
+}
+
+// The runtime of `sig` at global size `size` on `side`, from its stored run
+// or from a new run, stored: kernel plus transfer time, as the mapping
+// export takes it. Unavailable when the run did not pass.
+Expected<double> crossover_runtime(CrossoverRig& rig, const DriveSource& src, const std::string& sha,
+                                   const KernelSignature& sig, Side side, uint64_t size) {
+  const DriveOptions& options = rig.options;
+  const DeviceInfo& dev = rig.pair[static_cast<int>(side)];
+  RunKey key{sha, sig.name, dev.platform_name, dev.name, options.build_options, format_size({size}), ""};
+  ASSIGN_OR_RETURN(auto stored, find_run(rig.db, key));
+  RunRecord rec;
+  if (stored) {
+    rec = std::move(*stored);
+  } else {
+    const DriveJob job = drive_job(options, src.text, sig, dev, {size}, {});
+    ASSIGN_OR_RETURN(DriveResult result, rig.workers[static_cast<int>(side)]->drive(job));
+    rec = RunRecord{key, src.origin, options.seed, std::move(result)};
+    RETURN_IF_ERROR_CTX(insert_run(rig.db, rec), "storing a crossover run of " + src.origin);
+  }
+  if (rec.result.outcome != Outcome::kPass)
+    return unavailable(std::string(outcome_name(rec.result.outcome)) +
+                       (rec.result.message.empty() ? "" : " (" + rec.result.message + ")"));
+  return mean_ms(rec.result.kernel_ns) + mean_ms(rec.result.transfer_ns);
+}
+
+// The search for one kernel of `src`; a kernel it cannot time is kFailed.
+Expected<KernelCrossover> kernel_crossover(CrossoverRig& rig, const CrossoverOptions& crossover, const DriveSource& src,
+                                           const std::string& sha, const KernelSignature& sig) {
+  KernelCrossover k{src.origin, sig.name, {}};
+  if (!sig.supported() || !writes_global(sig)) {
+    k.result.kind = Crossover::Kind::kFailed;
+    k.result.message =
+        !sig.supported() ? "unsupported arguments: " + sig.unsupported_reason() : "the kernel writes no argument";
+    return k;
+  }
+  auto runtime = [&](Side side, uint64_t size) { return crossover_runtime(rig, src, sha, sig, side, size); };
+  ASSIGN_OR_RETURN(k.result, find_crossover(runtime, crossover));
+  return k;
+}
+
 }  // namespace
 
 Expected<std::vector<KernelCrossover>> drive_crossover(Database& db, const DriveOptions& options,
                                                        const CrossoverOptions& crossover) {
   RETURN_IF_ERROR_CTX(ensure_driver_schema(db), "creating the runs table");
   const WorkerOptions wopts = drive_worker_options(options);
-  std::vector<DeviceInfo> pair(2);
-  {
-    WorkerProcess lister(wopts);
-    ASSIGN_OR_RETURN(DeviceReport report, lister.list_devices());
-    ASSIGN_OR_RETURN(auto devices, select_devices(report.devices, options.device));
-    std::vector<DeviceInfo> cpus, gpus;
-    for (const auto& d : devices) (d.type == "GPU" ? gpus : cpus).push_back(d);
-    if (cpus.size() != 1 || gpus.size() != 1)
-      return invalid_argument(
-          fmt::format("--crossover needs exactly one CPU and one GPU among the devices "
-                      "matching --device '{}' (found {} CPU, {} GPU)",
-                      options.device, cpus.size(), gpus.size()));
-    pair = {cpus[0], gpus[0]};
-  }
-  std::vector<std::unique_ptr<WorkerProcess>> workers;
-  for (const DeviceInfo& d : pair) {
+  CrossoverRig rig{db, options, {}, {}};
+  ASSIGN_OR_RETURN(rig.pair, cpu_gpu_pair(options, wopts));
+  for (const DeviceInfo& d : rig.pair) {
     WorkerOptions w = wopts;
     w.default_memory_cap = d.type != "GPU";  // as the drive pool does
-    workers.push_back(std::make_unique<WorkerProcess>(std::move(w)));
+    rig.workers.push_back(std::make_unique<WorkerProcess>(std::move(w)));
   }
   std::vector<std::string> notes;
   ASSIGN_OR_RETURN(std::vector<DriveSource> sources, collect_drive_sources(db, options, notes));
@@ -139,46 +189,7 @@ Expected<std::vector<KernelCrossover>> drive_crossover(Database& db, const Drive
       continue;
     }
     for (const KernelSignature& sig : *sigs) {
-      KernelCrossover k{src.origin, sig.name, {}};
-      if (!sig.supported() || !writes_global(sig)) {
-        k.result.kind = Crossover::Kind::kFailed;
-        k.result.message =
-            !sig.supported() ? "unsupported arguments: " + sig.unsupported_reason() : "the kernel writes no argument";
-        out.push_back(std::move(k));
-        continue;
-      }
-      auto runtime = [&](Side side, uint64_t size) -> Expected<double> {
-        const DeviceInfo& dev = pair[static_cast<int>(side)];
-        RunKey key{sha, sig.name, dev.platform_name, dev.name, options.build_options, format_size({size}), ""};
-        ASSIGN_OR_RETURN(auto stored, find_run(db, key));
-        RunRecord rec;
-        if (stored) {
-          rec = std::move(*stored);
-        } else {
-          DriveJob job;
-          job.source = src.text;
-          job.kernel_name = sig.name;
-          job.args = sig.args;
-          job.platform_index = dev.platform_index;
-          job.device_index = dev.device_index;
-          job.global_size = {size};
-          job.runs = options.runs;
-          job.warmup = options.warmup;
-          job.seed = options.seed;
-          job.build_options = options.build_options;
-          ASSIGN_OR_RETURN(DriveResult result, workers[static_cast<int>(side)]->drive(job));
-          rec = RunRecord{key, src.origin, options.seed, std::move(result)};
-          RETURN_IF_ERROR_CTX(insert_run(db, rec), "storing a crossover run of " + src.origin);
-        }
-        if (rec.result.outcome != Outcome::kPass)
-          return unavailable(std::string(outcome_name(rec.result.outcome)) +
-                             (rec.result.message.empty() ? "" : " (" + rec.result.message + ")"));
-        // As the mapping export: kernel plus transfer time.
-        return mean_ms(rec.result.kernel_ns) + mean_ms(rec.result.transfer_ns);
-      };
-      auto result = find_crossover(runtime, crossover);
-      if (!result.ok()) return result.status();
-      k.result = std::move(*result);
+      ASSIGN_OR_RETURN(KernelCrossover k, kernel_crossover(rig, crossover, src, sha, sig));
       out.push_back(std::move(k));
     }
   }

@@ -17,7 +17,6 @@
 #include "driver/drive_pool.h"
 #include "driver/leases.h"
 #include "driver/worker.h"
-#include "sampler/catalog.h"
 #include "support/files.h"
 #include "support/interrupt.h"
 #include "support/log.h"
@@ -97,14 +96,12 @@ uint64_t product(const std::vector<uint64_t>& v) {
 
 }  // namespace
 
-Expected<std::vector<DeviceInfo>> select_devices(const std::vector<DeviceInfo>& all,
-                                                 const std::string& spec) {
+Expected<std::vector<DeviceInfo>> select_devices(const std::vector<DeviceInfo>& all, const std::string& spec) {
   std::vector<DeviceInfo> out;
   const std::string want = ascii_lower(spec);
   for (const auto& d : all) {
     if (!d.available) continue;
-    bool match = want == "all" || (want == "cpu" && d.type == "CPU") ||
-                 (want == "gpu" && d.type == "GPU") ||
+    bool match = want == "all" || (want == "cpu" && d.type == "CPU") || (want == "gpu" && d.type == "GPU") ||
                  ascii_lower(d.platform_name + " " + d.name).find(want) != std::string::npos;
     if (match) out.push_back(d);
   }
@@ -117,12 +114,11 @@ Expected<std::vector<DeviceInfo>> select_devices(const std::vector<DeviceInfo>& 
   return out;
 }
 
-std::vector<std::vector<uint64_t>> local_size_sweep(const std::vector<uint64_t>& global,
-                                                    const DeviceInfo& device) {
+std::vector<std::vector<uint64_t>> local_size_sweep(const std::vector<uint64_t>& global, const DeviceInfo& device) {
   std::vector<std::vector<uint64_t>> per_dim(global.size());
   for (size_t d = 0; d < global.size(); ++d) {
-    uint64_t item_limit = d < device.max_work_item_sizes.size() ? device.max_work_item_sizes[d]
-                                                                : device.max_work_group_size;
+    uint64_t item_limit =
+        d < device.max_work_item_sizes.size() ? device.max_work_item_sizes[d] : device.max_work_group_size;
     for (uint64_t l = 1; l <= global[d] && l <= item_limit; l *= 2)
       if (global[d] % l == 0) per_dim[d].push_back(l);
   }
@@ -188,11 +184,14 @@ Expected<std::vector<DriveSource>> collect_drive_sources(Database& db, const Dri
     sources.push_back({path, std::move(*text)});
   }
   if (options.samples) {
+    const SampleCatalog& catalog = options.sample_catalog;
+    if (!catalog.exists || !catalog.accepted_texts)
+      return invalid_argument("--samples: the drive was given no sample catalog to read them from");
     RETURN_IF_ERROR_CTX(collect(
-                            sampler::has_samples(db),
+                            catalog.exists(db),
                             "no 'samples' table in the workspace database: no samples to drive "
                             "(run clgen sample first)",
-                            [&db] { return sampler::accepted_sample_texts(db); }, "samples", sources, notes),
+                            [&] { return catalog.accepted_texts(db); }, "samples", sources, notes),
                         "reading samples");
   }
   if (options.corpus) {
@@ -222,72 +221,62 @@ WorkerOptions drive_worker_options(const DriveOptions& options) {
   return w;
 }
 
-Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
-  DriveSummary summary;
-  RETURN_IF_ERROR_CTX(ensure_driver_schema(db), "creating the runs table");
-  // OpenCL lives only in the worker: it lists the devices, and the same
-  // (healthy) worker then runs the kernels.
-  WorkerOptions wopts = drive_worker_options(options);
-  WorkerProcess worker(wopts);
-  ASSIGN_OR_RETURN(DeviceReport report, worker.list_devices());
-  ASSIGN_OR_RETURN(auto devices, select_devices(report.devices, options.device));
+namespace {
 
-  ASSIGN_OR_RETURN(std::vector<Source> sources, collect_drive_sources(db, options, summary.notes));
-
-  // Every source's text is stored before its runs (datasets read it by sha).
+// Stores every source's text before its runs (datasets read it by sha), in
+// one transaction, and hands the sources on as the pool takes them.
+Expected<std::vector<PoolSource>> store_sources(Database& db, std::vector<DriveSource>& sources) {
   std::vector<PoolSource> pool_sources;
-  {
-    ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
-    for (size_t i = 0; i < sources.size(); ++i) {
-      PoolSource ps{i, sources[i].origin, std::move(sources[i].text), "", {}};
-      ps.sha256 = sha256_hex(ps.text);
-      RETURN_IF_ERROR_CTX(store_kernel_source(db, ps.sha256, ps.text, ps.origin),
-                          "storing the source of " + ps.origin);
-      pool_sources.push_back(std::move(ps));
-    }
-    RETURN_IF_ERROR_CTX(tx.commit(), "storing kernel sources");
+  ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
+  for (size_t i = 0; i < sources.size(); ++i) {
+    PoolSource ps{i, sources[i].origin, std::move(sources[i].text), "", {}};
+    ps.sha256 = sha256_hex(ps.text);
+    RETURN_IF_ERROR_CTX(store_kernel_source(db, ps.sha256, ps.text, ps.origin), "storing the source of " + ps.origin);
+    pool_sources.push_back(std::move(ps));
   }
-  ASSIGN_OR_RETURN(auto stored, stored_run_outcomes(db));
-  worker.stop();  // the pool's threads start their own
-  // Another drive may share the workspace: sources are leased (see
-  // feed_sources). Declared before the pool, so released after its threads end.
+  RETURN_IF_ERROR_CTX(tx.commit(), "storing kernel sources");
+  return pool_sources;
+}
+
+// Another drive may share a workspace on disk: its sources are leased (see
+// feed_sources), and the feeder reads the runs stored since through a
+// connection of its own. Both null for an in-memory database.
+struct SharedWorkspace {
   std::unique_ptr<DriveLeases> leases;
   std::unique_ptr<Database> feed_db;
-  if (!db.path().empty() && db.path() != ":memory:") {
-    ASSIGN_OR_RETURN(leases, DriveLeases::open(db.path()));
-    ASSIGN_OR_RETURN(Database d, Database::open(db.path()));
-    feed_db = std::make_unique<Database>(std::move(d));
-  }
-  const size_t source_count = pool_sources.size();
+};
 
+Expected<SharedWorkspace> open_shared_workspace(Database& db) {
+  SharedWorkspace shared;
+  if (db.path().empty() || db.path() == ":memory:") return shared;
+  ASSIGN_OR_RETURN(shared.leases, DriveLeases::open(db.path()));
+  ASSIGN_OR_RETURN(Database d, Database::open(db.path()));
+  shared.feed_db = std::make_unique<Database>(std::move(d));
+  return shared;
+}
+
+PoolOptions pool_options(const DriveOptions& options, std::vector<DeviceInfo> devices, WorkerOptions wopts) {
   PoolOptions popts;
   static_cast<RunSettings&>(popts) = options;
-  popts.devices = devices;
-  popts.worker = wopts;
+  popts.devices = std::move(devices);
+  popts.worker = std::move(wopts);
   popts.analysis = options.analysis;
   popts.threads = options.jobs ? options.jobs : default_drive_jobs();
-  DrivePool pool(std::move(popts), std::move(stored));
-  std::atomic<bool> feeding{true};
-  Status feed_status;
-  std::thread feeder([&] {
-    feed_status = feed_sources(pool, pool_sources, leases.get(), feed_db.get(), feeding);
-    pool.close();
-  });
-  auto stop = [&] {
-    feeding = false;
-    pool.stop();
-  };
+  return popts;
+}
 
-  std::unique_ptr<Progress> progress;
-  if (options.show_progress) progress = std::make_unique<Progress>("drive", source_count);
-  // Runs per source index, for a CSV in source order whatever order the
-  // threads finish in.
-  std::vector<std::vector<RunRecord>> by_source(source_count);
+// Stores each source's runs as the pool hands them back, counts them in
+// `summary` and files them under the source's index in `by_source` (for a
+// CSV in source order whatever order the threads finish in). An interrupt
+// or a failure calls `stop`; the runs in progress still come back, and after
+// an interrupt they are stored. Returns the first failure.
+Status store_pool_results(Database& db, DrivePool& pool, DriveLeases* leases, const std::function<void()>& stop,
+                          Progress* progress, DriveSummary& summary, std::vector<std::vector<RunRecord>>& by_source) {
   Status failure;
   while (auto res = pool.next()) {
     if (interrupted() && !summary.interrupted) {
       summary.interrupted = true;
-      stop();  // the runs in progress still come back and are stored
+      stop();
     }
     if (!failure.ok()) continue;
     if (!res->error.ok()) {
@@ -309,6 +298,54 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
     }
     if (progress) progress->advance();
   }
+  return failure;
+}
+
+// Every run, source by source, as CSV.
+std::string runs_csv(const std::vector<std::vector<RunRecord>>& by_source) {
+  std::string csv = csv_header();
+  int instance = 0;
+  for (const auto& runs : by_source)
+    for (const RunRecord& rec : runs) csv += csv_rows(rec, instance++);
+  return csv;
+}
+
+}  // namespace
+
+Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
+  DriveSummary summary;
+  RETURN_IF_ERROR_CTX(ensure_driver_schema(db), "creating the runs table");
+  // OpenCL lives only in the worker: it lists the devices, and the same
+  // (healthy) worker then runs the kernels.
+  WorkerOptions wopts = drive_worker_options(options);
+  WorkerProcess worker(wopts);
+  ASSIGN_OR_RETURN(DeviceReport report, worker.list_devices());
+  ASSIGN_OR_RETURN(auto devices, select_devices(report.devices, options.device));
+
+  ASSIGN_OR_RETURN(std::vector<Source> sources, collect_drive_sources(db, options, summary.notes));
+  ASSIGN_OR_RETURN(std::vector<PoolSource> pool_sources, store_sources(db, sources));
+  ASSIGN_OR_RETURN(auto stored, stored_run_outcomes(db));
+  worker.stop();  // the pool's threads start their own
+  // Declared before the pool, so the leases are released after its threads end.
+  ASSIGN_OR_RETURN(SharedWorkspace shared, open_shared_workspace(db));
+  const size_t source_count = pool_sources.size();
+
+  DrivePool pool(pool_options(options, std::move(devices), wopts), std::move(stored));
+  std::atomic<bool> feeding{true};
+  Status feed_status;
+  std::thread feeder([&] {
+    feed_status = feed_sources(pool, pool_sources, shared.leases.get(), shared.feed_db.get(), feeding);
+    pool.close();
+  });
+  auto stop = [&] {
+    feeding = false;
+    pool.stop();
+  };
+
+  std::unique_ptr<Progress> progress;
+  if (options.show_progress) progress = std::make_unique<Progress>("drive", source_count);
+  std::vector<std::vector<RunRecord>> by_source(source_count);
+  Status failure = store_pool_results(db, pool, shared.leases.get(), stop, progress.get(), summary, by_source);
   feeder.join();
   if (progress) progress->finish();
   RETURN_IF_ERROR(failure);
@@ -317,12 +354,8 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   summary.workers_started = worker.started() + pool.workers_started();
   summary.timeouts_retried = pool.timeouts_retried();
   summary.timeouts_cleared = pool.timeouts_cleared();
-  std::string csv = csv_header();
-  int instance = 0;
-  for (const auto& runs : by_source)
-    for (const RunRecord& rec : runs) csv += csv_rows(rec, instance++);
   if (!options.csv_path.empty())
-    RETURN_IF_ERROR_CTX(write_file_atomic(options.csv_path, csv), "writing " + options.csv_path);
+    RETURN_IF_ERROR_CTX(write_file_atomic(options.csv_path, runs_csv(by_source)), "writing " + options.csv_path);
   return summary;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,22 +20,31 @@
 
 namespace clgen::driver {
 
+// Where `samples` reads the accepted samples. The sampler owns the samples
+// table and sits above the driver, so the caller hands its catalog's
+// functions in (cli/cmd_drive.cpp); unset, --samples is refused.
+struct SampleCatalog {
+  std::function<Expected<bool>(Database&)> exists;  // whether the workspace has a samples table
+  std::function<Expected<std::vector<std::string>>(Database&)> accepted_texts;  // in the order stored
+};
+
 struct DriveOptions : RunSettings {
   std::vector<std::string> files;  // .cl files
-  bool samples = false;            // accepted samples: SELECT normalized_text FROM samples WHERE status='accepted'
-  bool corpus = false;             // SELECT normalized_text FROM preprocessed WHERE status='ok'
-  std::string device = "cpu";      // cpu | gpu | all | a substring of a device or platform name
+  bool samples = false;            // the accepted samples, read through `sample_catalog`
+  SampleCatalog sample_catalog;
+  bool corpus = false;                  // SELECT normalized_text FROM preprocessed WHERE status='ok'
+  std::string device = "cpu";           // cpu | gpu | all | a substring of a device or platform name
   uint64_t max_source_bytes = 1 << 20;  // larger sources are refused
   uint64_t limit = 0;                   // at most this many sources; 0 = all
   uint64_t shuffle_seed = 0;  // 0 = sources in stored order; else a seeded shuffle before `limit` (a fair sample)
   // Worker isolation.
-  std::string worker_binary;  // empty: $CLGEN_WORKER, else clgen-worker next to this executable
+  std::string worker_binary;     // empty: $CLGEN_WORKER, else clgen-worker next to this executable
   double timeout_s = 60;         // wall clock per kernel × device × size
   uint64_t memory_limit_mb = 0;  // RLIMIT_DATA per worker; 0 = default_worker_memory_limit_mb()
   bool worker_stderr = false;    // pass the workers' stderr through
   // The argument analysis's Clang budget (each drive thread's clgen-analysis-worker).
   AnalysisBudget analysis;
-  std::string csv_path;          // write every selected run here as CSV
+  std::string csv_path;  // write every selected run here as CSV
   bool show_progress = true;
   // Drive threads, each with its own worker per device, running one kernel
   // at a time; 0 = default_drive_jobs(). Every run has its own worker
@@ -52,20 +62,18 @@ struct DriveSummary {
   int timeouts_retried = 0;  // runs that timed out beside others, driven again alone
   int timeouts_cleared = 0;  // ... that did not time out alone
   bool interrupted = false;
-  std::vector<std::string> notes;        // e.g. "no samples table: ..."
+  std::vector<std::string> notes;  // e.g. "no samples table: ..."
 };
 
 // The available devices among `all` matching `spec`: "cpu", "gpu", "all", or a
 // case-insensitive substring of "PLATFORM DEVICE". kNotFound when none matches.
-Expected<std::vector<DeviceInfo>> select_devices(const std::vector<DeviceInfo>& all,
-                                                 const std::string& spec);
+Expected<std::vector<DeviceInfo>> select_devices(const std::vector<DeviceInfo>& all, const std::string& spec);
 
 // Every power-of-two local size whose dimensions divide `global` and stay
 // within the device's per-dimension limits, with a product up to the
 // device's maximum work-group size (the kernel's own limit is left to the
 // run, which then records "invalid launch parameters").
-std::vector<std::vector<uint64_t>> local_size_sweep(const std::vector<uint64_t>& global,
-                                                    const DeviceInfo& device);
+std::vector<std::vector<uint64_t>> local_size_sweep(const std::vector<uint64_t>& global, const DeviceInfo& device);
 
 // Parses "2^7..2^22" or "128..4194304" into the powers of two in between.
 Expected<std::vector<uint64_t>> parse_size_sweep(const std::string& text);

@@ -43,6 +43,11 @@ struct RunSettings {
   bool retry_timeouts_alone = true;
 };
 
+// The job that runs `sig` of `source` on `device` at one size, as `settings`
+// say (the analysis's arguments; args_from_device left false).
+DriveJob drive_job(const RunSettings& settings, const std::string& source, const KernelSignature& sig,
+                   const DeviceInfo& device, std::vector<uint64_t> global_size, std::vector<uint64_t> local_size);
+
 struct PoolOptions : RunSettings {
   std::vector<DeviceInfo> devices;
   // The argument analysis's budget: each drive thread has its own analysis worker.
@@ -109,9 +114,15 @@ class DrivePool {
   int timeouts_cleared() const { return cleared_.load(); }
 
  private:
+  class SourceDrive;  // one source's drive over every device (drive_pool.cpp)
+
   void thread_main();
   PoolResult drive_source(const PoolSource& src, std::vector<std::unique_ptr<WorkerProcess>>& workers,
                           AnalysisWorker& analysis);
+  // Runs `job` under the gate; a time-out beside other runs is driven again
+  // alone (retry_timeouts_alone).
+  Expected<DriveResult> run_job(WorkerProcess& worker, const DriveJob& job);
+  bool stop_now() const;  // stopping, or interrupted
 
   PoolOptions options_;
   const std::unordered_map<std::string, Outcome> stored_;

@@ -3,10 +3,12 @@
 #include "driver/executor.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <tuple>
 
+#include "driver/execution.h"
 #include "driver/opencl.h"
 #include "driver/payload.h"
 #include "support/sha256.h"
@@ -15,26 +17,7 @@ namespace clgen::driver {
 
 namespace {
 
-// An outcome other than pass, with its reason.
-struct Failure {
-  Outcome outcome;
-  std::string message;
-};
-
-// Slack allocated after every global buffer (not transferred, not counted).
-constexpr uint64_t kGuardBytes = 64 * 1024;
 constexpr const char* kOutputsEqualInputs = "outputs equal inputs";
-
-struct DeviceContext {
-  cl_device_id device = nullptr;
-  cl_context context = nullptr;
-  cl_command_queue queue = nullptr;
-  uint64_t local_mem = 0;
-  uint64_t max_work_group = 0;
-  uint64_t max_alloc = 0;
-  uint64_t global_mem = 0;
-  std::vector<uint64_t> max_items;
-};
 
 template <typename T>
 T device_info(cl_device_id d, cl_device_info what) {
@@ -42,49 +25,6 @@ T device_info(cl_device_id d, cl_device_info what) {
   clGetDeviceInfo(d, what, sizeof(T), &value, nullptr);
   return value;
 }
-
-bool is_resource_error(cl_int err) {
-  return err == CL_OUT_OF_RESOURCES || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
-         err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE;
-}
-
-bool is_launch_error(cl_int err) {
-  return err == CL_INVALID_WORK_GROUP_SIZE || err == CL_INVALID_WORK_ITEM_SIZE ||
-         err == CL_INVALID_GLOBAL_WORK_SIZE || err == CL_INVALID_WORK_DIMENSION ||
-         err == CL_INVALID_GLOBAL_OFFSET;
-}
-
-// Releases what a single execution created.
-struct ExecResources {
-  std::vector<cl_mem> buffers;
-  std::vector<cl_event> events;
-  std::vector<cl_sampler> samplers;
-  ~ExecResources() {
-    for (cl_sampler s : samplers)
-      if (s) clReleaseSampler(s);
-    for (cl_event e : events)
-      if (e) clReleaseEvent(e);
-    for (cl_mem m : buffers)
-      if (m) clReleaseMemObject(m);
-  }
-};
-
-uint64_t event_ns(cl_event e) {
-  cl_ulong start = 0, end = 0;
-  if (clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr) !=
-          CL_SUCCESS ||
-      clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) !=
-          CL_SUCCESS)
-    return 0;
-  return end > start ? end - start : 0;
-}
-
-struct ExecOutput {
-  std::vector<std::vector<uint8_t>> outputs;  // per argument; empty unless written
-  uint64_t transfer_ns = 0;
-  uint64_t kernel_ns = 0;
-  uint64_t bytes = 0;
-};
 
 }  // namespace
 
@@ -134,15 +74,13 @@ struct Executor::Impl {
     dc.global_mem = device_info<cl_ulong>(dc.device, CL_DEVICE_GLOBAL_MEM_SIZE);
     cl_uint dims = device_info<cl_uint>(dc.device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
     std::vector<size_t> items(dims);
-    clGetDeviceInfo(dc.device, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof(size_t), items.data(),
-                    nullptr);
+    clGetDeviceInfo(dc.device, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof(size_t), items.data(), nullptr);
     dc.max_items.assign(items.begin(), items.end());
     return &devices.emplace(key, dc).first->second;
   }
 
   // The built program, or a Failure with the build log.
-  cl_program program(DeviceContext& dc, const std::string& source, const std::string& options,
-                     Failure& failure) {
+  cl_program program(DeviceContext& dc, const std::string& source, const std::string& options, Failure& failure) {
     auto key = std::make_tuple(dc.device, sha256_hex(source), options);
     auto it = programs.find(key);
     if (it != programs.end()) return it->second;
@@ -173,170 +111,25 @@ struct Executor::Impl {
       // uses): still a compile error, but the context may be left broken, so
       // this worker ends after answering and the next source gets a fresh one.
       if (err != CL_BUILD_PROGRAM_FAILURE && err != CL_INVALID_BUILD_OPTIONS) poisoned = true;
-      failure = {Outcome::kCompileError,
-                 "clBuildProgram: " + cl_error_name(err) + (log.empty() ? "" : ": " + log)};
+      failure = {Outcome::kCompileError, "clBuildProgram: " + cl_error_name(err) + (log.empty() ? "" : ": " + log)};
       return nullptr;
     }
     programs.emplace(key, prog);
     return prog;
   }
 
-  // One execution: inputs in, kernel, outputs out, all with events.
-  bool execute(DeviceContext& dc, cl_kernel kernel, const std::vector<ArgInfo>& args,
-               const std::vector<ArgPayload>& payload, const std::vector<size_t>& global,
-               const std::vector<size_t>& local, ExecOutput& out, Failure& failure) {
-    ExecResources res;
-    out = ExecOutput();
-    out.outputs.resize(args.size());
-    std::vector<cl_mem> mems(args.size(), nullptr);
-    std::vector<cl_event> transfers;
+  // The job's kernel, built; nullptr with `failure` set when it does not build.
+  cl_kernel kernel(DeviceContext& dc, const DriveJob& job, Failure& failure) {
+    std::string options = job.build_options + (job.args_from_device ? " -cl-kernel-arg-info" : "");
+    cl_program prog = program(dc, job.source, options, failure);
+    if (!prog) return nullptr;
     cl_int err;
-    auto fail_enqueue = [&](const char* what, cl_int e) {
-      if (is_resource_error(e)) {
-        failure = {Outcome::kOutOfResources, std::string(what) + ": " + cl_error_name(e)};
-      } else {
-        failure = {Outcome::kCrash, std::string(what) + ": " + cl_error_name(e)};
-        poisoned = true;
-      }
-      return false;
-    };
-    for (size_t i = 0; i < args.size(); ++i) {
-      const ArgInfo& a = args[i];
-      if (a.is_pointer && a.address_space == AddressSpace::kLocal) {
-        err = clSetKernelArg(kernel, static_cast<cl_uint>(i), payload[i].local_bytes, nullptr);
-      } else if (a.sampler) {
-        cl_sampler sampler = clCreateSampler(dc.context, CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST, &err);
-        if (err != CL_SUCCESS) {
-          failure = {Outcome::kUnsupportedArguments, "clCreateSampler(" + a.name + "): " + cl_error_name(err)};
-          return false;
-        }
-        res.samplers.push_back(sampler);
-        err = clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_sampler), &sampler);
-      } else if (a.image) {
-        const ArgPayload& p = payload[i];
-        const cl_image_format format{CL_RGBA, a.kind == ScalarKind::kFloat    ? cl_channel_type(CL_FLOAT)
-                                              : a.kind == ScalarKind::kSigned ? cl_channel_type(CL_SIGNED_INT32)
-                                                                              : cl_channel_type(CL_UNSIGNED_INT32)};
-        cl_image_desc desc{};
-        desc.image_type = CL_MEM_OBJECT_IMAGE2D;
-        desc.image_width = p.image_width;
-        desc.image_height = p.image_height;
-        mems[i] = clCreateImage(dc.context, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
-        if (err == CL_INVALID_OPERATION || err == CL_IMAGE_FORMAT_NOT_SUPPORTED || err == CL_INVALID_IMAGE_SIZE) {
-          failure = {Outcome::kUnsupportedArguments, "clCreateImage(" + a.name + "): " + cl_error_name(err)};
-          return false;
-        }
-        if (err != CL_SUCCESS) return fail_enqueue("clCreateImage", err);
-        res.buffers.push_back(mems[i]);
-        // Written whole, zeros when never read, so outputs are deterministic.
-        const size_t origin[3] = {0, 0, 0}, region[3] = {p.image_width, p.image_height, 1};
-        cl_event ev = nullptr;
-        err = clEnqueueWriteImage(dc.queue, mems[i], CL_FALSE, origin, region, 0, 0, p.data.data(), 0, nullptr, &ev);
-        if (err != CL_SUCCESS) return fail_enqueue("clEnqueueWriteImage", err);
-        res.events.push_back(ev);
-        if (a.reads) {
-          transfers.push_back(ev);
-          out.bytes += p.data.size();
-        }
-        err = clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_mem), &mems[i]);
-      } else if (a.is_pointer) {
-        const auto& data = payload[i].data;
-        if (data.size() > dc.max_alloc) {
-          failure = {Outcome::kOutOfResources,
-                     "argument '" + a.name + "' needs " + std::to_string(data.size()) +
-                         " bytes, above the device's maximum allocation"};
-          return false;
-        }
-        // A zeroed guard band after each buffer absorbs small overruns, so a
-        // kernel writing just past its end does not corrupt the (host-memory)
-        // runtime of a CPU device and crash a later, innocent kernel.
-        const size_t guard = std::min<uint64_t>(kGuardBytes, dc.max_alloc - data.size());
-        mems[i] = clCreateBuffer(dc.context, CL_MEM_READ_WRITE, data.size() + guard, nullptr, &err);
-        if (err != CL_SUCCESS) return fail_enqueue("clCreateBuffer", err);
-        res.buffers.push_back(mems[i]);
-        cl_event ev = nullptr;
-        if (guard > 0) {
-          const cl_uchar zero = 0;
-          err = clEnqueueFillBuffer(dc.queue, mems[i], &zero, 1, data.size(), guard, 0, nullptr, &ev);
-          if (err != CL_SUCCESS) return fail_enqueue("clEnqueueFillBuffer", err);
-          res.events.push_back(ev);
-          ev = nullptr;
-        }
-        if (a.reads) {
-          err = clEnqueueWriteBuffer(dc.queue, mems[i], CL_FALSE, 0, data.size(), data.data(), 0,
-                                     nullptr, &ev);
-          if (err != CL_SUCCESS) return fail_enqueue("clEnqueueWriteBuffer", err);
-          res.events.push_back(ev);
-          transfers.push_back(ev);
-          out.bytes += data.size();
-        } else {
-          // Never read: not transferred, but zeroed so outputs are deterministic.
-          const cl_uchar zero = 0;
-          err = clEnqueueFillBuffer(dc.queue, mems[i], &zero, 1, 0, data.size(), 0, nullptr, &ev);
-          if (err != CL_SUCCESS) return fail_enqueue("clEnqueueFillBuffer", err);
-          res.events.push_back(ev);
-        }
-        err = clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_mem), &mems[i]);
-      } else {
-        err = clSetKernelArg(kernel, static_cast<cl_uint>(i), payload[i].data.size(),
-                             payload[i].data.data());
-      }
-      if (err != CL_SUCCESS) {
-        failure = {Outcome::kUnsupportedArguments,
-                   "clSetKernelArg(" + a.name + "): " + cl_error_name(err)};
-        return false;
-      }
-    }
-    cl_event kev = nullptr;
-    err = clEnqueueNDRangeKernel(dc.queue, kernel, static_cast<cl_uint>(global.size()), nullptr,
-                                 global.data(), local.data(), 0, nullptr, &kev);
+    cl_kernel kernel = clCreateKernel(prog, job.kernel_name.c_str(), &err);
     if (err != CL_SUCCESS) {
-      clFinish(dc.queue);
-      if (is_launch_error(err)) {
-        failure = {Outcome::kInvalidLaunchParameters, "clEnqueueNDRangeKernel: " + cl_error_name(err)};
-        return false;
-      }
-      if (err == CL_INVALID_KERNEL_ARGS) {
-        failure = {Outcome::kUnsupportedArguments, "clEnqueueNDRangeKernel: " + cl_error_name(err)};
-        return false;
-      }
-      return fail_enqueue("clEnqueueNDRangeKernel", err);
+      failure = {Outcome::kCompileError, "clCreateKernel(" + job.kernel_name + "): " + cl_error_name(err)};
+      return nullptr;
     }
-    res.events.push_back(kev);
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (!mems[i] || !args[i].writes) continue;
-      out.outputs[i].resize(payload[i].data.size());
-      cl_event ev = nullptr;
-      if (args[i].image) {
-        const size_t origin[3] = {0, 0, 0}, region[3] = {payload[i].image_width, payload[i].image_height, 1};
-        err = clEnqueueReadImage(dc.queue, mems[i], CL_FALSE, origin, region, 0, 0, out.outputs[i].data(), 0, nullptr,
-                                 &ev);
-        if (err != CL_SUCCESS) return fail_enqueue("clEnqueueReadImage", err);
-      } else {
-        err = clEnqueueReadBuffer(dc.queue, mems[i], CL_FALSE, 0, out.outputs[i].size(), out.outputs[i].data(), 0,
-                                  nullptr, &ev);
-        if (err != CL_SUCCESS) return fail_enqueue("clEnqueueReadBuffer", err);
-      }
-      res.events.push_back(ev);
-      transfers.push_back(ev);
-      out.bytes += out.outputs[i].size();
-    }
-    err = clFinish(dc.queue);
-    if (err != CL_SUCCESS) {
-      failure = {Outcome::kCrash, "kernel execution failed: clFinish: " + cl_error_name(err)};
-      poisoned = true;
-      return false;
-    }
-    cl_int status = CL_COMPLETE;
-    clGetEventInfo(kev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-    if (status < 0) {
-      failure = {Outcome::kCrash, "kernel execution failed: " + cl_error_name(status)};
-      poisoned = true;
-      return false;
-    }
-    out.kernel_ns = event_ns(kev);
-    for (cl_event e : transfers) out.transfer_ns += event_ns(e);
-    return true;
+    return kernel;
   }
 };
 
@@ -388,8 +181,8 @@ std::vector<ArgInfo> device_arg_info(cl_kernel kernel) {
       a.unsupported_reason = "pipe";
     } else if (!parse_element_type(base, a.kind, a.element_size, a.vector_width)) {
       a.supported = false;
-      a.unsupported_reason = a.is_pointer ? "struct or unknown pointee type '" + base + "'"
-                                          : "unsupported type '" + base + "'";
+      a.unsupported_reason =
+          a.is_pointer ? "struct or unknown pointee type '" + base + "'" : "unsupported type '" + base + "'";
     }
     if (a.is_pointer && a.address_space != AddressSpace::kLocal) {
       a.reads = true;
@@ -405,11 +198,210 @@ uint64_t product(const std::vector<uint64_t>& v) {
   return p;
 }
 
+Status check_dimensions(const DriveJob& job) {
+  if (job.global_size.empty() || job.global_size.size() > 3)
+    return invalid_argument("global size needs 1 to 3 dimensions");
+  if (!job.local_size.empty() && job.local_size.size() != job.global_size.size())
+    return invalid_argument("local size " + format_size(job.local_size) +
+                            " has a different number of dimensions than global size " + format_size(job.global_size));
+  return ok_status();
+}
+
+// The arguments as the device counts them, all of them supported.
+std::optional<Failure> check_arguments(cl_kernel kernel, const std::vector<ArgInfo>& args) {
+  cl_uint nargs = 0;
+  clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, nullptr);
+  if (nargs != args.size())
+    return Failure{Outcome::kUnsupportedArguments, "the device reports " + std::to_string(nargs) +
+                                                       " arguments, the analysis " + std::to_string(args.size())};
+  for (const auto& a : args)
+    if (!a.supported)
+      return Failure{Outcome::kUnsupportedArguments,
+                     "argument '" + a.name + "' (" + a.type + "): " + a.unsupported_reason};
+  return std::nullopt;
+}
+
+// The kernel's work-group size and local and private memory, into `result`.
+void read_kernel_limits(cl_kernel kernel, const DeviceContext& dc, DriveResult& result) {
+  size_t wg = 0;
+  cl_ulong local_mem = 0, private_mem = 0;
+  clGetKernelWorkGroupInfo(kernel, dc.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr);
+  clGetKernelWorkGroupInfo(kernel, dc.device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, nullptr);
+  clGetKernelWorkGroupInfo(kernel, dc.device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof private_mem, &private_mem, nullptr);
+  result.kernel_work_group_size = wg;
+  result.kernel_local_mem = local_mem;
+  result.kernel_private_mem = private_mem;
+}
+
+// A given local size against the device's and the kernel's (`wg`) limits.
+std::optional<Failure> check_local_size(const DriveJob& job, const DeviceContext& dc, uint64_t wg) {
+  const auto& l = job.local_size;
+  for (size_t d = 0; d < l.size(); ++d) {
+    if (d < dc.max_items.size() && l[d] > dc.max_items[d])
+      return Failure{Outcome::kInvalidLaunchParameters,
+                     "local size " + format_size(l) + " exceeds the device's maximum work-item size " +
+                         std::to_string(dc.max_items[d]) + " in dimension " + std::to_string(d)};
+    if (job.global_size[d] % l[d] != 0)
+      return Failure{Outcome::kInvalidLaunchParameters,
+                     "local size " + format_size(l) + " does not divide global size " + format_size(job.global_size)};
+  }
+  if (product(l) > dc.max_work_group)
+    return Failure{Outcome::kInvalidLaunchParameters, "local size " + format_size(l) +
+                                                          " exceeds the device's maximum work-group size " +
+                                                          std::to_string(dc.max_work_group)};
+  if (product(l) > wg)
+    return Failure{
+        Outcome::kInvalidLaunchParameters,
+        "local size " + format_size(l) + " exceeds the kernel's work-group size limit " + std::to_string(wg)};
+  return std::nullopt;
+}
+
+// The local size into `result`: given (checked against device and kernel
+// limits), the kernel's reqd_work_group_size, or automatic.
+std::optional<Failure> choose_local_size(const DriveJob& job, const DeviceContext& dc, cl_kernel kernel,
+                                         DriveResult& result) {
+  const uint64_t wg = result.kernel_work_group_size;
+  const uint64_t limit = std::min<uint64_t>(dc.max_work_group, wg ? wg : dc.max_work_group);
+  size_t required[3] = {0, 0, 0};  // reqd_work_group_size, all zero when absent
+  clGetKernelWorkGroupInfo(kernel, dc.device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof required, required, nullptr);
+  if (job.local_size.empty() && required[0] != 0) {
+    result.local_size.assign(required, required + job.global_size.size());
+    for (size_t d = 0; d < job.global_size.size(); ++d)
+      if (job.global_size[d] % result.local_size[d] != 0)
+        return Failure{Outcome::kInvalidLaunchParameters,
+                       "the kernel requires local size " + format_size(result.local_size) +
+                           ", which does not divide global size " + format_size(job.global_size)};
+  } else if (job.local_size.empty()) {
+    result.local_size = automatic_local_size(job.global_size, limit, dc.max_items);
+  } else {
+    result.local_size = job.local_size;
+    return check_local_size(job, dc, wg);
+  }
+  return std::nullopt;
+}
+
+// Buffers above the device's limits are refused before any host memory is
+// spent on payloads.
+std::optional<Failure> check_buffer_limits(const DriveJob& job, const std::vector<ArgInfo>& args,
+                                           const DeviceContext& dc) {
+  uint64_t total_bytes = 0;
+  for (const auto& a : args) {
+    if (!a.is_pointer || a.address_space == AddressSpace::kLocal) continue;
+    uint64_t bytes = product(job.global_size) * static_cast<uint64_t>(a.element_stride());
+    total_bytes += bytes;
+    if (bytes > dc.max_alloc)
+      return Failure{Outcome::kOutOfResources, "argument '" + a.name + "' needs " + std::to_string(bytes) +
+                                                   " bytes, above the device's maximum allocation of " +
+                                                   std::to_string(dc.max_alloc)};
+  }
+  if (total_bytes > dc.global_mem)
+    return Failure{Outcome::kOutOfResources,
+                   "buffers need " + std::to_string(total_bytes) + " bytes, above the device's global memory"};
+  return std::nullopt;
+}
+
+// One execution of the kernel with a payload (execute_kernel); false with the
+// failure set where it ends.
+using RunFunction = std::function<bool(const std::vector<ArgPayload>&, ExecOutput&)>;
+
+// The payloads, the dynamic check and the timed runs of one built kernel.
+// After a failed run, `failure` (which the run function sets) says why.
+class KernelRuns {
+ public:
+  KernelRuns(const DriveJob& job, const std::vector<ArgInfo>& args, PayloadOptions popts, RunFunction run,
+             const Failure& failure, DriveResult& result)
+      : job_(job), args_(args), popts_(popts), run_(std::move(run)), failure_(failure), result_(result) {
+    integer_scalars_ = std::any_of(args.begin(), args.end(),
+                                   [](const ArgInfo& a) { return !a.is_pointer && a.kind != ScalarKind::kFloat; });
+  }
+
+  bool integer_scalars() const { return integer_scalars_; }
+
+  // Payloads A (seed) and B (seed + 1) with integer scalars `scalar`.
+  Status make_payloads(uint64_t scalar) {
+    popts_.scalar_size = scalar;
+    popts_.seed = job_.seed;
+    ASSIGN_OR_RETURN(payload_a_, clgen::driver::make_payloads(args_, popts_));
+    popts_.seed = job_.seed + 1;
+    ASSIGN_OR_RETURN(payload_b_, clgen::driver::make_payloads(args_, popts_));
+    return ok_status();
+  }
+
+  // The dynamic check, again with integer scalars 1 when the outputs equal
+  // the inputs with the global size (job.scalar_fallback): nullopt when the
+  // kernel passes, else why not.
+  std::optional<Failure> check() {
+    auto verdict = check_once();
+    if (!verdict) return failure_;
+    if (verdict->outcome == Outcome::kNoOutput && verdict->message == kOutputsEqualInputs && job_.scalar_fallback &&
+        integer_scalars_ && job_.global_size[0] != 1) {
+      if (Status st = make_payloads(1); !st.ok()) return Failure{Outcome::kOutOfResources, st.message()};
+      result_.scalar_value = 1;
+      verdict = check_once();
+      if (!verdict) return failure_;
+      if (verdict->outcome != Outcome::kPass)
+        verdict->message += " (integer scalars 1, after outputs equal inputs with the global size)";
+    }
+    if (verdict->outcome != Outcome::kPass) return verdict;
+    return std::nullopt;
+  }
+
+  // The warm-up and the profiled runs, with payload A.
+  std::optional<Failure> time() {
+    for (int r = 0; r < job_.warmup + job_.runs; ++r) {
+      ExecOutput out;
+      if (!run_(payload_a_, out)) return failure_;
+      result_.transferred_bytes = out.bytes;
+      if (r < job_.warmup) continue;
+      result_.transfer_ns.push_back(out.transfer_ns);
+      result_.kernel_ns.push_back(out.kernel_ns);
+    }
+    return std::nullopt;
+  }
+
+ private:
+  // The 4-run dynamic check (A1, B1, A2, B2): kPass, or the outcome and
+  // message of the failed check; nullopt when a run itself failed.
+  std::optional<Failure> check_once() {
+    ExecOutput a1, b1, a2, b2;
+    if (!run_(payload_a_, a1) || !run_(payload_b_, b1) || !run_(payload_a_, a2) || !run_(payload_b_, b2))
+      return std::nullopt;
+    result_.transferred_bytes = a1.bytes;
+    bool any_output = false;
+    bool a_same_as_input = true, b_same_as_input = true;
+    bool deterministic = true, a_equals_b = true;
+    for (size_t i = 0; i < args_.size(); ++i) {
+      if (a1.outputs[i].empty()) continue;
+      any_output = true;
+      const ArgInfo& arg = args_[i];
+      a_same_as_input &= buffers_equal(arg, a1.outputs[i], payload_a_[i].data);
+      b_same_as_input &= buffers_equal(arg, b1.outputs[i], payload_b_[i].data);
+      deterministic &=
+          buffers_equal(arg, a1.outputs[i], a2.outputs[i]) && buffers_equal(arg, b1.outputs[i], b2.outputs[i]);
+      a_equals_b &= buffers_equal(arg, a1.outputs[i], b1.outputs[i]);
+    }
+    if (!any_output) return Failure{Outcome::kNoOutput, "the kernel writes no argument"};
+    if (a_same_as_input && b_same_as_input) return Failure{Outcome::kNoOutput, kOutputsEqualInputs};
+    if (!deterministic) return Failure{Outcome::kNondeterministic, "the same payload gave different outputs"};
+    if (a_equals_b) return Failure{Outcome::kInputInsensitive, "payloads A and B gave the same outputs"};
+    return Failure{Outcome::kPass, ""};
+  }
+
+  const DriveJob& job_;
+  const std::vector<ArgInfo>& args_;
+  PayloadOptions popts_;
+  RunFunction run_;
+  const Failure& failure_;
+  DriveResult& result_;
+  bool integer_scalars_ = false;
+  std::vector<ArgPayload> payload_a_, payload_b_;
+};
+
 }  // namespace
 
 Expected<std::vector<KernelSignature>> Executor::list_kernels(const std::string& source,
-                                                              const std::string& build_options,
-                                                              int platform_index, int device_index) {
+                                                              const std::string& build_options, int platform_index,
+                                                              int device_index) {
   ASSIGN_OR_RETURN(DeviceContext * dc, impl_->device(platform_index, device_index));
   Failure failure;
   cl_program prog = impl_->program(*dc, source, build_options + " -cl-kernel-arg-info", failure);
@@ -443,188 +435,46 @@ Status Executor::prepare(int platform_index, int device_index) {
 }
 
 Expected<DriveResult> Executor::drive(const DriveJob& job) {
-  if (job.global_size.empty() || job.global_size.size() > 3)
-    return invalid_argument("global size needs 1 to 3 dimensions");
-  if (!job.local_size.empty() && job.local_size.size() != job.global_size.size())
-    return invalid_argument("local size " + format_size(job.local_size) +
-                            " has a different number of dimensions than global size " +
-                            format_size(job.global_size));
+  RETURN_IF_ERROR(check_dimensions(job));
   ASSIGN_OR_RETURN(DeviceContext * dc, impl_->device(job.platform_index, job.device_index));
   DriveResult result;
-  auto finish = [&](Outcome o, std::string message) {
-    result.outcome = o;
-    result.message = std::move(message);
+  auto finish = [&](Failure f) {
+    result.outcome = f.outcome;
+    result.message = std::move(f.message);
     return result;
   };
 
   Failure failure;
-  std::string options = job.build_options + (job.args_from_device ? " -cl-kernel-arg-info" : "");
-  cl_program prog = impl_->program(*dc, job.source, options, failure);
-  if (!prog) return finish(failure.outcome, failure.message);
-  cl_int err;
-  cl_kernel kernel = clCreateKernel(prog, job.kernel_name.c_str(), &err);
-  if (err != CL_SUCCESS)
-    return finish(Outcome::kCompileError,
-                  "clCreateKernel(" + job.kernel_name + "): " + cl_error_name(err));
+  cl_kernel kernel = impl_->kernel(*dc, job, failure);
+  if (!kernel) return finish(failure);
   struct KernelGuard {
     cl_kernel k;
     ~KernelGuard() { clReleaseKernel(k); }
   } guard{kernel};
 
-  std::vector<ArgInfo> args = job.args_from_device ? device_arg_info(kernel) : job.args;
-  cl_uint nargs = 0;
-  clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, nullptr);
-  if (nargs != args.size())
-    return finish(Outcome::kUnsupportedArguments,
-                  "the device reports " + std::to_string(nargs) + " arguments, the analysis " +
-                      std::to_string(args.size()));
-  for (const auto& a : args)
-    if (!a.supported)
-      return finish(Outcome::kUnsupportedArguments,
-                    "argument '" + a.name + "' (" + a.type + "): " + a.unsupported_reason);
-
-  size_t wg = 0;
-  cl_ulong local_mem = 0, private_mem = 0;
-  clGetKernelWorkGroupInfo(kernel, dc->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr);
-  clGetKernelWorkGroupInfo(kernel, dc->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_mem,
-                           &local_mem, nullptr);
-  clGetKernelWorkGroupInfo(kernel, dc->device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof private_mem,
-                           &private_mem, nullptr);
-  result.kernel_work_group_size = wg;
-  result.kernel_local_mem = local_mem;
-  result.kernel_private_mem = private_mem;
-
-  // Local size: given (checked against device and kernel limits) or automatic.
-  const uint64_t limit = std::min<uint64_t>(dc->max_work_group, wg ? wg : dc->max_work_group);
-  size_t required[3] = {0, 0, 0};  // reqd_work_group_size, all zero when absent
-  clGetKernelWorkGroupInfo(kernel, dc->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof required,
-                           required, nullptr);
-  if (job.local_size.empty() && required[0] != 0) {
-    result.local_size.assign(required, required + job.global_size.size());
-    for (size_t d = 0; d < job.global_size.size(); ++d)
-      if (job.global_size[d] % result.local_size[d] != 0)
-        return finish(Outcome::kInvalidLaunchParameters,
-                      "the kernel requires local size " + format_size(result.local_size) +
-                          ", which does not divide global size " + format_size(job.global_size));
-  } else if (job.local_size.empty()) {
-    result.local_size = automatic_local_size(job.global_size, limit, dc->max_items);
-  } else {
-    result.local_size = job.local_size;
-    const auto& l = job.local_size;
-    for (size_t d = 0; d < l.size(); ++d) {
-      if (d < dc->max_items.size() && l[d] > dc->max_items[d])
-        return finish(Outcome::kInvalidLaunchParameters,
-                      "local size " + format_size(l) + " exceeds the device's maximum work-item size " +
-                          std::to_string(dc->max_items[d]) + " in dimension " + std::to_string(d));
-      if (job.global_size[d] % l[d] != 0)
-        return finish(Outcome::kInvalidLaunchParameters,
-                      "local size " + format_size(l) + " does not divide global size " +
-                          format_size(job.global_size));
-    }
-    if (product(l) > dc->max_work_group)
-      return finish(Outcome::kInvalidLaunchParameters,
-                    "local size " + format_size(l) + " exceeds the device's maximum work-group size " +
-                        std::to_string(dc->max_work_group));
-    if (product(l) > wg)
-      return finish(Outcome::kInvalidLaunchParameters,
-                    "local size " + format_size(l) + " exceeds the kernel's work-group size limit " +
-                        std::to_string(wg));
-  }
-
-  // Buffers above the device's limits are refused before any host memory
-  // is spent on payloads.
-  uint64_t total_bytes = 0;
-  for (const auto& a : args) {
-    if (!a.is_pointer || a.address_space == AddressSpace::kLocal) continue;
-    uint64_t bytes = product(job.global_size) * static_cast<uint64_t>(a.element_stride());
-    total_bytes += bytes;
-    if (bytes > dc->max_alloc)
-      return finish(Outcome::kOutOfResources,
-                    "argument '" + a.name + "' needs " + std::to_string(bytes) +
-                        " bytes, above the device's maximum allocation of " +
-                        std::to_string(dc->max_alloc));
-  }
-  if (total_bytes > dc->global_mem)
-    return finish(Outcome::kOutOfResources,
-                  "buffers need " + std::to_string(total_bytes) +
-                      " bytes, above the device's global memory");
+  const std::vector<ArgInfo> args = job.args_from_device ? device_arg_info(kernel) : job.args;
+  if (auto f = check_arguments(kernel, args)) return finish(*f);
+  read_kernel_limits(kernel, *dc, result);
+  if (auto f = choose_local_size(job, *dc, kernel, result)) return finish(*f);
+  if (auto f = check_buffer_limits(job, args, *dc)) return finish(*f);
 
   PayloadOptions popts;
   popts.global_items = product(job.global_size);
   popts.scalar_size = job.global_size[0];
-  popts.local_mem_free = dc->local_mem > local_mem ? dc->local_mem - local_mem : 0;
-  std::vector<ArgPayload> payload_a, payload_b;
-  // Payloads A (seed) and B (seed + 1) with integer scalars `scalar`.
-  auto make_pair = [&](uint64_t scalar) -> Status {
-    popts.scalar_size = scalar;
-    popts.seed = job.seed;
-    ASSIGN_OR_RETURN(payload_a, make_payloads(args, popts));
-    popts.seed = job.seed + 1;
-    ASSIGN_OR_RETURN(payload_b, make_payloads(args, popts));
-    return ok_status();
-  };
-  const bool integer_scalars = std::any_of(
-      args.begin(), args.end(), [](const ArgInfo& a) { return !a.is_pointer && a.kind != ScalarKind::kFloat; });
-  if (Status st = make_pair(job.global_size[0]); !st.ok()) return finish(Outcome::kOutOfResources, st.message());
-  result.scalar_value = integer_scalars ? job.global_size[0] : 0;
-
-  std::vector<size_t> global(job.global_size.begin(), job.global_size.end());
-  std::vector<size_t> local(result.local_size.begin(), result.local_size.end());
+  popts.local_mem_free = dc->local_mem > result.kernel_local_mem ? dc->local_mem - result.kernel_local_mem : 0;
+  const std::vector<size_t> global(job.global_size.begin(), job.global_size.end());
+  const std::vector<size_t> local(result.local_size.begin(), result.local_size.end());
   auto run = [&](const std::vector<ArgPayload>& p, ExecOutput& out) {
-    return impl_->execute(*dc, kernel, args, p, global, local, out, failure);
+    return execute_kernel(*dc, kernel, args, p, global, local, out, failure, impl_->poisoned);
   };
-  // The 4-run dynamic check: kPass, or the outcome and message of the
-  // failed check; nullopt when a run itself failed (see `failure`).
-  auto check = [&]() -> std::optional<std::pair<Outcome, std::string>> {
-    ExecOutput a1, b1, a2, b2;
-    if (!run(payload_a, a1) || !run(payload_b, b1) || !run(payload_a, a2) || !run(payload_b, b2)) return std::nullopt;
-    result.transferred_bytes = a1.bytes;
-    bool any_output = false;
-    bool a_same_as_input = true, b_same_as_input = true;
-    bool deterministic = true, a_equals_b = true;
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (a1.outputs[i].empty()) continue;
-      any_output = true;
-      const ArgInfo& arg = args[i];
-      a_same_as_input &= buffers_equal(arg, a1.outputs[i], payload_a[i].data);
-      b_same_as_input &= buffers_equal(arg, b1.outputs[i], payload_b[i].data);
-      deterministic &= buffers_equal(arg, a1.outputs[i], a2.outputs[i]) &&
-                       buffers_equal(arg, b1.outputs[i], b2.outputs[i]);
-      a_equals_b &= buffers_equal(arg, a1.outputs[i], b1.outputs[i]);
-    }
-    if (!any_output) return std::make_pair(Outcome::kNoOutput, std::string("the kernel writes no argument"));
-    if (a_same_as_input && b_same_as_input) return std::make_pair(Outcome::kNoOutput, std::string(kOutputsEqualInputs));
-    if (!deterministic)
-      return std::make_pair(Outcome::kNondeterministic, std::string("the same payload gave different outputs"));
-    if (a_equals_b)
-      return std::make_pair(Outcome::kInputInsensitive, std::string("payloads A and B gave the same outputs"));
-    return std::make_pair(Outcome::kPass, std::string());
-  };
-
-  if (job.check) {
-    auto verdict = check();
-    if (!verdict) return finish(failure.outcome, failure.message);
-    if (verdict->first == Outcome::kNoOutput && verdict->second == kOutputsEqualInputs && job.scalar_fallback &&
-        integer_scalars && job.global_size[0] != 1) {
-      if (Status st = make_pair(1); !st.ok()) return finish(Outcome::kOutOfResources, st.message());
-      result.scalar_value = 1;
-      verdict = check();
-      if (!verdict) return finish(failure.outcome, failure.message);
-      if (verdict->first != Outcome::kPass)
-        verdict->second += " (integer scalars 1, after outputs equal inputs with the global size)";
-    }
-    if (verdict->first != Outcome::kPass) return finish(verdict->first, verdict->second);
-  }
-
-  for (int r = 0; r < job.warmup + job.runs; ++r) {
-    ExecOutput out;
-    if (!run(payload_a, out)) return finish(failure.outcome, failure.message);
-    result.transferred_bytes = out.bytes;
-    if (r < job.warmup) continue;
-    result.transfer_ns.push_back(out.transfer_ns);
-    result.kernel_ns.push_back(out.kernel_ns);
-  }
-  return finish(Outcome::kPass, "");
+  KernelRuns runs(job, args, popts, run, failure, result);
+  if (Status st = runs.make_payloads(job.global_size[0]); !st.ok())
+    return finish({Outcome::kOutOfResources, st.message()});
+  result.scalar_value = runs.integer_scalars() ? job.global_size[0] : 0;
+  if (job.check)
+    if (auto f = runs.check()) return finish(*f);
+  if (auto f = runs.time()) return finish(*f);
+  return finish({Outcome::kPass, ""});
 }
 
 }  // namespace clgen::driver
