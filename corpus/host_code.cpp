@@ -6,6 +6,8 @@
 #include <cctype>
 #include <set>
 
+#include "corpus/string_literals.h"
+
 namespace clgen::corpus {
 
 namespace {
@@ -13,12 +15,6 @@ namespace {
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == '\n'; }
-int hex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 void append_code_point(std::string& out, uint32_t cp) {
   if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
@@ -96,14 +92,11 @@ std::string decode_escapes(std::string_view b, const Traits& t) {
       continue;
     }
     const char e = b[++i];
+    if (auto simple = simple_c_escape(e)) {
+      out += *simple;
+      continue;
+    }
     switch (e) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'v': out += '\v'; break;
       case 'e': out += '\x1b'; break;
       case '\r':
       case '\n': {  // a line continued inside the literal
@@ -115,7 +108,8 @@ std::string decode_escapes(std::string_view b, const Traits& t) {
       case 'x': {
         uint32_t v = 0;
         int digits = 0;
-        while (i + 1 < n && hex(b[i + 1]) >= 0 && digits < (t.c ? 8 : 2)) v = v * 16 + hex(b[++i]), ++digits;
+        while (i + 1 < n && hex_digit_value(b[i + 1]) >= 0 && digits < (t.c ? 8 : 2))
+          v = v * 16 + hex_digit_value(b[++i]), ++digits;
         if (digits == 0) out += t.python ? "\\x" : "x";
         else append_code_point(out, v);
         break;
@@ -130,11 +124,12 @@ std::string decode_escapes(std::string_view b, const Traits& t) {
             break;
           }
           for (size_t k = i + 2; k < close; ++k)
-            if (hex(b[k]) >= 0) v = v * 16 + hex(b[k]);
+            if (hex_digit_value(b[k]) >= 0) v = v * 16 + hex_digit_value(b[k]);
           i = close;
         } else {
           int want = e == 'u' ? 4 : 8, digits = 0;
-          while (digits < want && i + 1 < n && hex(b[i + 1]) >= 0) v = v * 16 + hex(b[++i]), ++digits;
+          while (digits < want && i + 1 < n && hex_digit_value(b[i + 1]) >= 0)
+            v = v * 16 + hex_digit_value(b[++i]), ++digits;
           if (digits == 0) {
             out += t.python ? std::string("\\") + e : std::string(1, e);
             break;
@@ -145,9 +140,7 @@ std::string decode_escapes(std::string_view b, const Traits& t) {
       }
       default:
         if (e >= '0' && e <= '7' && !t.rust) {
-          uint32_t v = e - '0';
-          for (int k = 0; k < 2 && i + 1 < n && b[i + 1] >= '0' && b[i + 1] <= '7'; ++k) v = v * 8 + (b[++i] - '0');
-          append_code_point(out, v);
+          append_code_point(out, octal_escape(b, i));
         } else if (e == '0') {
           out += '\0';
         } else if (t.python && e != '\\' && e != '\'' && e != '"') {

@@ -78,10 +78,8 @@ std::string language_of(const std::string& path) {
 
 class BatchWriter {
  public:
-  BatchWriter(Database& db, int64_t source_id, std::string commit, size_t batch_size,
-              ImportSummary& summary)
-      : db_(db), source_id_(source_id), commit_(std::move(commit)), batch_size_(batch_size),
-        summary_(summary) {}
+  BatchWriter(Database& db, int64_t source_id, std::string commit, size_t batch_size, ImportSummary& summary)
+      : db_(db), source_id_(source_id), commit_(std::move(commit)), batch_size_(batch_size), summary_(summary) {}
 
   Status add_file(StoredFile f) {
     files_.push_back(std::move(f));
@@ -162,10 +160,204 @@ std::string real_or_absolute(const std::string& path) {
   return real ? *real : fs::absolute(path).lexically_normal().string();
 }
 
+// The entries of one tree to import, by how they are read.
+struct Selection {
+  std::vector<TreeEntry> chosen;  // kernel files (the globs, or the paths asked for)
+  std::vector<TreeEntry> hosts;   // host source, scanned for kernel literals
+};
+
+// `only_paths` (missing ones become unreadable entries), or else the
+// entries the globs match and the host files within the size limit.
+Selection select_entries(std::vector<TreeEntry> entries, SourceTree& tree, const ImportOptions& options,
+                         const std::optional<std::vector<std::string>>& only_paths) {
+  Selection s;
+  const bool host_code = options.host_code && !options.embedded_literals;
+  auto is_host = [&](const TreeEntry& e) {
+    return host_code && e.problem.empty() && host_language(e.path) && !matches_globs(e.path, options.globs);
+  };
+  if (only_paths) {
+    std::map<std::string, TreeEntry> by_path;
+    for (auto& e : entries) by_path[e.path] = e;
+    for (const auto& p : *only_paths) {
+      auto it = by_path.find(p);
+      if (it == by_path.end())
+        s.chosen.push_back({p, 0, skip_reason::kUnreadable, "not a readable file in " + tree.describe()});
+      else if (is_host(it->second)) s.hosts.push_back(it->second);
+      else s.chosen.push_back(it->second);
+    }
+  } else {
+    for (auto& e : entries) {
+      if (matches_globs(e.path, options.globs)) s.chosen.push_back(std::move(e));
+      else if (is_host(e) && e.size <= options.max_host_file_size) s.hosts.push_back(std::move(e));
+    }
+  }
+  return s;
+}
+
+// One tree's entries into the store: reading, content checks, include
+// inlining and batched storage, counted in `summary`.
+class TreeImporter {
+ public:
+  TreeImporter(Database& db, SourceTree& tree, int64_t source_id, const std::string& commit,
+               const ImportOptions& options, const std::vector<TreeEntry>& chosen, ImportSummary& summary)
+      : tree_(tree),
+        options_(options),
+        summary_(summary),
+        writer_(db, source_id, commit, std::max<size_t>(1, options.batch_size), summary),
+        includes_(tree, 256ull << 20) {
+    for (const auto& e : chosen) chosen_paths_.insert(e.path);
+  }
+
+  Status import_file(const TreeEntry& e);
+  Status import_host_file(const TreeEntry& e);
+  Status flush() { return writer_.flush(); }
+
+ private:
+  Expected<std::optional<std::string>> read_checked(const TreeEntry& e);
+  // Records that `path` is skipped: read_checked's answer for it.
+  Expected<std::optional<std::string>> skip(const std::string& path, std::string reason, std::string detail) {
+    RETURN_IF_ERROR(writer_.add_skip(path, std::move(reason), std::move(detail)));
+    return std::optional<std::string>();
+  }
+  Status import_embedded(const TreeEntry& e, const std::string& raw);
+  Status import_inlined(const TreeEntry& e, std::string raw);
+  Status accept(const std::string& path, std::string text, int64_t raw_bytes, const char* role);
+  Status store_includes(const std::vector<std::string>& paths);
+
+  SourceTree& tree_;
+  const ImportOptions& options_;
+  ImportSummary& summary_;
+  BatchWriter writer_;
+  IncludeCache includes_;
+  std::set<std::string> chosen_paths_, stored_includes_;
+};
+
+Status TreeImporter::accept(const std::string& path, std::string text, int64_t raw_bytes, const char* role) {
+  summary_.bytes_read += raw_bytes;
+  summary_.bytes_stored += static_cast<int64_t>(text.size());
+  std::string sha = sha256_hex(text);
+  return writer_.add_file({std::move(sha), std::move(text), path, language_of(path), role});
+}
+
+// Files reached through #include, each stored once per source (a selected
+// file is stored in its own right instead).
+Status TreeImporter::store_includes(const std::vector<std::string>& paths) {
+  for (const auto& p : paths) {
+    if (chosen_paths_.count(p) || !stored_includes_.insert(p).second) continue;
+    auto text = includes_.read(p, options_.inline_options.max_include_bytes);
+    if (!text.ok()) return text.status().with_context("reading included " + p + " again");
+    ++summary_.includes_stored;
+    int64_t n = static_cast<int64_t>(text->size());
+    // Stray Windows-1252 bytes in comments and literals become UTF-8; a
+    // header with such bytes in code is stored as found (preprocess refuses it).
+    Utf8Text utf8 = c_source_as_utf8(*text);
+    if (utf8.problem.empty() && utf8.transcoded) {
+      ++summary_.transcoded;
+      *text = std::move(utf8.text);
+    }
+    RETURN_IF_ERROR(accept(p, std::move(*text), n, origin_role::kInclude));
+  }
+  return ok_status();
+}
+
+// The text of a selected entry as UTF-8, or nothing when it is skipped (the
+// skip is recorded): a problem of the listing, too large, unreadable,
+// binary or empty, or not text.
+Expected<std::optional<std::string>> TreeImporter::read_checked(const TreeEntry& e) {
+  if (!e.problem.empty()) return skip(e.path, e.problem, e.detail);
+  if (e.size > options_.max_file_size) return skip(e.path, skip_reason::kTooLarge, std::to_string(e.size) + " bytes");
+  auto raw = tree_.read(e.path, options_.max_file_size);
+  if (!raw.ok()) {
+    ErrorCode code = raw.status().code();
+    const char* reason = code == ErrorCode::kInvalidArgument ? skip_reason::kTooLarge : skip_reason::kUnreadable;
+    return skip(e.path, reason, raw.status().message());
+  }
+  if (std::string problem = binary_or_empty(*raw); !problem.empty()) return skip(e.path, problem, "");
+  Utf8Text utf8 = c_source_as_utf8(*raw);
+  if (!utf8.problem.empty()) return skip(e.path, skip_reason::kInvalidUtf8, utf8.problem);
+  if (utf8.transcoded) {
+    ++summary_.transcoded;
+    *raw = std::move(utf8.text);
+  }
+  return std::optional<std::string>(std::move(*raw));
+}
+
+// The kernels a header embeds as string literals, each at `path:NAME`.
+Status TreeImporter::import_embedded(const TreeEntry& e, const std::string& raw) {
+  auto sources = decode_string_literal_sources(raw);
+  if (!sources.ok() || sources->empty())
+    return writer_.add_skip(e.path, skip_reason::kNoSource, sources.ok() ? "" : sources.status().message());
+  int64_t raw_bytes = static_cast<int64_t>(raw.size());  // counted once per header
+  for (auto& s : *sources) {
+    std::string problem = content_problem(s.text);
+    std::string path = e.path + ":" + s.name;
+    if (!problem.empty()) {
+      RETURN_IF_ERROR(writer_.add_skip(path, problem, "decoded string literal"));
+      continue;
+    }
+    ++summary_.accepted;
+    RETURN_IF_ERROR(accept(path, std::move(s.text), raw_bytes, origin_role::kKernel));
+    raw_bytes = 0;
+  }
+  return ok_status();
+}
+
+// A kernel file with its includes inlined; the included files are stored too.
+Status TreeImporter::import_inlined(const TreeEntry& e, std::string raw) {
+  ASSIGN_OR_RETURN(InlineResult inl, inline_includes(includes_, e.path, raw, options_.inline_options));
+  summary_.includes_inlined += inl.inlined;
+  summary_.includes_unresolved += inl.unresolved;
+  summary_.includes_refused += inl.refused;
+  summary_.include_cycles += inl.cycles;
+  summary_.includes_substituted += inl.substituted;
+  if (inl.too_large) {
+    return writer_.add_skip(
+        e.path, skip_reason::kTooLargeInlined,
+        "over " + std::to_string(options_.inline_options.max_output_bytes) + " bytes after inlining");
+  }
+  ++summary_.accepted;
+  const char* role = mentions_kernel(raw) ? origin_role::kKernel : origin_role::kInclude;
+  int64_t n = static_cast<int64_t>(raw.size());
+  RETURN_IF_ERROR(accept(e.path, std::move(raw), n, role));
+  return store_includes(inl.included_paths);
+}
+
+Status TreeImporter::import_file(const TreeEntry& e) {
+  ASSIGN_OR_RETURN(std::optional<std::string> raw, read_checked(e));
+  if (!raw) return ok_status();
+  if (options_.embedded_literals) return import_embedded(e, *raw);
+  return import_inlined(e, std::move(*raw));
+}
+
+// A host file is read and scanned once; its kernel literals are stored as
+// kernels at the host file's path with their lines. A host file without one
+// leaves no row (most C and Java files of a repository).
+Status TreeImporter::import_host_file(const TreeEntry& e) {
+  auto raw = tree_.read(e.path, options_.max_host_file_size);
+  if (!raw.ok() || !binary_or_empty(*raw).empty() || !mentions_kernel(*raw)) return ok_status();
+  ++summary_.host_files_read;
+  summary_.bytes_read += static_cast<int64_t>(raw->size());
+  std::string code = is_valid_utf8(*raw) ? std::move(*raw) : windows1252_to_utf8(*raw);
+  HostScan scan = extract_host_kernels(code, *host_language(e.path));
+  summary_.host_templates += scan.templates;
+  for (HostKernel& k : scan.kernels) {
+    if (!binary_or_empty(k.text).empty() || k.text.size() > options_.max_file_size) continue;
+    ++summary_.host_kernels;
+    ++summary_.accepted;
+    summary_.bytes_stored += static_cast<int64_t>(k.text.size());
+    std::string sha = sha256_hex(k.text);
+    StoredFile f{std::move(sha), std::move(k.text), e.path, "opencl", origin_role::kKernel};
+    f.line_first = k.first_line;
+    f.line_last = k.last_line;
+    RETURN_IF_ERROR(writer_.add_file(std::move(f)));
+  }
+  return ok_status();
+}
+
 }  // namespace
 
-Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const SourceInfo& source,
-                                    const std::string& commit, const ImportOptions& options,
+Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const SourceInfo& source, const std::string& commit,
+                                    const ImportOptions& options,
                                     const std::optional<std::vector<std::string>>& only_paths) {
   ImportSummary summary;
   RETURN_IF_ERROR(ensure_corpus_schema(db));
@@ -178,158 +370,20 @@ Expected<ImportSummary> import_tree(Database& db, SourceTree& tree, const Source
   }
   ASSIGN_OR_RETURN(int64_t source_id, upsert_source(db, source));
   ASSIGN_OR_RETURN(std::vector<TreeEntry> entries, tree.list());
-  std::vector<TreeEntry> chosen, hosts;
-  const bool host_code = options.host_code && !options.embedded_literals;
-  auto is_host = [&](const TreeEntry& e) {
-    return host_code && e.problem.empty() && host_language(e.path) && !matches_globs(e.path, options.globs);
-  };
-  if (only_paths) {
-    std::map<std::string, TreeEntry> by_path;
-    for (auto& e : entries) by_path[e.path] = e;
-    for (const auto& p : *only_paths) {
-      auto it = by_path.find(p);
-      if (it == by_path.end())
-        chosen.push_back({p, 0, skip_reason::kUnreadable, "not a readable file in " + tree.describe()});
-      else if (is_host(it->second)) hosts.push_back(it->second);
-      else chosen.push_back(it->second);
-    }
-  } else {
-    for (auto& e : entries) {
-      if (matches_globs(e.path, options.globs)) chosen.push_back(std::move(e));
-      else if (is_host(e) && e.size <= options.max_host_file_size) hosts.push_back(std::move(e));
-    }
-  }
-  summary.candidates = static_cast<int64_t>(chosen.size());
-  std::set<std::string> chosen_paths, stored_includes;
-  for (const auto& e : chosen) chosen_paths.insert(e.path);
-
-  Progress progress("import " + (source.name.empty() ? source.key : source.name), chosen.size() + hosts.size(), nullptr,
-                    options.progress ? -1 : 0);
-  BatchWriter writer(db, source_id, commit, std::max<size_t>(1, options.batch_size), summary);
-  IncludeCache includes(tree, 256ull << 20);
-  auto accept = [&](const std::string& path, std::string text, int64_t raw_bytes, const char* role) -> Status {
-    summary.bytes_read += raw_bytes;
-    summary.bytes_stored += static_cast<int64_t>(text.size());
-    std::string sha = sha256_hex(text);
-    return writer.add_file({std::move(sha), std::move(text), path, language_of(path), role});
-  };
-  // Files reached through #include, each stored once per source (a selected
-  // file is stored in its own right instead).
-  auto store_includes = [&](const std::vector<std::string>& paths) -> Status {
-    for (const auto& p : paths) {
-      if (chosen_paths.count(p) || !stored_includes.insert(p).second) continue;
-      auto text = includes.read(p, options.inline_options.max_include_bytes);
-      if (!text.ok()) return text.status().with_context("reading included " + p + " again");
-      ++summary.includes_stored;
-      int64_t n = static_cast<int64_t>(text->size());
-      // Stray Windows-1252 bytes in comments and literals become UTF-8; a
-      // header with such bytes in code is stored as found (preprocess refuses it).
-      Utf8Text utf8 = c_source_as_utf8(*text);
-      if (utf8.problem.empty() && utf8.transcoded) {
-        ++summary.transcoded;
-        *text = std::move(utf8.text);
-      }
-      RETURN_IF_ERROR(accept(p, std::move(*text), n, origin_role::kInclude));
-    }
-    return ok_status();
-  };
-
-  for (const TreeEntry& e : chosen) {
+  const Selection selected = select_entries(std::move(entries), tree, options, only_paths);
+  summary.candidates = static_cast<int64_t>(selected.chosen.size());
+  Progress progress("import " + (source.name.empty() ? source.key : source.name),
+                    selected.chosen.size() + selected.hosts.size(), nullptr, options.progress ? -1 : 0);
+  TreeImporter importer(db, tree, source_id, commit, options, selected.chosen, summary);
+  for (const TreeEntry& e : selected.chosen) {
     progress.advance();
-    if (!e.problem.empty()) {
-      RETURN_IF_ERROR(writer.add_skip(e.path, e.problem, e.detail));
-      continue;
-    }
-    if (e.size > options.max_file_size) {
-      RETURN_IF_ERROR(writer.add_skip(e.path, skip_reason::kTooLarge,
-                                      std::to_string(e.size) + " bytes"));
-      continue;
-    }
-    auto raw = tree.read(e.path, options.max_file_size);
-    if (!raw.ok()) {
-      ErrorCode code = raw.status().code();
-      const char* reason = code == ErrorCode::kInvalidArgument ? skip_reason::kTooLarge
-                                                               : skip_reason::kUnreadable;
-      RETURN_IF_ERROR(writer.add_skip(e.path, reason, raw.status().message()));
-      continue;
-    }
-    if (std::string problem = binary_or_empty(*raw); !problem.empty()) {
-      RETURN_IF_ERROR(writer.add_skip(e.path, problem, ""));
-      continue;
-    }
-    Utf8Text utf8 = c_source_as_utf8(*raw);
-    if (!utf8.problem.empty()) {
-      RETURN_IF_ERROR(writer.add_skip(e.path, skip_reason::kInvalidUtf8, utf8.problem));
-      continue;
-    }
-    if (utf8.transcoded) {
-      ++summary.transcoded;
-      *raw = std::move(utf8.text);
-    }
-    if (options.embedded_literals) {
-      auto sources = decode_string_literal_sources(*raw);
-      if (!sources.ok() || sources->empty()) {
-        RETURN_IF_ERROR(writer.add_skip(e.path, skip_reason::kNoSource,
-                                        sources.ok() ? "" : sources.status().message()));
-        continue;
-      }
-      int64_t raw_bytes = static_cast<int64_t>(raw->size());  // counted once per header
-      for (auto& s : *sources) {
-        std::string p2 = content_problem(s.text);
-        std::string path = e.path + ":" + s.name;
-        if (!p2.empty()) {
-          RETURN_IF_ERROR(writer.add_skip(path, p2, "decoded string literal"));
-          continue;
-        }
-        ++summary.accepted;
-        RETURN_IF_ERROR(accept(path, std::move(s.text), raw_bytes, origin_role::kKernel));
-        raw_bytes = 0;
-      }
-      continue;
-    }
-    ASSIGN_OR_RETURN(InlineResult inl, inline_includes(includes, e.path, *raw, options.inline_options));
-    summary.includes_inlined += inl.inlined;
-    summary.includes_unresolved += inl.unresolved;
-    summary.includes_refused += inl.refused;
-    summary.include_cycles += inl.cycles;
-    summary.includes_substituted += inl.substituted;
-    if (inl.too_large) {
-      RETURN_IF_ERROR(writer.add_skip(e.path, skip_reason::kTooLargeInlined,
-                                      "over " + std::to_string(options.inline_options.max_output_bytes) +
-                                          " bytes after inlining"));
-      continue;
-    }
-    ++summary.accepted;
-    const char* role = mentions_kernel(*raw) ? origin_role::kKernel : origin_role::kInclude;
-    int64_t n = static_cast<int64_t>(raw->size());
-    RETURN_IF_ERROR(accept(e.path, std::move(*raw), n, role));
-    RETURN_IF_ERROR(store_includes(inl.included_paths));
+    RETURN_IF_ERROR(importer.import_file(e));
   }
-  // Host files: each is read and scanned once; its kernel literals are
-  // stored as kernels at the host file's path with their lines. A host file
-  // without one leaves no row (most C and Java files of a repository).
-  for (const TreeEntry& e : hosts) {
+  for (const TreeEntry& e : selected.hosts) {
     progress.advance();
-    auto raw = tree.read(e.path, options.max_host_file_size);
-    if (!raw.ok() || !binary_or_empty(*raw).empty() || !mentions_kernel(*raw)) continue;
-    ++summary.host_files_read;
-    summary.bytes_read += static_cast<int64_t>(raw->size());
-    std::string code = is_valid_utf8(*raw) ? std::move(*raw) : windows1252_to_utf8(*raw);
-    HostScan scan = extract_host_kernels(code, *host_language(e.path));
-    summary.host_templates += scan.templates;
-    for (HostKernel& k : scan.kernels) {
-      if (!binary_or_empty(k.text).empty() || k.text.size() > options.max_file_size) continue;
-      ++summary.host_kernels;
-      ++summary.accepted;
-      summary.bytes_stored += static_cast<int64_t>(k.text.size());
-      std::string sha = sha256_hex(k.text);
-      StoredFile f{std::move(sha), std::move(k.text), e.path, "opencl", origin_role::kKernel};
-      f.line_first = k.first_line;
-      f.line_last = k.last_line;
-      RETURN_IF_ERROR(writer.add_file(std::move(f)));
-    }
+    RETURN_IF_ERROR(importer.import_host_file(e));
   }
-  RETURN_IF_ERROR(writer.flush());
+  RETURN_IF_ERROR(importer.flush());
   progress.finish();
   RETURN_IF_ERROR(mark_source_imported(db, source_id, commit));
   return summary;
@@ -369,8 +423,7 @@ Expected<ImportSummary> import_path(Database& db, const std::string& path, const
   ASSIGN_OR_RETURN(auto tree, open_directory_tree(fs::path(real).parent_path().string()));
   source.key = "file:" + real;
   source.kind = "file";
-  auto r = import_tree(db, *tree, source, "", options,
-                       std::vector<std::string>{fs::path(real).filename().string()});
+  auto r = import_tree(db, *tree, source, "", options, std::vector<std::string>{fs::path(real).filename().string()});
   if (!r.ok()) return r.status().with_context("adding " + path);
   return r;
 }

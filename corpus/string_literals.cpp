@@ -6,14 +6,35 @@
 namespace clgen::corpus {
 
 namespace {
-int hex_value(char c) {
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_octal_digit(char c) { return c >= '0' && c <= '7'; }
+}  // namespace
+
+std::optional<char> simple_c_escape(char letter) {
+  switch (letter) {
+    case 'n': return '\n';
+    case 't': return '\t';
+    case 'r': return '\r';
+    case 'a': return '\a';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'v': return '\v';
+    default: return std::nullopt;
+  }
+}
+
+int hex_digit_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
-bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-}  // namespace
+
+uint32_t octal_escape(std::string_view body, size_t& i) {
+  uint32_t v = body[i] - '0';
+  for (int k = 0; k < 2 && i + 1 < body.size() && is_octal_digit(body[i + 1]); ++k) v = v * 8 + (body[++i] - '0');
+  return v;
+}
 
 Expected<std::string> decode_c_escapes(const std::string& body) {
   std::string out;
@@ -26,20 +47,20 @@ Expected<std::string> decode_c_escapes(const std::string& body) {
     }
     if (++i >= body.size()) return parse_error("string literal ends with a backslash");
     char e = body[i];
+    if (auto simple = simple_c_escape(e)) {
+      out += *simple;
+      continue;
+    }
     switch (e) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'v': out += '\v'; break;
-      case '\\': case '"': case '\'': case '?': out += e; break;
+      case '\\':
+      case '"':
+      case '\'':
+      case '?': out += e; break;
       case '\n': break;  // line continuation inside a literal
       case 'x': {
         int v = 0, digits = 0;
-        while (i + 1 < body.size() && hex_value(body[i + 1]) >= 0) {
-          v = v * 16 + hex_value(body[++i]);
+        while (i + 1 < body.size() && hex_digit_value(body[i + 1]) >= 0) {
+          v = v * 16 + hex_digit_value(body[++i]);
           ++digits;
         }
         if (digits == 0 || v > 0xFF) return parse_error("bad \\x escape in string literal");
@@ -47,14 +68,8 @@ Expected<std::string> decode_c_escapes(const std::string& body) {
         break;
       }
       default:
-        if (e >= '0' && e <= '7') {
-          int v = e - '0';
-          for (int k = 0; k < 2 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7'; ++k)
-            v = v * 8 + (body[++i] - '0');
-          out += static_cast<char>(v);
-        } else {
-          return parse_error(std::string("unknown escape \\") + e + " in string literal");
-        }
+        if (!is_octal_digit(e)) return parse_error(std::string("unknown escape \\") + e + " in string literal");
+        out += static_cast<char>(octal_escape(body, i));
     }
   }
   return out;

@@ -2,7 +2,10 @@
 // Bullet3OpenCL's `static const char* rayCastKernelCL = "..." "...";`).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "support/status.h"
@@ -21,5 +24,19 @@ Expected<std::vector<EmbeddedSource>> decode_string_literal_sources(const std::s
 
 // Decodes the body of one C string literal (without its quotes).
 Expected<std::string> decode_c_escapes(const std::string& body);
+
+// The escape pieces that decode_c_escapes shares with the host-code scanner
+// (host_code.h), whose languages decode C's escapes leniently.
+
+// The character a one-letter escape (\n \t \r \a \b \f \v) stands for, or
+// nullopt for any other letter.
+std::optional<char> simple_c_escape(char letter);
+
+// The value of the hexadecimal digit `c`, or -1.
+int hex_digit_value(char c);
+
+// The value of the octal escape whose first digit is body[i] (up to two more
+// digits follow it); `i` is left on its last digit.
+uint32_t octal_escape(std::string_view body, size_t& i);
 
 }  // namespace clgen::corpus

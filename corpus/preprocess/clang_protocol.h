@@ -1,8 +1,9 @@
 // The parent <-> Clang worker protocol: requests are a JSON header line
 // followed by the raw input bytes (so text that is not UTF-8 reaches the
 // worker unchanged); answers are support/worker_answer.h's JSON. Shared by
-// budget.cpp (the parent), clang_worker_main.cpp and the ops other modules
-// send through ClangWorkers::call (the sampler's filter).
+// budget.cpp (the parent), sampler/clang_worker_main.cpp (the worker) and
+// the ops other modules send through ClangWorkers::call (the sampler's
+// filter).
 #pragma once
 
 #include <string>

@@ -108,6 +108,7 @@ struct Definition {
 
 struct Instantiation {
   size_t begin = 0, end = 0;  // offsets of `template` and past the `;`
+  size_t last = 0;            // token index of the `;`
   std::string_view name, mangled;
   std::vector<Param> params;
   std::vector<Param> explicit_types;  // f<float, int>(...)
@@ -159,117 +160,146 @@ bool bind(const Param& tpl, const Param& inst, const std::vector<std::string_vie
   return j == inst.size();
 }
 
-}  // namespace
+// The template definition whose `template` is token `i`: `template <class
+// T, ...>` (type parameters only), then a function with a body. Nothing
+// when it is not of that form.
+std::optional<Definition> read_definition(const std::vector<Token>& t, size_t i) {
+  Definition d;
+  d.begin = t[i].begin;
+  size_t close = closing(t, i + 1);
+  if (close == std::string::npos) return std::nullopt;
+  for (size_t k = i + 2; k < close; k += 3) {
+    if (k + 1 >= close || (t[k].text != "class" && t[k].text != "typename") || !t[k + 1].ident) {
+      return std::nullopt;
+    }
+    if (k + 2 < close && t[k + 2].text != ",") return std::nullopt;
+    d.type_params.push_back(t[k + 1].text);
+  }
+  if (d.type_params.empty()) return std::nullopt;
+  d.head = close + 1;
+  size_t open = parameter_list(t, d.head, t.size());
+  if (open == std::string::npos) return std::nullopt;
+  d.name = open - 1;
+  size_t params_end = closing(t, open);
+  if (params_end == std::string::npos || params_end + 1 >= t.size() || t[params_end + 1].text != "{") {
+    return std::nullopt;
+  }
+  d.params = params_of(t, open, params_end);
+  d.last = closing(t, params_end + 1);
+  if (d.last == std::string::npos) return std::nullopt;
+  d.end = t[d.last].end;
+  return d;
+}
 
-std::optional<std::string> instantiate_kernel_templates(std::string_view text) {
-  if (text.find("mangled_name") == std::string_view::npos) return std::nullopt;
-  const std::string code = scan::without_comments(text, true);
-  const std::vector<Token> t = tokenize(code);
-  std::vector<Definition> defs;
-  std::vector<Instantiation> insts;
+// The explicit instantiation whose `template` is token `i`, named by
+// `mangled_name(...)` in its attributes. Nothing when it is not of that form.
+std::optional<Instantiation> read_instantiation(const std::vector<Token>& t, size_t i) {
+  Instantiation in;
+  in.begin = t[i].begin;
+  size_t semi = i + 1;
+  while (semi < t.size() && t[semi].text != ";" && t[semi].text != "{") ++semi;
+  if (semi >= t.size() || t[semi].text != ";") return std::nullopt;
+  for (size_t k = i + 1; k + 3 < semi; ++k) {
+    if (t[k].text == "mangled_name" && t[k + 1].text == "(" && t[k + 2].ident && t[k + 3].text == ")") {
+      in.mangled = t[k + 2].text;
+    }
+  }
+  size_t open = parameter_list(t, i + 1, semi);
+  if (in.mangled.empty() || open == std::string::npos) return std::nullopt;
+  size_t params_end = closing(t, open);
+  if (params_end == std::string::npos || params_end > semi) return std::nullopt;
+  size_t name = open - 1;
+  if (t[name].text == ">") {
+    // Explicit template arguments: back to the matching `<`.
+    size_t lt = name;
+    for (int depth = 0; lt > i; --lt) {
+      if (t[lt].text == ">") ++depth;
+      if (t[lt].text == "<" && --depth == 0) break;
+    }
+    if (lt <= i + 1 || !t[lt - 1].ident) return std::nullopt;
+    in.explicit_types = params_of_raw(t, lt, name);
+    name = lt - 1;
+  }
+  in.name = t[name].text;
+  in.params = params_of(t, open, params_end);
+  in.last = semi;
+  in.end = t[semi].end;
+  return in;
+}
+
+// Every template definition and instantiation of the tokens, in order;
+// false when a `template` is neither.
+bool read_templates(const std::vector<Token>& t, std::vector<Definition>& defs, std::vector<Instantiation>& insts) {
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i].text != "template") continue;
     if (i + 1 < t.size() && t[i + 1].text == "<") {
-      Definition d;
-      d.begin = t[i].begin;
-      size_t close = closing(t, i + 1);
-      if (close == std::string::npos) return std::nullopt;
-      for (size_t k = i + 2; k < close; k += 3) {
-        if (k + 1 >= close || (t[k].text != "class" && t[k].text != "typename") || !t[k + 1].ident) {
-          return std::nullopt;
-        }
-        if (k + 2 < close && t[k + 2].text != ",") return std::nullopt;
-        d.type_params.push_back(t[k + 1].text);
-      }
-      if (d.type_params.empty()) return std::nullopt;
-      d.head = close + 1;
-      size_t open = parameter_list(t, d.head, t.size());
-      if (open == std::string::npos) return std::nullopt;
-      d.name = open - 1;
-      size_t params_end = closing(t, open);
-      if (params_end == std::string::npos || params_end + 1 >= t.size() || t[params_end + 1].text != "{") {
-        return std::nullopt;
-      }
-      d.params = params_of(t, open, params_end);
-      d.last = closing(t, params_end + 1);
-      if (d.last == std::string::npos) return std::nullopt;
-      d.end = t[d.last].end;
-      defs.push_back(std::move(d));
-      i = defs.back().last;
+      std::optional<Definition> d = read_definition(t, i);
+      if (!d) return false;
+      i = d->last;
+      defs.push_back(std::move(*d));
     } else {
-      Instantiation in;
-      in.begin = t[i].begin;
-      size_t semi = i + 1;
-      while (semi < t.size() && t[semi].text != ";" && t[semi].text != "{") ++semi;
-      if (semi >= t.size() || t[semi].text != ";") return std::nullopt;
-      for (size_t k = i + 1; k + 3 < semi; ++k) {
-        if (t[k].text == "mangled_name" && t[k + 1].text == "(" && t[k + 2].ident && t[k + 3].text == ")") {
-          in.mangled = t[k + 2].text;
-        }
-      }
-      size_t open = parameter_list(t, i + 1, semi);
-      if (in.mangled.empty() || open == std::string::npos) return std::nullopt;
-      size_t params_end = closing(t, open);
-      if (params_end == std::string::npos || params_end > semi) return std::nullopt;
-      size_t name = open - 1;
-      if (t[name].text == ">") {
-        // Explicit template arguments: back to the matching `<`.
-        size_t lt = name;
-        for (int depth = 0; lt > i; --lt) {
-          if (t[lt].text == ">") ++depth;
-          if (t[lt].text == "<" && --depth == 0) break;
-        }
-        if (lt <= i + 1 || !t[lt - 1].ident) return std::nullopt;
-        in.explicit_types = params_of_raw(t, lt, name);
-        name = lt - 1;
-      }
-      in.name = t[name].text;
-      in.params = params_of(t, open, params_end);
-      in.end = t[semi].end;
-      insts.push_back(std::move(in));
-      i = semi;
+      std::optional<Instantiation> in = read_instantiation(t, i);
+      if (!in) return false;
+      i = in->last;
+      insts.push_back(std::move(*in));
     }
   }
-  if (insts.empty()) return std::nullopt;
+  return true;
+}
 
-  // Each instantiation's definition text, with its types and its name.
-  std::vector<std::string> bodies;
-  for (const Instantiation& in : insts) {
-    const Definition* def = nullptr;
-    std::map<std::string_view, std::string> types;
-    for (const Definition& d : defs) {
-      if (d.begin > in.begin || t[d.name].text != in.name || d.params.size() != in.params.size()) continue;
-      std::map<std::string_view, std::string> bound;
-      bool ok = in.explicit_types.size() <= d.type_params.size();
-      for (size_t e = 0; ok && e < in.explicit_types.size(); ++e) {
-        std::string type;
-        for (std::string_view w : in.explicit_types[e]) type += (type.empty() ? "" : " ") + std::string(w);
-        ok = !type.empty();
-        bound[d.type_params[e]] = type;
-      }
-      for (size_t p = 0; ok && p < d.params.size(); ++p) ok = bind(d.params[p], in.params[p], d.type_params, bound);
-      if (ok && bound.size() == d.type_params.size()) {
-        def = &d;
-        types = std::move(bound);
-      }
+// The definition `in` instantiates, with the types its type parameters take
+// (the last one before `in` that matches), or nothing.
+struct Match {
+  const Definition* def = nullptr;
+  std::map<std::string_view, std::string> types;
+};
+std::optional<Match> match_definition(const std::vector<Token>& t, const std::vector<Definition>& defs,
+                                      const Instantiation& in) {
+  Match m;
+  for (const Definition& d : defs) {
+    if (d.begin > in.begin || t[d.name].text != in.name || d.params.size() != in.params.size()) continue;
+    std::map<std::string_view, std::string> bound;
+    bool ok = in.explicit_types.size() <= d.type_params.size();
+    for (size_t e = 0; ok && e < in.explicit_types.size(); ++e) {
+      std::string type;
+      for (std::string_view w : in.explicit_types[e]) type += (type.empty() ? "" : " ") + std::string(w);
+      ok = !type.empty();
+      bound[d.type_params[e]] = type;
     }
-    if (!def) return std::nullopt;
-    std::string body;
-    size_t at = t[def->head].begin;
-    for (size_t k = def->head; k <= def->last; ++k) {
-      std::string_view replacement;
-      if (k == def->name) replacement = in.mangled;
-      else if (auto it = types.find(t[k].text); t[k].ident && it != types.end()) replacement = it->second;
-      if (replacement.empty()) continue;
-      body.append(text.substr(at, t[k].begin - at));
-      body.append(replacement);
-      at = t[k].end;
+    for (size_t p = 0; ok && p < d.params.size(); ++p) ok = bind(d.params[p], in.params[p], d.type_params, bound);
+    if (ok && bound.size() == d.type_params.size()) {
+      m.def = &d;
+      m.types = std::move(bound);
     }
-    body.append(text.substr(at, def->end - at));
-    bodies.push_back(std::move(body));
   }
+  if (!m.def) return std::nullopt;
+  return m;
+}
 
-  // Definitions leave their line breaks; instantiations become their bodies.
+// The definition's text from after `template <...>` written out for one
+// instantiation: its types for the type parameters, `mangled` for its name.
+std::string instantiated_text(std::string_view text, const std::vector<Token>& t, const Match& m,
+                              std::string_view mangled) {
+  const Definition& def = *m.def;
+  std::string body;
+  size_t at = t[def.head].begin;
+  for (size_t k = def.head; k <= def.last; ++k) {
+    std::string_view replacement;
+    if (k == def.name) replacement = mangled;
+    else if (auto it = m.types.find(t[k].text); t[k].ident && it != m.types.end()) replacement = it->second;
+    if (replacement.empty()) continue;
+    body.append(text.substr(at, t[k].begin - at));
+    body.append(replacement);
+    at = t[k].end;
+  }
+  body.append(text.substr(at, def.end - at));
+  return body;
+}
+
+// `text` with the definitions reduced to their line breaks and each
+// instantiation replaced by its body (`bodies`, in the order of `insts`).
+std::string with_edits(std::string_view text, const std::vector<Definition>& defs,
+                       const std::vector<Instantiation>& insts, std::vector<std::string> bodies) {
   struct Edit {
     size_t begin, end;
     std::string with;
@@ -293,6 +323,25 @@ std::optional<std::string> instantiate_kernel_templates(std::string_view text) {
   }
   out.append(text.substr(at));
   return out;
+}
+
+}  // namespace
+
+std::optional<std::string> instantiate_kernel_templates(std::string_view text) {
+  if (text.find("mangled_name") == std::string_view::npos) return std::nullopt;
+  const std::string code = scan::without_comments(text, true);
+  const std::vector<Token> t = tokenize(code);
+  std::vector<Definition> defs;
+  std::vector<Instantiation> insts;
+  if (!read_templates(t, defs, insts) || insts.empty()) return std::nullopt;
+  // Each instantiation's definition text, with its types and its name.
+  std::vector<std::string> bodies;
+  for (const Instantiation& in : insts) {
+    std::optional<Match> m = match_definition(t, defs, in);
+    if (!m) return std::nullopt;
+    bodies.push_back(instantiated_text(text, t, *m, in.mangled));
+  }
+  return with_edits(text, defs, insts, std::move(bodies));
 }
 
 std::string with_kernel_templates_instantiated(std::string_view text) {

@@ -23,12 +23,9 @@ constexpr const char* kPassesVersion = "7";
 
 const char* rewrite_status_name(RewriteStatus status) {
   switch (status) {
-    case RewriteStatus::kOk:
-      return "ok";
-    case RewriteStatus::kRejected:
-      return "rejected";
-    case RewriteStatus::kRewriteBug:
-      return "rewrite_bug";
+    case RewriteStatus::kOk: return "ok";
+    case RewriteStatus::kRejected: return "rejected";
+    case RewriteStatus::kRewriteBug: return "rewrite_bug";
   }
   return "?";
 }
@@ -48,6 +45,29 @@ std::string preprocessor_version(const CompileOptions& options) {
 
 namespace {
 
+// A result of either entry point that carries only its verdict: a rejection
+// or a rewrite bug, with its category and reason.
+template <typename Result>
+Result verdict(RewriteStatus status, std::string category, std::string reason) {
+  Result r;
+  r.status = status;
+  r.category = std::move(category);
+  r.reason = std::move(reason);
+  return r;
+}
+
+// The rejection that the failed compile `c` stands for.
+template <typename Result>
+Result rejection(const CompileResult& c) {
+  return verdict<Result>(RewriteStatus::kRejected, c.category, c.reason);
+}
+
+// A rewrite bug: `pass` failed with `st`.
+template <typename Result = RewriteResult>
+Result bug(const char* pass, const Status& st) {
+  return verdict<Result>(RewriteStatus::kRewriteBug, pass, st.message());
+}
+
 // The file a missing fragment's statement in `text` names (corpus::
 // kMissingFragment, written by the include inliner), or nothing.
 std::optional<std::string> missing_fragment(std::string_view text) {
@@ -59,30 +79,21 @@ std::optional<std::string> missing_fragment(std::string_view text) {
 }
 
 RewriteResult missing_fragment_rejection(const std::string& name) {
-  RewriteResult r;
-  r.status = RewriteStatus::kRejected;
-  r.category = category::kIncludeNotFound;
-  r.reason = "its code includes a file the corpus lacks: " + name;
-  return r;
+  return verdict<RewriteResult>(RewriteStatus::kRejected, category::kIncludeNotFound,
+                                "its code includes a file the corpus lacks: " + name);
 }
 
-RewriteResult bug(const char* pass, const Status& st) {
-  RewriteResult r;
-  r.status = RewriteStatus::kRewriteBug;
-  r.category = pass;
-  r.reason = st.message();
-  return r;
+// Pass 1, timed as "expand".
+Expected<std::string> timed_expand(std::string_view text, const CompileOptions& opts) {
+  PassTimer timer("expand");
+  return expand_main_file(text, opts);
 }
 
 // Passes 1 to 3; `failed` names the pass that failed. Pass 3 parses the
 // output of pass 2 in full, so a qualifier that pass 2 broke fails there.
-Expected<std::string> expand_and_rename(std::string_view text, const CompileOptions& opts,
-                                        const char*& failed) {
+Expected<std::string> expand_and_rename(std::string_view text, const CompileOptions& opts, const char*& failed) {
   failed = "expand";
-  Expected<std::string> expanded = [&] {
-    PassTimer timer("expand");
-    return expand_main_file(text, opts);
-  }();
+  Expected<std::string> expanded = timed_expand(text, opts);
   if (!expanded) return expanded.status();
   failed = "rename";
   PassTimer timer("rename");
@@ -102,20 +113,17 @@ RewriteResult finish(const std::string& renamed, const CompileOptions& opts) {
     PassTimer timer("final_compile");
     return compile(*formatted, opts);
   }();
-  RewriteResult r;
   // An input within the size limit whose macros expand it past the limit is
   // rejected for its size, not a rewrite bug.
   if (!again.ok && (again.category == category::kNoKernel || again.category == category::kTooFewInstructions ||
                     again.category == category::kPtxError || again.category == category::kInputTooLarge)) {
-    r.status = RewriteStatus::kRejected;
-    r.category = again.category;
-    r.reason = again.reason;
-    return r;
+    return rejection<RewriteResult>(again);
   }
   if (!again.ok) {
-    return bug("recompile", parse_error("the rewritten text does not compile: [" +
-                                        again.category + "] " + again.reason));
+    return bug("recompile",
+               parse_error("the rewritten text does not compile: [" + again.category + "] " + again.reason));
   }
+  RewriteResult r;
   r.status = RewriteStatus::kOk;
   r.text = std::move(*formatted);
   r.kernels = std::move(again.kernels);
@@ -169,8 +177,7 @@ Check check_input(std::string_view text, const Status& pass_failure, const Compi
 std::optional<InferredNames> inferred_for(std::string_view text, const Check& rejected, const CompileOptions& options) {
   const CompileResult& rejection = rejected.result;
   if (!options.infer_names) return std::nullopt;
-  if (rejection.category != category::kUndeclaredIdentifier &&
-      rejection.category != category::kUnknownTypeName) {
+  if (rejection.category != category::kUndeclaredIdentifier && rejection.category != category::kUnknownTypeName) {
     return std::nullopt;
   }
   PassTimer timer("inference");
@@ -190,9 +197,9 @@ std::optional<InferredNames> inferred_for(std::string_view text, const Check& re
 bool may_need_opencl20(const CompileResult& rejection, const CompileOptions& options) {
   if (!options.opencl20_fallback || options.opencl20) return false;
   static const char* const kHints[] = {
-      "atomic_", "memory_order", "memory_scope", "linear_id", "enqueue", "sub_group", "work_group_", "half",
-      "cl_khr_", "generic", "is ambiguous", "opencl c version", "pipe", "to_global", "to_local", "to_private",
-      "ndrange", "clk_event", "queue_t", "reserve_id", "double"};
+      "atomic_",  "memory_order", "memory_scope", "linear_id",    "enqueue",          "sub_group",  "work_group_",
+      "half",     "cl_khr_",      "generic",      "is ambiguous", "opencl c version", "pipe",       "to_global",
+      "to_local", "to_private",   "ndrange",      "clk_event",    "queue_t",          "reserve_id", "double"};
   std::string reason = rejection.reason;
   for (char& c : reason) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const char* hint : kHints) {
@@ -212,20 +219,20 @@ void mark_opencl20(FileRewriteResult& r) {
   for (RewriteResult& k : r.kernels) k.opencl20 = true;
 }
 
-// The second chances of an input rejected for `first`: `pass` (rewrite or
+// The verdict on an input rejected for `checked`: `pass` (rewrite or
 // rewrite_kernels) again over the input with inferred definitions of its
-// missing names, or else as OpenCL C 2.0. Nothing when neither applies or
-// neither gets past the rejection.
+// missing names, or else as OpenCL C 2.0, when either applies and gets past
+// the rejection; otherwise the rejection.
 template <typename Result, typename Pass>
-std::optional<Result> second_chance(std::string_view text, const Check& checked, const CompileOptions& options,
-                                    const CompileOptions& check, Pass pass) {
+Result rejected_input(std::string_view text, const Check& checked, const CompileOptions& options,
+                      const CompileOptions& check, Pass pass) {
   const CompileResult& first = checked.result;
   if (auto names = inferred_for(text, checked, check)) {
     CompileOptions again = options;
     again.infer_names = false;
     PassTimer span("(span) after inference", true);
     Result with = pass(names->prelude + std::string(text), again);
-    if (with.status == RewriteStatus::kRejected && with.category == first.category) return std::nullopt;
+    if (with.status == RewriteStatus::kRejected && with.category == first.category) return rejection<Result>(first);
     mark_inferred(with, names->prelude);
     return with;
   }
@@ -234,29 +241,28 @@ std::optional<Result> second_chance(std::string_view text, const Check& checked,
     cl20.opencl20 = true;
     PassTimer span("(span) as OpenCL C 2.0", true);
     Result with = pass(text, cl20);
-    if (with.status == RewriteStatus::kRejected) return std::nullopt;
+    if (with.status == RewriteStatus::kRejected) return rejection<Result>(first);
     mark_opencl20(with);
     return with;
   }
-  return std::nullopt;
+  return rejection<Result>(first);
 }
 
-}  // namespace
-
-RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
-  PassTimer timer("rewrite (rest)");     // what the passes' own timers leave
-  text = without_byte_order_mark(text);  // inference puts its definitions before the text
+// What both entry points do first: `timer_name`'s timer takes what the
+// passes' own timers leave, the input loses its byte-order mark (inference
+// puts its definitions before the text), and an input over the size limit
+// is rejected for its compile's first error; `rest` rewrites any other.
+template <typename Result, typename Rest>
+Result rewrite_entry(const char* timer_name, std::string_view text, const CompileOptions& options, Rest rest) {
+  PassTimer timer(timer_name);
+  text = without_byte_order_mark(text);
   const RewriteOptions ro(options);
-  const CompileOptions& opts = ro.passes;
-  const CompileOptions& check = ro.check;
-  RewriteResult r;
-  auto rejected = [&](const CompileResult& c) {
-    r.status = RewriteStatus::kRejected;
-    r.category = c.category;
-    r.reason = c.reason;
-    return r;
-  };
-  if (text.size() > kMaxInputBytes) return rejected(compile(text, check));
+  if (text.size() > kMaxInputBytes) return rejection<Result>(compile(text, ro.check));
+  return rest(text, options, ro);
+}
+
+// rewrite() of an input within the size limit.
+RewriteResult rewrite_within_limit(std::string_view text, const CompileOptions& options, const RewriteOptions& ro) {
   if (auto name = missing_fragment(text)) return missing_fragment_rejection(*name);
   // The rename pass parses the expanded input in full, which is the check
   // the input needs: the input itself is compiled only when a pass fails,
@@ -265,130 +271,128 @@ RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
   // the shim). Code is generated once, for the result (the passes preserve
   // what the kernels compute, so its instruction count and kernels are the
   // input's).
-  CompileOptions pass_opts = opts;
+  CompileOptions pass_opts = ro.passes;
   pass_opts.shim = false;
   const char* failed = "";
   Expected<std::string> renamed = expand_and_rename(text, pass_opts, failed);
   if (!renamed) {
-    const Check checked = check_input(text, renamed.status(), options, check);
-    const CompileResult& first = checked.result;
-    if (!first.ok) {
+    const Check checked = check_input(text, renamed.status(), options, ro.check);
+    if (!checked.result.ok) {
       auto pass = [](std::string_view t, const CompileOptions& o) { return rewrite(t, o); };
-      if (auto with = second_chance<RewriteResult>(text, checked, options, check, pass)) return std::move(*with);
-      return rejected(first);
+      return rejected_input<RewriteResult>(text, checked, options, ro.check, pass);
     }
-    if (!first.used_shim) return bug(failed, renamed.status());
+    if (!checked.result.used_shim) return bug(failed, renamed.status());
     pass_opts.shim = true;
     renamed = expand_and_rename(text, pass_opts, failed);
     if (!renamed) return bug(failed, renamed.status());
   }
-  return finish(*renamed, opts);
+  return finish(*renamed, ro.passes);
 }
 
-FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& options) {
-  PassTimer timer("rewrite_kernels (rest)");  // what the passes' own timers leave
-  text = without_byte_order_mark(text);  // inference puts its definitions before the text
-  const RewriteOptions ro(options);
-  const CompileOptions& opts = ro.passes;
-  const CompileOptions& check = ro.check;
-  FileRewriteResult r;
-  auto rejected = [&](const CompileResult& c) {
-    r.status = RewriteStatus::kRejected;
-    r.category = c.category;
-    r.reason = c.reason;
-    return r;
-  };
-  auto file_bug = [&](const char* pass, const Status& st) {
-    r.status = RewriteStatus::kRewriteBug;
-    r.category = pass;
-    r.reason = st.message();
-    return r;
-  };
-  if (text.size() > kMaxInputBytes) return rejected(compile(text, check));
-  // As in rewrite(): extraction parses the expanded input in full, which is
-  // the file's check; the input is compiled only when that fails.
-  CompileOptions pass_opts = opts;
-  pass_opts.shim = false;
-  const char* failed = "";
-  size_t expanded_bytes = 0;
-  auto expand_and_extract = [&]() -> Expected<std::vector<ExtractedKernel>> {
-    failed = "expand";
-    Expected<std::string> expanded = [&] {
-      PassTimer timer("expand");
-      return expand_main_file(text, pass_opts);
-    }();
-    if (!expanded) return expanded.status();
-    failed = "extract";
-    expanded_bytes = expanded->size();
-    PassTimer timer("extract");
-    return extract_kernels(*expanded, pass_opts);
-  };
-  // Macros can expand an input within the limit past it (sgminer's hash
-  // rounds): a rejection of the input, not a rewrite bug.
-  auto expanded_too_large = [&] {
-    r.status = RewriteStatus::kRejected;
-    r.category = category::kInputTooLarge;
-    r.reason = "its macros expand it to " + std::to_string(expanded_bytes) + " bytes, beyond the limit of " +
-               std::to_string(kMaxInputBytes);
-    return r;
-  };
-  Expected<std::vector<ExtractedKernel>> kernels = expand_and_extract();
-  std::optional<Check> checked;  // the input's check, once compiled
-  if (!kernels) {
-    checked = check_input(text, kernels.status(), options, check);
-    const CompileResult& first = checked->result;
-    if (!first.ok) {
-      auto pass = [](std::string_view t, const CompileOptions& o) { return rewrite_kernels(t, o); };
-      if (auto with = second_chance<FileRewriteResult>(text, *checked, options, check, pass)) return std::move(*with);
-      return rejected(first);
-    }
-    if (expanded_bytes > kMaxInputBytes) return expanded_too_large();
-    if (!first.used_shim) return file_bug(failed, kernels.status());
-    pass_opts.shim = true;
-    kernels = expand_and_extract();
-    if (!kernels) return expanded_bytes > kMaxInputBytes ? expanded_too_large() : file_bug(failed, kernels.status());
+// Pass 1 and the split into kernels; `failed` names the pass that failed,
+// `expanded_bytes` the size of a successful expansion.
+Expected<std::vector<ExtractedKernel>> expand_and_extract(std::string_view text, const CompileOptions& opts,
+                                                          const char*& failed, size_t& expanded_bytes) {
+  failed = "expand";
+  Expected<std::string> expanded = timed_expand(text, opts);
+  if (!expanded) return expanded.status();
+  failed = "extract";
+  expanded_bytes = expanded->size();
+  PassTimer timer("extract");
+  return extract_kernels(*expanded, opts);
+}
+
+// Macros can expand an input within the limit past it (sgminer's hash
+// rounds): a rejection of the input, not a rewrite bug.
+FileRewriteResult expanded_too_large(size_t expanded_bytes) {
+  return verdict<FileRewriteResult>(RewriteStatus::kRejected, category::kInputTooLarge,
+                                    "its macros expand it to " + std::to_string(expanded_bytes) +
+                                        " bytes, beyond the limit of " + std::to_string(kMaxInputBytes));
+}
+
+// The verdict on a file without kernels: the input's own first error, when
+// it has one that the expanded text lost (a `#line` directive hides the
+// input's lines from pass 1), else no kernel. `checked`: the input's check,
+// when it was compiled already.
+FileRewriteResult no_kernel(std::string_view text, const std::optional<Check>& checked, const CompileOptions& check) {
+  std::optional<CompileResult> own;
+  if (!checked) {
+    PassTimer timer("check");
+    own = compile(text, check);
   }
-  if (kernels->empty()) {
-    // The input's own first error, when it has one that the expanded text
-    // lost (a `#line` directive hides the input's lines from pass 1).
-    if (!checked) {
-      PassTimer timer("check");
-      checked = Check{compile(text, check), std::nullopt};
-    }
-    const CompileResult& first = checked->result;
-    if (!first.ok) return rejected(first);
-    r.status = RewriteStatus::kRejected;
-    r.category = category::kNoKernel;
-    r.reason = "no kernel function";
-    return r;
-  }
-  r.status = RewriteStatus::kOk;
-  for (ExtractedKernel& k : *kernels) {
-    if (auto name = missing_fragment(k.text)) {
-      RewriteResult one = missing_fragment_rejection(*name);
-      one.kernel_name = std::move(k.name);
-      r.kernels.push_back(std::move(one));
-      continue;
-    }
+  const CompileResult& first = checked ? checked->result : *own;
+  if (!first.ok) return rejection<FileRewriteResult>(first);
+  return verdict<FileRewriteResult>(RewriteStatus::kRejected, category::kNoKernel, "no kernel function");
+}
+
+// One extracted kernel through the rest of the pipeline (qualifiers, rename,
+// format, compile), classified as rewrite() classifies.
+RewriteResult rewrite_extracted(ExtractedKernel& k, const CompileOptions& pass_opts, const RewriteOptions& ro) {
+  RewriteResult one;
+  if (auto name = missing_fragment(k.text)) {
+    one = missing_fragment_rejection(*name);
+  } else {
     Expected<std::string> renamed = [&] {
       PassTimer timer("rename");
       return rename_identifiers(canonicalize_qualifiers(k.text), pass_opts);
     }();
-    RewriteResult one;
     if (!renamed) {
       // The extracted text itself may be what fails.
       PassTimer timer("check");
-      CompileResult alone = compile(k.text, check);
-      one = alone.ok ? bug("rename", renamed.status())
-                     : bug("extract", parse_error("the extracted kernel does not compile: [" +
-                                                  alone.category + "] " + alone.reason));
+      CompileResult alone = compile(k.text, ro.check);
+      one = alone.ok
+                ? bug("rename", renamed.status())
+                : bug("extract",
+                      parse_error("the extracted kernel does not compile: [" + alone.category + "] " + alone.reason));
     } else {
-      one = finish(*renamed, opts);
+      one = finish(*renamed, ro.passes);
     }
-    one.kernel_name = std::move(k.name);
-    r.kernels.push_back(std::move(one));
   }
+  one.kernel_name = std::move(k.name);
+  return one;
+}
+
+// rewrite_kernels() of an input within the size limit.
+FileRewriteResult rewrite_kernels_within_limit(std::string_view text, const CompileOptions& options,
+                                               const RewriteOptions& ro) {
+  // As in rewrite(): extraction parses the expanded input in full, which is
+  // the file's check; the input is compiled only when that fails.
+  CompileOptions pass_opts = ro.passes;
+  pass_opts.shim = false;
+  const char* failed = "";
+  size_t expanded_bytes = 0;
+  Expected<std::vector<ExtractedKernel>> kernels = expand_and_extract(text, pass_opts, failed, expanded_bytes);
+  std::optional<Check> checked;  // the input's check, once compiled
+  if (!kernels) {
+    checked = check_input(text, kernels.status(), options, ro.check);
+    if (!checked->result.ok) {
+      auto pass = [](std::string_view t, const CompileOptions& o) { return rewrite_kernels(t, o); };
+      return rejected_input<FileRewriteResult>(text, *checked, options, ro.check, pass);
+    }
+    if (expanded_bytes > kMaxInputBytes) return expanded_too_large(expanded_bytes);
+    if (!checked->result.used_shim) return bug<FileRewriteResult>(failed, kernels.status());
+    pass_opts.shim = true;
+    kernels = expand_and_extract(text, pass_opts, failed, expanded_bytes);
+    if (!kernels) {
+      return expanded_bytes > kMaxInputBytes ? expanded_too_large(expanded_bytes)
+                                             : bug<FileRewriteResult>(failed, kernels.status());
+    }
+  }
+  if (kernels->empty()) return no_kernel(text, checked, ro.check);
+  FileRewriteResult r;
+  r.status = RewriteStatus::kOk;
+  for (ExtractedKernel& k : *kernels) r.kernels.push_back(rewrite_extracted(k, pass_opts, ro));
   return r;
+}
+
+}  // namespace
+
+RewriteResult rewrite(std::string_view text, const CompileOptions& options) {
+  return rewrite_entry<RewriteResult>("rewrite (rest)", text, options, rewrite_within_limit);
+}
+
+FileRewriteResult rewrite_kernels(std::string_view text, const CompileOptions& options) {
+  return rewrite_entry<FileRewriteResult>("rewrite_kernels (rest)", text, options, rewrite_kernels_within_limit);
 }
 
 }  // namespace clgen::preprocess

@@ -27,7 +27,7 @@
 //                          and scalar arguments), e.g. `a[i] = 0`.
 // Anything it cannot follow (a global pointer passed to a function of the
 // program, a store through a cast) counts as useful: the check only removes
-// kernels it can prove useless. docs/SAMPLER.md gives the rules.
+// kernels it can prove useless. docs/PREPROCESS.md gives the rules.
 #pragma once
 
 #include <string>
