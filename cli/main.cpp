@@ -15,6 +15,11 @@
 #include "support/log.h"
 #include "support/version.h"
 
+#if defined(CLGEN_HAVE_TORCH) && defined(CLGEN_HAVE_CLANG)
+#include "features/static_features.h"
+#include "model/feature_prefix.h"
+#endif
+
 #ifdef CLGEN_HAVE_REALISM
 namespace clgen::cli {
 // `clgen eval realism` (cli/cmd_eval.cpp).
@@ -48,6 +53,18 @@ std::string one_line(std::string text) {
   return text;
 }
 
+// The model reads kernels' static features (training.feature_prefix) through
+// an extractor the program gives it: the features module sits above the model.
+void install_feature_extractor() {
+#if defined(CLGEN_HAVE_TORCH) && defined(CLGEN_HAVE_CLANG)
+  clgen::model::set_kernel_feature_extractor([](const std::string& text) -> std::optional<clgen::model::FeatureVector> {
+    auto rows = clgen::features::extract_static_features(text, "kernel");
+    if (!rows.ok() || rows->empty()) return std::nullopt;
+    return clgen::features::grewe_vector(rows->front());
+  });
+#endif
+}
+
 int run(int argc, char** argv) {
   using namespace clgen;
   CLI::App app{"clgen: deep-learning benchmark synthesizer for OpenCL", "clgen"};
@@ -59,12 +76,12 @@ int run(int argc, char** argv) {
 
   cli::GlobalOptions global;
   bool verbose = false, quiet = false;
-  app.add_option("--workspace", global.workspace,
-                 "Workspace directory holding the database, models and samples")
+  app.add_option("--workspace", global.workspace, "Workspace directory holding the database, models and samples")
       ->capture_default_str();
   app.add_flag("-v,--verbose", verbose, "Print debug messages");
   app.add_flag("-q,--quiet", quiet, "Print only warnings and errors");
 
+  install_feature_extractor();
   cli::Action action;
   cli::add_devices_command(app, global, action);
   cli::add_version_command(app, global, action);
@@ -123,16 +140,14 @@ int run(int argc, char** argv) {
     if (extra.empty()) {
       std::fprintf(stderr, "clgen: a command is required\n%s", app.help().c_str());
     } else {
-      std::fprintf(stderr, "clgen: unknown command '%s' (see 'clgen --help')\n",
-                   extra.front().c_str());
+      std::fprintf(stderr, "clgen: unknown command '%s' (see 'clgen --help')\n", extra.front().c_str());
     }
     return kExitUsage;
   }
   for (const CLI::App* sub : app.get_subcommands()) {
     if (!sub->remaining().empty()) {
-      std::fprintf(stderr, "clgen %s: unexpected argument '%s' (see 'clgen %s --help')\n",
-                   sub->get_name().c_str(), sub->remaining().front().c_str(),
-                   sub->get_name().c_str());
+      std::fprintf(stderr, "clgen %s: unexpected argument '%s' (see 'clgen %s --help')\n", sub->get_name().c_str(),
+                   sub->remaining().front().c_str(), sub->get_name().c_str());
       return kExitUsage;
     }
   }

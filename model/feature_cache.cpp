@@ -1,15 +1,13 @@
 // The Grewe features of corpus kernels for conditioned training, cached in
-// the workspace's `kernel_features` table by the kernel's sha256.
+// the workspace's `kernel_features` table by the kernel's sha256. The
+// features themselves come from an extractor the caller supplies.
 #include <future>
+#include <mutex>
 
 #include <fmt/format.h>
 
 #include "model/feature_prefix.h"
 #include "support/thread_pool.h"
-
-#ifdef CLGEN_MODEL_HAS_FEATURES
-#include "features/static_features.h"
-#endif
 
 namespace clgen::model {
 
@@ -19,15 +17,33 @@ namespace {
 // in features/static_features.cpp changes.
 constexpr int64_t kFeatureVersion = 1;
 
-#ifdef CLGEN_MODEL_HAS_FEATURES
-std::optional<FeatureVector> grewe_of(const std::string& text) {
-  auto rows = features::extract_static_features(text, "kernel");
-  if (!rows.ok() || rows->empty()) return std::nullopt;
-  return features::grewe_vector(rows->front());
+// What set_kernel_feature_extractor installed.
+struct Installed {
+  std::mutex mutex;
+  KernelFeatureExtractor extract;
+};
+Installed& installed() {
+  static Installed one;
+  return one;
 }
-#endif
 
 }  // namespace
+
+void set_kernel_feature_extractor(KernelFeatureExtractor extract) {
+  std::lock_guard<std::mutex> lock(installed().mutex);
+  installed().extract = std::move(extract);
+}
+
+Expected<std::vector<std::optional<FeatureVector>>> cached_kernel_features(Database& db,
+                                                                           const std::vector<std::string>& sha256,
+                                                                           const std::vector<std::string>& texts) {
+  KernelFeatureExtractor extract;
+  {
+    std::lock_guard<std::mutex> lock(installed().mutex);
+    extract = installed().extract;
+  }
+  return cached_kernel_features(db, sha256, texts, extract);
+}
 
 Status ensure_feature_cache_schema(Database& db) {
   return db.exec(R"sql(
@@ -41,7 +57,8 @@ CREATE TABLE IF NOT EXISTS kernel_features(
 
 Expected<std::vector<std::optional<FeatureVector>>> cached_kernel_features(Database& db,
                                                                            const std::vector<std::string>& sha256,
-                                                                           const std::vector<std::string>& texts) {
+                                                                           const std::vector<std::string>& texts,
+                                                                           const KernelFeatureExtractor& extract) {
   if (sha256.size() != texts.size())
     return invalid_argument(fmt::format("kernel features: {} hashes for {} texts", sha256.size(), texts.size()));
   RETURN_IF_ERROR(ensure_feature_cache_schema(db));
@@ -66,16 +83,14 @@ Expected<std::vector<std::optional<FeatureVector>>> cached_kernel_features(Datab
     }
   }
   if (missing.empty()) return out;
-#ifdef CLGEN_MODEL_HAS_FEATURES
+  if (!extract)
+    return unavailable("training.feature_prefix needs the Grewe features, and clgen was built without Clang");
   {
     ThreadPool pool;
     std::vector<std::future<std::optional<FeatureVector>>> parts;
-    for (size_t i : missing) parts.push_back(pool.submit([&texts, i] { return grewe_of(texts[i]); }));
+    for (size_t i : missing) parts.push_back(pool.submit([&extract, &texts, i] { return extract(texts[i]); }));
     for (size_t k = 0; k < missing.size(); ++k) out[missing[k]] = parts[k].get();
   }
-#else
-  return unavailable("training.feature_prefix needs the Grewe features, and clgen was built without Clang");
-#endif
   ASSIGN_OR_RETURN(Transaction tx, Transaction::begin(db));
   ASSIGN_OR_RETURN(auto ins, db.prepare("INSERT OR REPLACE INTO kernel_features(sha256, version, comp, rational, mem, "
                                         "localmem, coalesced, atomic) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));

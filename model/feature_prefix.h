@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,13 +47,29 @@ inline constexpr const char* kFeatureHeadersFile = "feature_headers.tsv";
 std::string header_counts_tsv(const HeaderCounts& counts);
 Expected<HeaderCounts> parse_header_counts_tsv(std::string_view text, const std::string& origin);
 
-// The Grewe features of each text (its first kernel's, as the sampler's
-// filter counts a sample's), nullopt where extraction fails (code that is
-// not OpenCL C 1.2, no kernel). Read from the `kernel_features` table by
-// each text's sha256 and computed, on all cores, for the texts it lacks,
-// which are then stored (failures too), so a second training over the same
-// corpus computes nothing. Fails on database errors, and with kUnavailable
-// when clgen is built without Clang.
+// The Grewe features of a text's first kernel, as the sampler's filter
+// counts a sample's (features/static_features.h), nullopt where extraction
+// fails (code that is not OpenCL C 1.2, no kernel). The features library
+// sits above this one, so the code that links both supplies it. Called from
+// several threads at once.
+using KernelFeatureExtractor = std::function<std::optional<FeatureVector>(const std::string& text)>;
+
+// The extractor cached_kernel_features uses when given none (so
+// read_training_set's); none until a program installs one. Install it at
+// start-up, before any training set is read.
+void set_kernel_feature_extractor(KernelFeatureExtractor extract);
+
+// The Grewe features of each text, as `extract` gives them. Read from the
+// `kernel_features` table by each text's sha256 and computed, on all cores,
+// for the texts it lacks, which are then stored (failures too), so a second
+// training over the same corpus computes nothing. Fails on database errors,
+// and with kUnavailable when texts lack features and `extract` is empty
+// (clgen built without Clang).
+Expected<std::vector<std::optional<FeatureVector>>> cached_kernel_features(Database& db,
+                                                                           const std::vector<std::string>& sha256,
+                                                                           const std::vector<std::string>& texts,
+                                                                           const KernelFeatureExtractor& extract);
+// The same with the installed extractor (set_kernel_feature_extractor).
 Expected<std::vector<std::optional<FeatureVector>>> cached_kernel_features(Database& db,
                                                                            const std::vector<std::string>& sha256,
                                                                            const std::vector<std::string>& texts);

@@ -1,8 +1,7 @@
 // Sampling streams over the LSTM: a hidden state per stream.
-#include <map>
+#include <algorithm>
 
-#include "model/sampling_batch_impl.h"
-#include "model/torch_error.h"
+#include "model/batch_common.h"
 
 namespace clgen::model {
 
@@ -11,39 +10,25 @@ namespace {
 class LstmBatch : public SamplingBatch::Impl {
  public:
   LstmBatch(LanguageModel::Impl& m, int n) {
-    model = &m;
-    streams = n;
+    init_batch(*this, m, n);
     state = m.lstm->zero_state(n, m.device);
-    next = torch::zeros({n, m.vocab_size}, torch::TensorOptions().device(m.device));
-    fed.assign(size_t(n), false);
   }
 
   Status feed_tokens(int stream, const std::vector<Token>& tokens) override {
     RETURN_IF_ERROR(check_stream(stream));
     RETURN_IF_ERROR(check_tokens(tokens));
-    try {
-      torch::NoGradGuard no_grad;
-      auto it = cached.find(tokens);
-      if (it == cached.end()) {
+    return without_grad("feeding stream", [&] {
+      const Start& start = starts.get(tokens, [&] {
         std::vector<Token> all = primed(tokens);
-        auto ids = torch::tensor(std::vector<int64_t>(all.begin(), all.end()), torch::kInt64)
-                       .reshape({int64_t(all.size()), 1})
-                       .to(model->device);
-        LstmState zero = model->lstm->zero_state(1, model->device);
-        auto [last, st] = run(ids, zero);
-        if (cached.size() >= kCachedStarts) cached.clear();
-        it = cached.emplace(tokens, Start{st, last}).first;
-      }
-      const Start& start = it->second;
+        auto [last, st] =
+            run(token_tensor(all, {int64_t(all.size()), 1}, model->device), model->lstm->zero_state(1, model->device));
+        return Start{st, last};
+      });
       std::get<0>(state).narrow(1, stream, 1).copy_(std::get<0>(start.state));
       std::get<1>(state).narrow(1, stream, 1).copy_(std::get<1>(start.state));
-      next[stream].copy_(start.next[0]);
-      fed[size_t(stream)] = true;
-      if (!saved.empty()) saved[size_t(stream)] = false;  // a new text: what it saved before is another sample's
-    } catch (const std::exception& e) {
-      return internal_error(std::string("feeding stream: ") + torch_error_text(e));
-    }
-    return ok_status();
+      finish_feed(*this, stream, start.next);
+      return ok_status();
+    });
   }
 
   // Every stream gets the same text: it runs once and its state is copied.
@@ -53,10 +38,7 @@ class LstmBatch : public SamplingBatch::Impl {
   }
 
   Status save(const std::vector<int>& list) override {
-    if (list.empty()) return ok_status();
-    try {
-      torch::NoGradGuard no_grad;
-      ASSIGN_OR_RETURN(torch::Tensor idx, stream_index(list, false));
+    return for_listed_streams(*this, list, false, "saving stream states", [&](const torch::Tensor& idx) {
       if (saved.empty()) {
         saved_state = {torch::zeros_like(std::get<0>(state)), torch::zeros_like(std::get<1>(state))};
         saved_next = torch::zeros_like(next);
@@ -66,43 +48,30 @@ class LstmBatch : public SamplingBatch::Impl {
       std::get<1>(saved_state).index_copy_(1, idx, std::get<1>(state).index_select(1, idx));
       saved_next.index_copy_(0, idx, next.index_select(0, idx));
       for (int s : list) saved[size_t(s)] = true;
-    } catch (const std::exception& e) {
-      return internal_error(std::string("saving stream states: ") + torch_error_text(e));
-    }
-    return ok_status();
+      return ok_status();
+    });
   }
 
   Status restore(const std::vector<int>& list) override {
-    if (list.empty()) return ok_status();
-    try {
-      torch::NoGradGuard no_grad;
-      ASSIGN_OR_RETURN(torch::Tensor idx, stream_index(list, true));
+    return for_listed_streams(*this, list, true, "restoring stream states", [&](const torch::Tensor& idx) {
       std::get<0>(state).index_copy_(1, idx, std::get<0>(saved_state).index_select(1, idx));
       std::get<1>(state).index_copy_(1, idx, std::get<1>(saved_state).index_select(1, idx));
       next.index_copy_(0, idx, saved_next.index_select(0, idx));
-    } catch (const std::exception& e) {
-      return internal_error(std::string("restoring stream states: ") + torch_error_text(e));
-    }
-    return ok_status();
+      return ok_status();
+    });
   }
 
   Status advance(const std::vector<Token>& tokens) override {
-    try {
-      torch::NoGradGuard no_grad;
-      auto ids = torch::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), torch::kInt64)
-                     .reshape({1, streams})
-                     .to(model->device);
-      auto [last, st] = run(ids, state);
+    return without_grad("advancing streams", [&] {
+      auto [last, st] = run(token_tensor(tokens, {1, streams}, model->device), state);
       state = st;
       next = last;
       std::fill(fed.begin(), fed.end(), true);
-    } catch (const std::exception& e) {
-      return internal_error(std::string("advancing streams: ") + torch_error_text(e));
-    }
-    return ok_status();
+      return ok_status();
+    });
   }
 
-  void clear_starts() override { cached.clear(); }
+  void clear_starts() override { starts.clear(); }
 
  private:
   // Runs `input` [T, n] through the network from `state`; returns the last
@@ -113,18 +82,14 @@ class LstmBatch : public SamplingBatch::Impl {
   }
 
   LstmState state;  // [layers, B, hidden]
-  // The texts fed to streams from scratch and the states they led to (batch
-  // of 1): refilling a stream with the same seed, as the sampler does for
-  // every finished kernel, copies one instead of running the seed again.
   // A feature-conditioned model's seeds differ by their header (one per
-  // target, and the training headers of undirected streams), so several are
-  // kept: ~8 KB each for a 2x512 LSTM, all dropped once kCachedStarts are.
+  // target, and the training headers of undirected streams), so several
+  // starts are kept: ~8 KB each for a 2x512 LSTM.
   struct Start {
-    LstmState state;
+    LstmState state;     // batch of 1
     torch::Tensor next;  // [1, vocab]
   };
-  static constexpr size_t kCachedStarts = 4096;
-  std::map<std::vector<Token>, Start> cached;
+  StartCache<Start, 4096> starts;
   // save/restore: the saved states and logits, allocated at the first save.
   LstmState saved_state;
   torch::Tensor saved_next;

@@ -24,8 +24,7 @@
 
 #include <fmt/format.h>
 
-#include "model/sampling_batch_impl.h"
-#include "model/torch_error.h"
+#include "model/batch_common.h"
 
 namespace clgen::model {
 
@@ -34,10 +33,7 @@ namespace {
 class TransformerBatch : public SamplingBatch::Impl {
  public:
   TransformerBatch(LanguageModel::Impl& m, int n) : net(m.transformer), context(m.network.context) {
-    model = &m;
-    streams = n;
-    next = torch::zeros({n, m.vocab_size}, torch::TensorOptions().device(m.device));
-    fed.assign(size_t(n), false);
+    init_batch(*this, m, n);
     history.assign(size_t(n), {});
     epoch.assign(size_t(n), 0);
   }
@@ -45,8 +41,7 @@ class TransformerBatch : public SamplingBatch::Impl {
   Status feed_tokens(int stream, const std::vector<Token>& tokens) override {
     RETURN_IF_ERROR(check_stream(stream));
     RETURN_IF_ERROR(check_tokens(tokens));
-    try {
-      torch::NoGradGuard no_grad;
+    return without_grad("feeding stream", [&] {
       const Start& start = start_of(tokens);
       const int64_t t = int64_t(start.tokens.size());
       grow(t);
@@ -54,20 +49,15 @@ class TransformerBatch : public SamplingBatch::Impl {
       cache.v.select(1, stream).narrow(2, 0, t).copy_(start.kv.v.select(1, 0));
       history[size_t(stream)] = start.tokens;
       epoch[size_t(stream)] = ++epochs;
-      next[stream].copy_(start.next[0]);
-      fed[size_t(stream)] = true;
-      if (!saved.empty()) saved[size_t(stream)] = false;
-    } catch (const std::exception& e) {
-      return internal_error(std::string("feeding stream: ") + torch_error_text(e));
-    }
-    return ok_status();
+      finish_feed(*this, stream, start.next);
+      return ok_status();
+    });
   }
 
   // The text runs once; its keys and values are copied to every stream.
   Status feed_all(const std::vector<Token>& tokens) override {
     RETURN_IF_ERROR(check_tokens(tokens));
-    try {
-      torch::NoGradGuard no_grad;
+    return without_grad("feeding streams", [&] {
       const Start& start = start_of(tokens);
       const int64_t t = int64_t(start.tokens.size());
       grow(t);
@@ -78,15 +68,12 @@ class TransformerBatch : public SamplingBatch::Impl {
       next.copy_(start.next.expand_as(next));
       std::fill(fed.begin(), fed.end(), true);
       if (!saved.empty()) std::fill(saved.begin(), saved.end(), false);
-    } catch (const std::exception& e) {
-      return internal_error(std::string("feeding streams: ") + torch_error_text(e));
-    }
-    return ok_status();
+      return ok_status();
+    });
   }
 
   Status advance(const std::vector<Token>& tokens) override {
-    try {
-      torch::NoGradGuard no_grad;
+    return without_grad("advancing streams", [&] {
       std::vector<int> full;
       for (int s = 0; s < streams; ++s)
         if (int64_t(history[size_t(s)].size()) >= context) full.push_back(s);
@@ -113,18 +100,13 @@ class TransformerBatch : public SamplingBatch::Impl {
       next = net->step(dev[0], dev[1], cache, longest);
       for (int s = 0; s < streams; ++s) history[size_t(s)].push_back(tokens[size_t(s)]);
       std::fill(fed.begin(), fed.end(), true);
-    } catch (const std::exception& e) {
-      return internal_error(std::string("advancing streams: ") + torch_error_text(e));
-    }
-    return ok_status();
+      return ok_status();
+    });
   }
 
   // The logits and the tokens; the cache rows stay where they are.
   Status save(const std::vector<int>& list) override {
-    if (list.empty()) return ok_status();
-    try {
-      torch::NoGradGuard no_grad;
-      ASSIGN_OR_RETURN(torch::Tensor idx, stream_index(list, false));
+    return for_listed_streams(*this, list, false, "saving stream states", [&](const torch::Tensor& idx) {
       if (saved.empty()) {
         saved.assign(size_t(streams), false);
         saved_history.assign(size_t(streams), {});
@@ -137,17 +119,12 @@ class TransformerBatch : public SamplingBatch::Impl {
         saved_epoch[size_t(s)] = epoch[size_t(s)];
         saved[size_t(s)] = true;
       }
-    } catch (const std::exception& e) {
-      return internal_error(std::string("saving stream states: ") + torch_error_text(e));
-    }
-    return ok_status();
+      return ok_status();
+    });
   }
 
   Status restore(const std::vector<int>& list) override {
-    if (list.empty()) return ok_status();
-    try {
-      torch::NoGradGuard no_grad;
-      ASSIGN_OR_RETURN(torch::Tensor idx, stream_index(list, true));
+    return for_listed_streams(*this, list, true, "restoring stream states", [&](const torch::Tensor& idx) {
       next.index_copy_(0, idx, saved_next.index_select(0, idx));
       std::vector<int> shifted;  // since their save: their rows hold other tokens now
       for (int s : list) {
@@ -158,10 +135,8 @@ class TransformerBatch : public SamplingBatch::Impl {
         }
       }
       if (!shifted.empty()) encode(shifted);
-    } catch (const std::exception& e) {
-      return internal_error(std::string("restoring stream states: ") + torch_error_text(e));
-    }
-    return ok_status();
+      return ok_status();
+    });
   }
 
   void clear_starts() override { starts.clear(); }
@@ -174,24 +149,18 @@ class TransformerBatch : public SamplingBatch::Impl {
     KeyValues kv;        // [layers, 1, heads, T, head_dim]
     torch::Tensor next;  // [1, vocab]
   };
-  // ~12 KB a token for 6 layers of width 512 in bfloat16: all are dropped once kCachedStarts are.
-  static constexpr size_t kCachedStarts = 1024;
 
   bool on_cuda() const { return model->device.is_cuda(); }
 
   const Start& start_of(const std::vector<Token>& tokens) {
-    auto it = starts.find(tokens);
-    if (it != starts.end()) return it->second;
-    Start s;
-    s.tokens = primed(tokens);
-    if (int64_t(s.tokens.size()) > context) s.tokens.erase(s.tokens.begin(), s.tokens.end() - context);
-    auto ids = torch::tensor(std::vector<int64_t>(s.tokens.begin(), s.tokens.end()), torch::kInt64)
-                   .reshape({1, -1})
-                   .to(model->device);
-    auto logits = net->forward(ids, &s.kv);
-    s.next = logits.select(1, logits.size(1) - 1);
-    if (starts.size() >= kCachedStarts) starts.clear();
-    return starts.emplace(tokens, std::move(s)).first->second;
+    return starts.get(tokens, [&] {
+      Start s;
+      s.tokens = primed(tokens);
+      if (int64_t(s.tokens.size()) > context) s.tokens.erase(s.tokens.begin(), s.tokens.end() - context);
+      auto logits = net->forward(token_tensor(s.tokens, {1, -1}, model->device), &s.kv);
+      s.next = logits.select(1, logits.size(1) - 1);
+      return s;
+    });
   }
 
   // Room for `needed` positions in the cache.
@@ -248,7 +217,8 @@ class TransformerBatch : public SamplingBatch::Impl {
   // an older epoch no longer matches the rows.
   std::vector<uint64_t> epoch;
   uint64_t epochs = 0;
-  std::map<std::vector<Token>, Start> starts;
+  // ~12 KB a token for 6 layers of width 512 in bfloat16.
+  StartCache<Start, 1024> starts;
   std::vector<std::vector<Token>> saved_history;
   std::vector<uint64_t> saved_epoch;
   torch::Tensor saved_next;

@@ -47,11 +47,11 @@ TEST(ReadTrainingTexts, ReturnsOkKernelsOncePerNormalizedHashInHashOrder) {
   auto db = Database::open(":memory:");
   ASSERT_TRUE(db.ok());
   ASSERT_TRUE(create_preprocessed(*db).ok());
-  ASSERT_TRUE(db->exec(
-      "INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel B','hb',5);"
-      "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel A','ha',5);"
-      "INSERT INTO preprocessed VALUES('c3','1','ok',NULL,NULL,'kernel A','ha',5);"
-      "INSERT INTO preprocessed VALUES('c4','1','rejected','x','y','kernel C','hc',1);").ok());
+  ASSERT_TRUE(db->exec("INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel B','hb',5);"
+                       "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel A','ha',5);"
+                       "INSERT INTO preprocessed VALUES('c3','1','ok',NULL,NULL,'kernel A','ha',5);"
+                       "INSERT INTO preprocessed VALUES('c4','1','rejected','x','y','kernel C','hc',1);")
+                  .ok());
   auto texts = read_training_texts(*db);
   ASSERT_TRUE(texts.ok()) << texts.status().message();
   EXPECT_EQ(*texts, (std::vector<std::string>{"kernel A", "kernel B"}));
@@ -61,9 +61,9 @@ TEST(ReadTrainingTexts, MaxCharsKeepsOnlyShortFilesAndSaysWhenNoneIsLeft) {
   auto db = Database::open(":memory:");
   ASSERT_TRUE(db.ok());
   ASSERT_TRUE(create_preprocessed(*db).ok());
-  ASSERT_TRUE(db->exec(
-      "INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel B is long','hb',5);"
-      "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel A','ha',5);").ok());
+  ASSERT_TRUE(db->exec("INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel B is long','hb',5);"
+                       "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel A','ha',5);")
+                  .ok());
   auto all = read_training_texts(*db, 0);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 2u);
@@ -79,9 +79,9 @@ TEST(ReadTrainingTexts, UsesOnlyTheNewestPreprocessorVersion) {
   auto db = Database::open(":memory:");
   ASSERT_TRUE(db.ok());
   ASSERT_TRUE(create_preprocessed(*db).ok());
-  ASSERT_TRUE(db->exec(
-      "INSERT INTO preprocessed VALUES('c1','v1','ok',NULL,NULL,'kernel void A','h1',5);"
-      "INSERT INTO preprocessed VALUES('c1','v2','ok',NULL,NULL,'__kernel void A','h2',5);").ok());
+  ASSERT_TRUE(db->exec("INSERT INTO preprocessed VALUES('c1','v1','ok',NULL,NULL,'kernel void A','h1',5);"
+                       "INSERT INTO preprocessed VALUES('c1','v2','ok',NULL,NULL,'__kernel void A','h2',5);")
+                  .ok());
   auto texts = read_training_texts(*db);
   ASSERT_TRUE(texts.ok()) << texts.status().message();
   EXPECT_EQ(*texts, (std::vector<std::string>{"__kernel void A"}));
@@ -175,13 +175,13 @@ TEST(ReadCorpusKernels, NamesTheRepositoryOfEachKernel) {
   auto db = Database::open(":memory:");
   ASSERT_TRUE(db.ok());
   ASSERT_TRUE(create_preprocessed(*db).ok());
-  ASSERT_TRUE(db->exec(
-      "CREATE TABLE repositories(id INTEGER PRIMARY KEY, source TEXT, owner TEXT, name TEXT);"
-      "CREATE TABLE content_origins(sha256 TEXT, repository_id INTEGER, commit_sha TEXT, path TEXT);"
-      "INSERT INTO repositories VALUES(1,'snapshot:o/n','o','n'),(2,'package:p',NULL,NULL);"
-      "INSERT INTO content_origins VALUES('c1',1,'x','a.cl'),('c2',2,'','b.cl');"
-      "INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel A','h1',5);"
-      "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel B','h2',5);").ok());
+  ASSERT_TRUE(db->exec("CREATE TABLE repositories(id INTEGER PRIMARY KEY, source TEXT, owner TEXT, name TEXT);"
+                       "CREATE TABLE content_origins(sha256 TEXT, repository_id INTEGER, commit_sha TEXT, path TEXT);"
+                       "INSERT INTO repositories VALUES(1,'snapshot:o/n','o','n'),(2,'package:p',NULL,NULL);"
+                       "INSERT INTO content_origins VALUES('c1',1,'x','a.cl'),('c2',2,'','b.cl');"
+                       "INSERT INTO preprocessed VALUES('c1','1','ok',NULL,NULL,'kernel A','h1',5);"
+                       "INSERT INTO preprocessed VALUES('c2','1','ok',NULL,NULL,'kernel B','h2',5);")
+                  .ok());
   auto kernels = read_corpus_kernels(*db);
   ASSERT_TRUE(kernels.ok()) << kernels.status().message();
   ASSERT_EQ(kernels->size(), 2u);
@@ -328,7 +328,21 @@ Database corpus_with_two_kernels() {
   return corpus_of({"__kernel void A(__global float* a) {\n  a[0] = a[1] * 2.0f;\n}\n", "__kernel void B( {"});
 }
 
+// The model library takes the features from the program (the features
+// library sits above it); this one counts as the Grewe extractor would.
+std::optional<FeatureVector> two_kernels_features(const std::string& text) {
+  if (text.rfind("__kernel void A(", 0) == 0) return FeatureVector{1, 0, 2, 0, 2, 0};
+  return std::nullopt;
+}
+
+// Installs two_kernels_features for the scope, then none again.
+struct WithExtractor {
+  WithExtractor() { set_kernel_feature_extractor(two_kernels_features); }
+  ~WithExtractor() { set_kernel_feature_extractor(nullptr); }
+};
+
 TEST(FeaturePrefixTrainingSet, EveryTextGetsItsKernelsHeaderAndOneWithoutFeaturesGetsNone) {
+  WithExtractor extractor;
   Database db = corpus_with_two_kernels();
   TrainingConfig t;
   t.feature_prefix = true;
@@ -359,6 +373,7 @@ TEST(FeaturePrefixTrainingSet, WithoutTheOptionTheModelReadsTheBareTexts) {
 }
 
 TEST(FeaturePrefixTrainingSet, ASecondReadTakesTheFeaturesFromTheCache) {
+  WithExtractor extractor;
   Database db = corpus_with_two_kernels();
   TrainingConfig t;
   t.feature_prefix = true;
@@ -380,6 +395,21 @@ TEST(FeaturePrefixTrainingSet, ASecondReadTakesTheFeaturesFromTheCache) {
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ("// comp 32+ rational 0 mem 2 localmem 0 coalesced 2 atomic 0\n", again->headers[0]);
   EXPECT_EQ("", again->headers[1]);
+}
+
+TEST(FeaturePrefixTrainingSet, WithoutAnExtractorOnlyCachedFeaturesAreRead) {
+  Database db = corpus_with_two_kernels();
+  TrainingConfig t;
+  t.feature_prefix = true;
+  t.validation_fraction = 0;
+  auto none = read_training_set(db, t);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(ErrorCode::kUnavailable, none.status().code()) << none.status().message();
+  // Given explicitly, or once both kernels are cached, none is needed.
+  auto given = cached_kernel_features(db, {"h0", "h1"}, {"__kernel void A(", "x"}, two_kernels_features);
+  ASSERT_TRUE(given.ok()) << given.status().message();
+  EXPECT_EQ((std::vector<std::optional<FeatureVector>>{FeatureVector{1, 0, 2, 0, 2, 0}, std::nullopt}), *given);
+  EXPECT_TRUE(read_training_set(db, t).ok());
 }
 
 }  // namespace
