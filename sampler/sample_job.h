@@ -3,8 +3,8 @@
 // tables, the directed targets, the output folders and the dynamic checker,
 // runs the sampling loop (sampler/pipeline.h) with the checker fed and
 // steering the search, writes the target report, and returns what happened.
-// The CLI binds its flags and the --config file's sections to
-// SampleJobOptions and prints the SampleJobResult.
+// sampler/sample_knobs.h declares the flags and the --config file's keys
+// that set SampleJobOptions; the CLI binds them and prints the SampleJobResult.
 #pragma once
 
 #include <cstdint>
@@ -55,8 +55,8 @@ struct SampleJobOptions {
   // `__kernel void A(` (or the --args prototype), ended at that kernel's
   // closing brace. Sets sample.whole_text.
   std::string begin = "text";
-  std::string out;             // "" = <workspace>/samples/<model id>
-  std::string shard;           // "I/N", "auto" (from the launcher's rank environment) or "" = unsharded
+  std::string out;    // "" = <workspace>/samples/<model id>
+  std::string shard;  // "I/N", "auto" (from the launcher's rank environment) or "" = unsharded
   // Without a given seed a run draws a fresh one, so a second run in a
   // workspace makes new draws; resume takes the seed of the newest stored
   // sample of the model, args and shard, and goes on where that run stopped.
