@@ -167,15 +167,15 @@ class CodeConstraint {
   };
   // Expressions: the operand just closed and the assignment being written.
   struct Expressions {
-    Cls last_elem = Cls::kUnknown;   // the element class of the last closed subscript
-    bool last_elem_const = false;    // ... and whether it is const
-    int last_elem_width = 0;         // ... and its vector width
-    int assign_width = 0;            // the vector width of the assignment's left-hand side (0: unknown)
-    bool last_paren_group = false;   // the last ')' closed parentheses that are no call or header
-    bool last_paren_header = false;  // ... that are a statement's header
-    bool last_paren_type = false;    // ... that end with a type (a cast)
-    bool cast_to_pointer = false;    // ... whose last token was '*' (`(float*)`)
-    int cast_width = 0;              // ... a cast to a vector type: its width (0: none)
+    Cls last_elem = Cls::kUnknown;      // the element class of the last closed subscript
+    bool last_elem_const = false;       // ... and whether it is const
+    int last_elem_width = 0;            // ... and its vector width
+    int assign_width = 0;               // the vector width of the assignment's left-hand side (0: unknown)
+    bool last_paren_group = false;      // the last ')' closed parentheses that are no call or header
+    bool last_paren_header = false;     // ... that are a statement's header
+    bool last_paren_type = false;       // ... that end with a type (a cast)
+    bool cast_to_pointer = false;       // ... whose last token was '*' (`(float*)`)
+    int cast_width = 0;                 // ... a cast to a vector type: its width (0: none)
     bool last_paren_attribute = false;  // ... closed `__attribute__((...))`
     std::string group_name;             // ... held one declared name alone (`(e)`): that name
     // An assignment's context: its right-hand side at depth assign_depth.
@@ -257,6 +257,17 @@ class CodeConstraint {
   // finished), else kNone.
   bool code_char_ok(char c, const std::string& before, const std::string& before_prev, bool before_unary,
                     bool before_cmp, Cls pending) const;
+  // code_char_ok's parts: the rules for c after a word (a call's '(' is
+  // decided here alone), those of the value c continues, and those of c as
+  // punctuation (brackets, separators, characters code never has). `ctx`:
+  // current_ctx(), `top`: the innermost open bracket (0: none). Only
+  // code_char_ok calls them, inlined: it runs for every character of every
+  // token the constraint checks.
+  bool word_char_ok(char c, const std::string& before, const std::string& before_prev, bool before_unary,
+                    bool before_cmp, Ctx ctx) const;
+  bool value_char_ok(char c, const std::string& before, const std::string& before_prev, Cls pending, char top,
+                     Ctx ctx) const;
+  bool punct_char_ok(char c, const std::string& before, char top) const;
   // What may follow an assignment operator (const names, lvalues); c starts
   // the right-hand side.
   bool assignment_ok(char c, const std::string& before, const std::string& before_prev) const;

@@ -150,51 +150,67 @@ bool CodeConstraint::assignment_ok(char c, const std::string& before, const std:
 
 bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::string& before_prev, bool before_unary,
                                   bool before_cmp, Cls pending) const {
-  char top = open_.empty() ? 0 : open_.back().c;
-  // After a word (a field's token is kFieldWord, which is not one).
+  const Ctx ctx = current_ctx();
+  // After a word (a field's token is kFieldWord, which is not one); a call's
+  // '(' is decided by the word alone.
   if (!before.empty() && ident_start(before[0])) {
-    // A void function returns no value.
-    if (before == "return" && fn_.returns_void && c != ';') return false;
-    // A pointer's value starts with a pointer (not `float* g = a[e]`,
-    // `= get_global_id(0)`).
-    if (current_ctx() == Ctx::kPointer && before != "sizeof") {
-      const Name* n = kind_of(before);
-      if (!n || (n->kind != Kind::kPointer && n->kind != Kind::kArray) ||
-          (c == '[' && n->kind == Kind::kPointer && n->elem != Cls::kUnknown) || c == '.')
-        return false;
-    }
-    // Only functions are called (no variable is: OpenCL C has no function
-    // pointers).
-    // Nor is the function being defined (no recursion).
-    if (c == '(')
-      return ((t_->is_called(before) && !kind_of(before)) || std::isupper(static_cast<unsigned char>(before[0]))) &&
-             !(in_body() && before == fn_.name);
-    // A builtin is only called (a bare `fabs` is an overload set), with no
-    // space before its '('.
-    if (t_->is_call_only(before)) return false;
-    if (const Name* n = kind_of(before)) {
-      const Kind k = n->kind;
-      if (c == '[') {
-        if (before != names_.just_declared && (k == Kind::kScalar || k == Kind::kFloat)) return false;
-      } else if (c == '.') {
-        if (k != Kind::kVector && k != Kind::kOther) return false;
-      } else if (before != names_.just_declared && before_prev != "*" && before_prev != "&" && before_prev != ")") {
-        // Operators a pointer or a floating-point scalar cannot take: `a * 2`,
-        // `c[b]` with b a pointer, `f % 2` with f a float; not after `*p`,
-        // `&p` or a cast `(int)f`.
-        if (k == Kind::kPointer && (c == '*' || c == '/' || c == '%' || c == '^' || c == ']')) return false;
-        if (k == Kind::kFloat && (c == '%' || c == '^' || c == ']')) return false;
-      }
-      if (before != names_.just_declared && !operand_ok(c, before, before_prev, before_unary, before_cmp)) return false;
-    }
+    if (!word_char_ok(c, before, before_prev, before_unary, before_cmp, ctx)) return false;
+    if (c == '(') return true;
   }
+  const char top = open_.empty() ? 0 : open_.back().c;
+  return value_char_ok(c, before, before_prev, pending, top, ctx) && punct_char_ok(c, before, top);
+}
+
+[[gnu::always_inline]] inline bool CodeConstraint::word_char_ok(char c, const std::string& before,
+                                                                const std::string& before_prev, bool before_unary,
+                                                                bool before_cmp, Ctx ctx) const {
+  // A void function returns no value.
+  if (before == "return" && fn_.returns_void && c != ';') return false;
+  // A pointer's value starts with a pointer (not `float* g = a[e]`,
+  // `= get_global_id(0)`).
+  if (ctx == Ctx::kPointer && before != "sizeof") {
+    const Name* n = kind_of(before);
+    if (!n || (n->kind != Kind::kPointer && n->kind != Kind::kArray) ||
+        (c == '[' && n->kind == Kind::kPointer && n->elem != Cls::kUnknown) || c == '.')
+      return false;
+  }
+  // Only functions are called (no variable is: OpenCL C has no function
+  // pointers).
+  // Nor is the function being defined (no recursion).
+  if (c == '(')
+    return ((t_->is_called(before) && !kind_of(before)) || std::isupper(static_cast<unsigned char>(before[0]))) &&
+           !(in_body() && before == fn_.name);
+  // A builtin is only called (a bare `fabs` is an overload set), with no
+  // space before its '('.
+  if (t_->is_call_only(before)) return false;
+  if (const Name* n = kind_of(before)) {
+    const Kind k = n->kind;
+    if (c == '[') {
+      if (before != names_.just_declared && (k == Kind::kScalar || k == Kind::kFloat)) return false;
+    } else if (c == '.') {
+      if (k != Kind::kVector && k != Kind::kOther) return false;
+    } else if (before != names_.just_declared && before_prev != "*" && before_prev != "&" && before_prev != ")") {
+      // Operators a pointer or a floating-point scalar cannot take: `a * 2`,
+      // `c[b]` with b a pointer, `f % 2` with f a float; not after `*p`,
+      // `&p` or a cast `(int)f`.
+      if (k == Kind::kPointer && (c == '*' || c == '/' || c == '%' || c == '^' || c == ']')) return false;
+      if (k == Kind::kFloat && (c == '%' || c == '^' || c == ']')) return false;
+    }
+    if (before != names_.just_declared && !operand_ok(c, before, before_prev, before_unary, before_cmp)) return false;
+  }
+  return true;
+}
+
+[[gnu::always_inline]] inline bool CodeConstraint::value_char_ok(char c, const std::string& before,
+                                                                 const std::string& before_prev, Cls pending, char top,
+                                                                 Ctx ctx) const {
   if ((c == '%' || c == '^') && (before == "]" || before == "0") && float_operand(before)) return false;
   // A floating-point literal is no integer (`c[1.5f]`).
-  if (before == "0" && current_ctx() == Ctx::kInteger && std::string_view("<>!?").find(c) == std::string_view::npos &&
+  if (before == "0" && ctx == Ctx::kInteger && std::string_view("<>!?").find(c) == std::string_view::npos &&
       (pending != Cls::kNone ? pending == Cls::kFloat : tok_.last_number_float))
     return false;
   if (!assignment_ok(c, before, before_prev)) return false;
-  if (current_ctx() == Ctx::kPointer && before == "=" && c != '(' && c != '&' && c != '=' && c != '0')
+  if (ctx == Ctx::kPointer && before == "=" && c != '(' && c != '&' && c != '=' && c != '0')
     return false;  // `p = 1`, `p = -e` (`p = 0` is null)
   // A __local variable takes no initializer (a pointer to __local may).
   if (c == '=' && stmt_.local && top == '{' && in_body()) {
@@ -220,10 +236,15 @@ bool CodeConstraint::code_char_ok(char c, const std::string& before, const std::
     bool f = open_.back().call.has_float || pending == Cls::kFloat || pending == Cls::kUnknown;
     if (i && !f) return false;
   }
+  // The name before "->" is a pointer or a struct (punct_char_ok passes any
+  // '>', so this verdict is final).
   if (c == '>' && lex_.last == '-' && before == "-") {
-    if (const Name* n = kind_of(tok_.prev2))  // the name before "->"
-      return n->kind == Kind::kPointer || n->kind == Kind::kOther;
+    if (const Name* n = kind_of(tok_.prev2)) return n->kind == Kind::kPointer || n->kind == Kind::kOther;
   }
+  return true;
+}
+
+[[gnu::always_inline]] inline bool CodeConstraint::punct_char_ok(char c, const std::string& before, char top) const {
   // A type is followed by a name, '*', or the ')' of a cast.
   if (!before.empty() && ident_start(before[0]) && t_->is_declarator(before) &&
       !(top == '{' && open_.back().body.aggregate) && !open_.empty() && c != '*' && c != ')' && c != '(')

@@ -14,6 +14,8 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -34,9 +36,7 @@ namespace clgen::sampler {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The filter's verdict on one sample, before deduplication; the Clang part
 // in `clang` (this thread's worker). Errors: the worker's set-up errors.
@@ -132,6 +132,408 @@ void set_draw_key(SampleRow& row, const SampleOptions& opts, const std::string& 
   row.shard = opts.shard.sharded() ? opts.shard.str() : "";
 }
 
+// Options that cannot run, refused before the workspace is touched.
+Status check_options(const SampleOptions& opts, const SampleHooks& hooks) {
+  if (opts.target_accepted == 0 && opts.max_samples == 0 && opts.time_limit <= 0 && !hooks.stop)
+    return invalid_argument("sampling needs a stop condition: -n, --max-samples or --time-limit");
+  if (opts.max_length <= 0) return invalid_argument("--max-length must be positive");
+  if (opts.policy.temperature < 0) return invalid_argument("--temperature must not be negative");
+  if (opts.policy.top_p <= 0 || opts.policy.top_p > 1) return invalid_argument("--top-p must be in (0, 1]");
+  if (opts.policy.top_k < 0) return invalid_argument("--top-k must not be negative");
+  if (!(opts.correction >= 0 && opts.correction <= 1)) return invalid_argument("--correction must be in [0, 1]");
+  if (opts.shard.count < 1 || opts.shard.index < 0 || opts.shard.index >= opts.shard.count)
+    return invalid_argument("--shard " + opts.shard.str() + ": expected 0 <= I < N");
+  return ok_status();
+}
+
+// Creates --out-dir and cleans it of stale temporaries. A .cl file is
+// written after its row commits: a run killed in between left accepted
+// kernels of `key` without their files, written here.
+Status prepare_out_dir(Database& db, const SampleOptions& opts, const DrawKey& key, uint64_t accepted_before) {
+  std::error_code ec;
+  std::filesystem::create_directories(opts.out_dir, ec);
+  if (ec) return io_error(fmt::format("creating {}: {}", opts.out_dir, ec.message()));
+  remove_stale_temporaries(opts.out_dir);
+  if (!accepted_before) return ok_status();
+  ASSIGN_OR_RETURN(auto kernels, accepted_kernels(db, key));
+  for (const auto& [sha, text] : kernels) {
+    const std::string path = opts.out_dir + "/" + sha + ".cl";
+    if (!std::filesystem::exists(path, ec)) RETURN_IF_ERROR_CTX(write_file_atomic(path, text), "writing " + path);
+  }
+  return ok_status();
+}
+
+// The constraint's tables: the model's, else learned from the workspace's
+// preprocessed corpus; null for unconstrained sampling.
+Expected<std::shared_ptr<const ConstraintTables>> constraint_tables_of(Database& db, const SampleOptions& opts) {
+  std::shared_ptr<const ConstraintTables> tables = opts.constrain ? opts.constraint_tables : nullptr;
+  if (opts.constrain && !tables) {
+    ASSIGN_OR_RETURN(auto texts, training_texts(db));
+    if (texts.empty())
+      return not_found(
+          "constrained sampling learns its identifiers from the preprocessed corpus, and the "
+          "workspace has none: run `clgen corpus preprocess`, or sample with --no-constrain");
+    tables = std::make_shared<const ConstraintTables>(ConstraintTables::from_corpus(texts));
+  }
+  return tables;
+}
+
+// Counts a row in the summary (+1), or takes it out again (-1) when the
+// store leaves it out or stores it as a duplicate.
+void account(SampleSummary& sum, const SampleRow& row, int sign) {
+  auto add = [sign](uint64_t& n) { n = sign > 0 ? n + 1 : n - 1; };
+  add(sum.samples);
+  add(sum.by_status[row.status]);
+  if (!row.category.empty()) add(sum.by_category[row.category]);
+  if (row.status == sample_status::kAccepted) add(sum.accepted);
+  // Refused draws per sample, in powers of two: how many passing samples
+  // a lower --max-refusals would have ended.
+  int r = row.refusals, lo = 0;
+  while (lo * 2 + (lo == 0) <= r) lo = lo == 0 ? 1 : lo * 2;
+  std::string bucket = r == 0 ? "0" : lo == 1 ? "1" : fmt::format("{}-{}", lo, 2 * lo - 1);
+  add(sum.samples_by_refusals[bucket]);
+  if (row.status == sample_status::kAccepted || row.status == sample_status::kDuplicate ||
+      row.status == sample_status::kTrainingCopy)
+    add(sum.passed_by_refusals[bucket]);
+}
+
+// What a run reads from the workspace before it starts.
+struct RunInputs {
+  std::string seed;                           // the streams' seed text ("" for whole texts)
+  std::string prototype;                      // the kernel prototype the filter checks ("" without --args)
+  std::unordered_set<uint64_t> drawn_before;  // the key's draws stored by earlier runs
+  std::unordered_set<std::string> seen;       // accepted kernels' hashes (the store adds its own)
+  std::unordered_set<std::string> training;   // training kernels' hashes
+  std::shared_ptr<const ConstraintTables> tables;
+  unsigned workers = 1;  // filter threads
+};
+
+// One run's three stages: the sampling thread feeds raw_queue_, filter
+// workers turn its samples into rows in results_, and the store (the
+// caller's thread) takes the rows in draw order, deduplicates and stores
+// them.
+class SamplingRun {
+ public:
+  SamplingRun(StreamModel& model, Database& db, const SampleOptions& opts, const SampleHooks& hooks, RunInputs in,
+              SampleSummary sum);
+  Expected<SampleSummary> run();
+
+ private:
+  bool time_up() const { return opts_.time_limit > 0 && since(start_) >= opts_.time_limit; }
+  Expected<BatchSamplerOptions> sampler_options();
+  void set_starts(BatchSamplerOptions& bopts);
+  std::thread start_sampling(BatchSampler& sampler);
+  std::vector<std::thread> start_filters();
+  void filter_worker();
+  std::optional<SampleRow> pop_in_order();
+  void store_rows(Progress& progress);
+  bool store_row(SampleRow& row, Progress& progress);
+  void note_target(SampleRow& row);
+  Status flush();
+  bool key_done() const { return opts_.target_accepted && accepted_total_ >= opts_.target_accepted; }
+  Expected<SampleSummary> finish(const BatchSamplerStats& stats);
+
+  StreamModel& model_;
+  Database& db_;
+  const SampleOptions& opts_;
+  const SampleHooks& hooks_;
+  RunInputs in_;  // `seen` grows with the store's accepted kernels
+  SampleSummary sum_;
+  const Clock::time_point start_;
+  std::atomic<bool> stop_{false};
+  BoundedQueue<RawSample> raw_queue_;
+  BoundedQueue<SampleRow> results_;
+  // A feature-conditioned model's streams start after a header: their
+  // target's, or one drawn from the training kernels' (start_headers.h).
+  std::optional<StartHeaders> headers_;
+  std::shared_ptr<Director> director_;
+  // Sampling thread.
+  Status sampler_status_;
+  double queue_wait_ = 0;
+  uint64_t produced_ = 0;
+  // Filter workers. Importance thinning's coins: one per draw of this shard.
+  const uint64_t coin_seed_;
+  ClangFilterOptions filter_options_;
+  std::atomic<uint64_t> replayed_{0};
+  std::atomic<unsigned> live_workers_;
+  std::mutex filter_mu_;
+  Status filter_status_;  // the first worker set-up error
+  // Store (this thread): dedupe, insert in batches, then write the .cl files
+  // of what was stored as accepted.
+  std::vector<SampleRow> pending_;
+  Status store_status_;
+  Clock::time_point last_commit_;
+  uint64_t accepted_total_;  // the key's accepted samples at the last commit
+  uint64_t pending_accepted_ = 0;
+  // Rows are taken in draw order, whatever order the filter workers finish
+  // in, so that which of two draws of one kernel is accepted, and the draw
+  // at which -n is reached, depend on the seed alone. `early_` holds rows
+  // that came before an earlier draw; draws an earlier run stored never
+  // come, and those dropped at a stop are passed over once all is drained.
+  std::map<uint64_t, SampleRow> early_;
+  uint64_t next_draw_ = 0;
+};
+
+SamplingRun::SamplingRun(StreamModel& model, Database& db, const SampleOptions& opts, const SampleHooks& hooks,
+                         RunInputs in, SampleSummary sum)
+    : model_(model),
+      db_(db),
+      opts_(opts),
+      hooks_(hooks),
+      in_(std::move(in)),
+      sum_(std::move(sum)),
+      start_(Clock::now()),
+      raw_queue_(std::max<size_t>(2 * in_.workers, model.streams())),
+      results_(4096),
+      coin_seed_(opts.seed ^ splitmix64(uint64_t(opts.shard.index) + 1)),
+      live_workers_(in_.workers),
+      accepted_total_(sum_.accepted_before) {}
+
+Expected<SampleSummary> SamplingRun::run() {
+  ASSIGN_OR_RETURN(BatchSamplerOptions bopts, sampler_options());
+  set_starts(bopts);
+  BatchSampler sampler(model_, bopts);
+  std::thread sampling = start_sampling(sampler);
+  std::vector<std::thread> filters = start_filters();
+  Progress progress("sample", opts_.max_samples, nullptr, opts_.progress ? -1 : 0);
+  last_commit_ = Clock::now();
+  store_rows(progress);
+  sampling.join();
+  for (auto& f : filters) f.join();
+  if (store_status_.ok()) store_status_ = flush();
+  progress.finish();
+  return finish(sampler.stats());
+}
+
+Expected<BatchSamplerOptions> SamplingRun::sampler_options() {
+  BatchSamplerOptions bopts;
+  static_cast<StreamOptions&>(bopts) = opts_;
+  bopts.seed_text = in_.seed;
+  bopts.constraint = in_.tables.get();
+  if (opts_.whole_text && !opts_.args.empty()) {
+    ASSIGN_OR_RETURN(bopts.forced_args, parse_arg_spec(opts_.args));
+    bopts.force_kernel = true;
+  }
+  if (opts_.whole_text) {
+    ASSIGN_OR_RETURN(std::vector<std::string> texts, training_texts(db_));
+    bopts.previous_texts = text_tails(std::move(texts), opts_.seed);
+  }
+  return bopts;
+}
+
+// Where streams start: a directed run's director picks a prefix (and its
+// target's header), a conditioned model's streams read a header first.
+void SamplingRun::set_starts(BatchSamplerOptions& bopts) {
+  headers_.emplace(model_, opts_.targets, opts_.seed);
+  if (!opts_.targets.empty()) {
+    DirectorOptions dopts = opts_.director;
+    dopts.conditioned = headers_->conditioned();
+    director_ = std::make_shared<Director>(opts_.targets, in_.seed, dopts);
+    if (hooks_.on_director) hooks_.on_director(director_);
+    bopts.start = [this](int stream) {
+      StreamStart start = director_->next(stream);
+      start.context = headers_->header(start.tag);
+      return start;
+    };
+  } else if (headers_->conditioned()) {
+    bopts.start = [this](int) { return StreamStart{in_.seed, -1, headers_->header(-1)}; };
+  }
+}
+
+std::thread SamplingRun::start_sampling(BatchSampler& sampler) {
+  return std::thread([this, &sampler] {
+    sampler_status_ = sampler.run(
+        [this](RawSample&& s) {
+          auto t = Clock::now();
+          bool pushed = raw_queue_.push(std::move(s));
+          queue_wait_ += since(t);
+          if (!pushed) return false;
+          ++produced_;
+          return opts_.max_samples == 0 || produced_ < opts_.max_samples;
+        },
+        [this] { return stop_.load() || interrupted() || time_up(); });
+    raw_queue_.close();
+  });
+}
+
+std::vector<std::thread> SamplingRun::start_filters() {
+  filter_options_.prototype = in_.prototype;
+  filter_options_.usefulness_check = opts_.usefulness_check;
+  filter_options_.features = director_ != nullptr;
+  std::vector<std::thread> filters;
+  for (unsigned w = 0; w < in_.workers; ++w) filters.emplace_back([this] { filter_worker(); });
+  return filters;
+}
+
+void SamplingRun::filter_worker() {
+  // This thread's own Clang worker: a worker dies with the thread that
+  // started it (budget.h), so it is started and stopped here.
+  preprocess::ClangWorkers clang(opts_.filter_budget, 1);
+  double busy = 0;
+  while (auto raw = raw_queue_.pop()) {
+    if (stop_.load()) continue;  // stopping: queued samples are dropped unfiltered
+    if (in_.drawn_before.count(raw->index)) {
+      ++replayed_;
+      continue;
+    }
+    auto t = Clock::now();
+    Expected<SampleRow> row = filter_sample(*raw, opts_.max_length, opts_.constrain ? opts_.correction : 0, coin_seed_,
+                                            clang, filter_options_, headers_->conditioned());
+    if (!row.ok()) {
+      std::lock_guard<std::mutex> lock(filter_mu_);
+      if (filter_status_.ok()) filter_status_ = row.status();
+      stop_ = true;
+      continue;
+    }
+    row->filter_seconds = since(t);
+    busy += row->filter_seconds;
+    results_.push(std::move(*row));
+  }
+  {
+    std::lock_guard<std::mutex> lock(filter_mu_);
+    sum_.filter_seconds += busy;
+  }
+  if (--live_workers_ == 0) results_.close();
+}
+
+Status SamplingRun::flush() {
+  auto t = Clock::now();
+  Expected<StoreResult> stored = store_samples(db_, pending_, opts_.target_accepted);
+  Status st = stored.status();
+  if (stored.ok()) {
+    accepted_total_ = stored->accepted_total;
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      SampleRow& row = pending_[i];
+      switch (stored->fates[i]) {
+        case RowFate::kStored:
+          if (row.status == sample_status::kAccepted && !opts_.out_dir.empty() && st.ok())
+            st = write_file_atomic(opts_.out_dir + "/" + row.normalized_sha256 + ".cl", row.normalized_text);
+          break;
+        case RowFate::kStoredDuplicate:
+          account(sum_, row, -1);
+          row.status = sample_status::kDuplicate;
+          account(sum_, row, +1);
+          break;
+        case RowFate::kAlreadyStored:
+        case RowFate::kOverTarget: account(sum_, row, -1); break;
+      }
+    }
+  }
+  pending_.clear();
+  pending_accepted_ = 0;
+  last_commit_ = Clock::now();
+  sum_.store_seconds += since(t);
+  return st;
+}
+
+std::optional<SampleRow> SamplingRun::pop_in_order() {
+  while (true) {
+    while (in_.drawn_before.count(next_draw_)) ++next_draw_;
+    auto it = early_.find(next_draw_);
+    if (it == early_.end()) {
+      if (auto row = results_.pop_for(std::chrono::milliseconds(200))) {
+        const uint64_t index = row->sample_index;
+        early_.emplace(index, std::move(*row));
+        continue;
+      }
+      if (!results_.closed() || early_.empty()) return std::nullopt;
+      it = early_.begin();
+    }
+    SampleRow row = std::move(it->second);
+    next_draw_ = it->first + 1;
+    early_.erase(it);
+    return row;
+  }
+}
+
+void SamplingRun::store_rows(Progress& progress) {
+  bool target_reached = false;
+  while (true) {
+    if (interrupted()) sum_.interrupted = true;
+    if (hooks_.stop && hooks_.stop()) target_reached = true;
+    if (sum_.interrupted || time_up() || target_reached) stop_ = true;
+    auto row = pop_in_order();
+    if (!row) {
+      if (results_.closed()) break;
+      if (!pending_.empty() && since(last_commit_) > 1.0 && store_status_.ok()) store_status_ = flush();
+      if (key_done()) target_reached = true;  // also by another process sampling the same key
+      continue;
+    }
+    if (target_reached || !store_status_.ok()) continue;  // drained, not stored
+    if (store_row(*row, progress)) target_reached = true;
+  }
+}
+
+// Dedupes a filtered row and queues it for the next commit; true once the
+// key has its target.
+bool SamplingRun::store_row(SampleRow& row, Progress& progress) {
+  auto t = Clock::now();
+  set_draw_key(row, opts_, model_.model_id());
+  if (row.status == sample_status::kAccepted) {
+    if (in_.training.count(row.normalized_sha256)) {
+      row.status = sample_status::kTrainingCopy;
+      row.reason = "a verbatim copy of a training kernel";
+    } else if (!in_.seen.insert(row.normalized_sha256).second) {
+      row.status = sample_status::kDuplicate;
+      row.reason = "the same normalized kernel was sampled before";
+    }
+  }
+  if (director_) note_target(row);
+  bool fresh = row.status == sample_status::kAccepted;
+  if (fresh) ++pending_accepted_;
+  account(sum_, row, +1);
+  std::string hand_over = fresh && hooks_.on_accepted ? row.normalized_text : "";
+  pending_.push_back(std::move(row));
+  sum_.store_seconds += since(t);
+  bool enough = opts_.target_accepted && accepted_total_ + pending_accepted_ >= opts_.target_accepted;
+  if (store_status_.ok() && (pending_.size() >= 256 || since(last_commit_) > 1.0 || enough)) store_status_ = flush();
+  const bool reached = key_done();
+  if (!store_status_.ok()) stop_ = true;
+  if (!hand_over.empty() && store_status_.ok()) hooks_.on_accepted(hand_over);
+  double secs = std::max(since(start_), 1e-9);
+  progress.set_extra(fmt::format("accepted {}{} ({:.1f}%), {:.2f} unique/s", accepted_total_ + pending_accepted_,
+                                 opts_.target_accepted ? fmt::format("/{}", opts_.target_accepted) : "",
+                                 100.0 * sum_.accepted / std::max<uint64_t>(sum_.samples, 1), sum_.accepted / secs));
+  progress.advance();
+  return reached;
+}
+
+// Directed sampling: the row's target, and the director learns of a kernel
+// that passed.
+void SamplingRun::note_target(SampleRow& row) {
+  if (const Target* t = director_->target_of(row.start_tag)) {
+    row.target = t->label;
+    row.target_features = grewe_values(t->features);
+    row.steering = opts_.steering;
+  }
+  // Kernels sampled before (also by an earlier run) count toward the
+  // targets as well: this run found them again.
+  bool passed = row.status == sample_status::kAccepted || row.status == sample_status::kDuplicate;
+  if (passed && row.features) director_->observe(row.start_tag, row.normalized_text, *row.features);
+  if (passed && !row.features) ++sum_.unfeatured;
+}
+
+Expected<SampleSummary> SamplingRun::finish(const BatchSamplerStats& stats) {
+  sum_.seconds = since(start_);
+  sum_.model_seconds = stats.model_seconds;
+  sum_.draw_seconds = stats.draw_seconds;
+  sum_.tokens = stats.tokens;
+  sum_.redrawn = stats.redrawn;
+  sum_.queue_wait_seconds = queue_wait_;
+  sum_.director = director_;
+  sum_.starts_replayed = stats.starts_replayed;
+  sum_.starts_refused = stats.starts_refused;
+  sum_.forced_tokens = stats.forced_tokens;
+  sum_.repairs = stats.repairs;
+  sum_.repair_tokens = stats.repair_tokens;
+  sum_.backtracks = stats.backtracks;
+  sum_.replayed = replayed_.load();
+  RETURN_IF_ERROR_CTX(filter_status_, "filtering samples");
+  RETURN_IF_ERROR_CTX(store_status_, "storing samples");
+  RETURN_IF_ERROR_CTX(sampler_status_, "sampling");
+  return std::move(sum_);
+}
+
 }  // namespace
 
 std::string SampleSummary::bottleneck() const {
@@ -146,22 +548,8 @@ std::string SampleSummary::bottleneck() const {
 
 Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const SampleOptions& opts,
                                      const SampleHooks& hooks) {
-  if (opts.target_accepted == 0 && opts.max_samples == 0 && opts.time_limit <= 0 && !hooks.stop)
-    return invalid_argument("sampling needs a stop condition: -n, --max-samples or --time-limit");
-  if (opts.max_length <= 0) return invalid_argument("--max-length must be positive");
-  if (opts.policy.temperature < 0) return invalid_argument("--temperature must not be negative");
-  if (opts.policy.top_p <= 0 || opts.policy.top_p > 1)
-    return invalid_argument("--top-p must be in (0, 1]");
-  if (opts.policy.top_k < 0) return invalid_argument("--top-k must not be negative");
-  if (!(opts.correction >= 0 && opts.correction <= 1)) return invalid_argument("--correction must be in [0, 1]");
-  if (opts.shard.count < 1 || opts.shard.index < 0 || opts.shard.index >= opts.shard.count)
-    return invalid_argument("--shard " + opts.shard.str() + ": expected 0 <= I < N");
+  RETURN_IF_ERROR(check_options(opts, hooks));
   ASSIGN_OR_RETURN(std::string signature, seed_text(opts.args));
-  // A whole text starts empty (after the separator); with --args its kernel's
-  // prototype is forced when the model opens the kernel.
-  const std::string seed = opts.whole_text ? "" : signature;
-  const std::string prototype = opts.args.empty() ? "" : signature;
-
   RETURN_IF_ERROR(ensure_sampler_schema(db));
   // This run's draws: -n counts the key's accepted samples over every run,
   // and a draw stored by an earlier run is drawn again but not stored again.
@@ -172,294 +560,22 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   SampleSummary sum;
   sum.out_dir = opts.out_dir;
   sum.accepted_before = accepted_before;
-  if (!opts.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(opts.out_dir, ec);
-    if (ec) return io_error(fmt::format("creating {}: {}", opts.out_dir, ec.message()));
-    remove_stale_temporaries(opts.out_dir);
-    // A .cl file is written after its row commits: a run killed in between
-    // left accepted kernels without their files.
-    if (accepted_before) {
-      ASSIGN_OR_RETURN(auto kernels, accepted_kernels(db, key));
-      for (const auto& [sha, text] : kernels) {
-        const std::string path = opts.out_dir + "/" + sha + ".cl";
-        if (!std::filesystem::exists(path, ec)) RETURN_IF_ERROR_CTX(write_file_atomic(path, text), "writing " + path);
-      }
-    }
-  }
+  if (!opts.out_dir.empty()) RETURN_IF_ERROR(prepare_out_dir(db, opts, key, accepted_before));
   if (opts.target_accepted && accepted_before >= opts.target_accepted) return sum;  // nothing is missing
-  ASSIGN_OR_RETURN(const std::unordered_set<uint64_t> drawn_before, stored_sample_indices(db, key));
-  ASSIGN_OR_RETURN(auto seen, accepted_sample_hashes(db));
-  ASSIGN_OR_RETURN(auto training, training_kernel_hashes(db));
-  std::shared_ptr<const ConstraintTables> tables = opts.constrain ? opts.constraint_tables : nullptr;
-  if (opts.constrain && !tables) {
-    ASSIGN_OR_RETURN(auto texts, training_texts(db));
-    if (texts.empty())
-      return not_found(
-          "constrained sampling learns its identifiers from the preprocessed corpus, and the "
-          "workspace has none: run `clgen corpus preprocess`, or sample with --no-constrain");
-    tables = std::make_shared<const ConstraintTables>(ConstraintTables::from_corpus(texts));
-  }
-  unsigned workers = opts.filter_threads;
-  if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency() - 1);
-  sum.filter_threads = workers;
-
-  const auto start = Clock::now();
-  std::atomic<bool> stop{false};
-  BoundedQueue<RawSample> raw_queue(std::max<size_t>(2 * workers, model.streams()));
-  BoundedQueue<SampleRow> results(4096);
-
-  // Sampling thread.
-  BatchSamplerOptions bopts;
-  static_cast<StreamOptions&>(bopts) = opts;
-  bopts.seed_text = seed;
-  bopts.constraint = tables.get();
-  if (opts.whole_text && !opts.args.empty()) {
-    ASSIGN_OR_RETURN(bopts.forced_args, parse_arg_spec(opts.args));
-    bopts.force_kernel = true;
-  }
-  if (opts.whole_text) {
-    ASSIGN_OR_RETURN(std::vector<std::string> texts, training_texts(db));
-    bopts.previous_texts = text_tails(std::move(texts), opts.seed);
-  }
-  // A feature-conditioned model's streams start after a header: their
-  // target's, or one drawn from the training kernels' (start_headers.h).
-  StartHeaders headers(model, opts.targets, opts.seed);
-  std::shared_ptr<Director> director;
-  if (!opts.targets.empty()) {
-    DirectorOptions dopts = opts.director;
-    dopts.conditioned = headers.conditioned();
-    director = std::make_shared<Director>(opts.targets, seed, dopts);
-    if (hooks.on_director) hooks.on_director(director);
-    bopts.start = [&director, &headers](int stream) {
-      StreamStart start = director->next(stream);
-      start.context = headers.header(start.tag);
-      return start;
-    };
-  } else if (headers.conditioned()) {
-    bopts.start = [&headers, &seed](int) { return StreamStart{seed, -1, headers.header(-1)}; };
-  }
-  BatchSampler sampler(model, bopts);
-  Status sampler_status;
-  double queue_wait = 0;
-  uint64_t produced = 0;
-  auto time_up = [&] { return opts.time_limit > 0 && since(start) >= opts.time_limit; };
-  std::thread sampling([&] {
-    sampler_status = sampler.run(
-        [&](RawSample&& s) {
-          auto t = Clock::now();
-          bool pushed = raw_queue.push(std::move(s));
-          queue_wait += since(t);
-          if (!pushed) return false;
-          ++produced;
-          return opts.max_samples == 0 || produced < opts.max_samples;
-        },
-        [&] { return stop.load() || interrupted() || time_up(); });
-    raw_queue.close();
-  });
-
-  // Filter workers. Importance thinning's coins: one per draw of this shard.
-  const uint64_t coin_seed = opts.seed ^ splitmix64(uint64_t(opts.shard.index) + 1);
-  std::atomic<uint64_t> replayed{0};
-  std::atomic<unsigned> live_workers{workers};
-  std::mutex filter_mu;
-  Status filter_status;  // the first worker set-up error
-  std::vector<std::thread> filters;
-  ClangFilterOptions filter_options;
-  filter_options.prototype = prototype;
-  filter_options.usefulness_check = opts.usefulness_check;
-  filter_options.features = director != nullptr;
-  for (unsigned w = 0; w < workers; ++w) {
-    filters.emplace_back([&] {
-      // This thread's own Clang worker: a worker dies with the thread that
-      // started it (budget.h), so it is started and stopped here.
-      preprocess::ClangWorkers clang(opts.filter_budget, 1);
-      double busy = 0;
-      while (auto raw = raw_queue.pop()) {
-        if (stop.load()) continue;  // stopping: queued samples are dropped unfiltered
-        if (drawn_before.count(raw->index)) {
-          ++replayed;
-          continue;
-        }
-        auto t = Clock::now();
-        Expected<SampleRow> row = filter_sample(*raw, opts.max_length, opts.constrain ? opts.correction : 0, coin_seed,
-                                                clang, filter_options, headers.conditioned());
-        if (!row.ok()) {
-          std::lock_guard<std::mutex> lock(filter_mu);
-          if (filter_status.ok()) filter_status = row.status();
-          stop = true;
-          continue;
-        }
-        row->filter_seconds = since(t);
-        busy += row->filter_seconds;
-        results.push(std::move(*row));
-      }
-      {
-        std::lock_guard<std::mutex> lock(filter_mu);
-        sum.filter_seconds += busy;
-      }
-      if (--live_workers == 0) results.close();
-    });
-  }
-
-  // Store (this thread): dedupe, insert in batches, then write the .cl files
-  // of what was stored as accepted.
-  Progress progress("sample", opts.max_samples, nullptr, opts.progress ? -1 : 0);
-  std::vector<SampleRow> pending;
-  Status store_status;
-  auto last_commit = Clock::now();
-  uint64_t accepted_total = accepted_before;  // the key's accepted samples at the last commit
-  uint64_t pending_accepted = 0;
-  // Counts a row in the summary (+1), or takes it out again (-1) when the
-  // store leaves it out or stores it as a duplicate.
-  auto account = [&](const SampleRow& row, int sign) {
-    auto add = [sign](uint64_t& n) { n = sign > 0 ? n + 1 : n - 1; };
-    add(sum.samples);
-    add(sum.by_status[row.status]);
-    if (!row.category.empty()) add(sum.by_category[row.category]);
-    if (row.status == sample_status::kAccepted) add(sum.accepted);
-    // Refused draws per sample, in powers of two: how many passing samples
-    // a lower --max-refusals would have ended.
-    int r = row.refusals, lo = 0;
-    while (lo * 2 + (lo == 0) <= r) lo = lo == 0 ? 1 : lo * 2;
-    std::string bucket = r == 0 ? "0" : lo == 1 ? "1" : fmt::format("{}-{}", lo, 2 * lo - 1);
-    add(sum.samples_by_refusals[bucket]);
-    if (row.status == sample_status::kAccepted || row.status == sample_status::kDuplicate ||
-        row.status == sample_status::kTrainingCopy)
-      add(sum.passed_by_refusals[bucket]);
-  };
-  auto flush = [&] {
-    auto t = Clock::now();
-    Expected<StoreResult> stored = store_samples(db, pending, opts.target_accepted);
-    Status st = stored.status();
-    if (stored.ok()) {
-      accepted_total = stored->accepted_total;
-      for (size_t i = 0; i < pending.size(); ++i) {
-        SampleRow& row = pending[i];
-        switch (stored->fates[i]) {
-          case RowFate::kStored:
-            if (row.status == sample_status::kAccepted && !opts.out_dir.empty() && st.ok())
-              st = write_file_atomic(opts.out_dir + "/" + row.normalized_sha256 + ".cl", row.normalized_text);
-            break;
-          case RowFate::kStoredDuplicate:
-            account(row, -1);
-            row.status = sample_status::kDuplicate;
-            account(row, +1);
-            break;
-          case RowFate::kAlreadyStored:
-          case RowFate::kOverTarget: account(row, -1); break;
-        }
-      }
-    }
-    pending.clear();
-    pending_accepted = 0;
-    last_commit = Clock::now();
-    sum.store_seconds += since(t);
-    return st;
-  };
-  auto key_done = [&] { return opts.target_accepted && accepted_total >= opts.target_accepted; };
-  // Rows are taken in draw order, whatever order the filter workers finish
-  // in, so that which of two draws of one kernel is accepted, and the draw
-  // at which -n is reached, depend on the seed alone. `early` holds rows
-  // that came before an earlier draw; draws an earlier run stored never
-  // come, and those dropped at a stop are passed over once all is drained.
-  std::map<uint64_t, SampleRow> early;
-  uint64_t next_draw = 0;
-  auto pop_in_order = [&]() -> std::optional<SampleRow> {
-    while (true) {
-      while (drawn_before.count(next_draw)) ++next_draw;
-      auto it = early.find(next_draw);
-      if (it == early.end()) {
-        if (auto row = results.pop_for(std::chrono::milliseconds(200))) {
-          const uint64_t index = row->sample_index;
-          early.emplace(index, std::move(*row));
-          continue;
-        }
-        if (!results.closed() || early.empty()) return std::nullopt;
-        it = early.begin();
-      }
-      SampleRow row = std::move(it->second);
-      next_draw = it->first + 1;
-      early.erase(it);
-      return row;
-    }
-  };
-  bool target_reached = false;
-  while (true) {
-    if (interrupted()) sum.interrupted = true;
-    if (hooks.stop && hooks.stop()) target_reached = true;
-    if (sum.interrupted || time_up() || target_reached) stop = true;
-    auto row = pop_in_order();
-    if (!row) {
-      if (results.closed()) break;
-      if (!pending.empty() && since(last_commit) > 1.0 && store_status.ok()) store_status = flush();
-      if (key_done()) target_reached = true;  // also by another process sampling the same key
-      continue;
-    }
-    if (target_reached || !store_status.ok()) continue;  // drained, not stored
-    auto t = Clock::now();
-    set_draw_key(*row, opts, model.model_id());
-    if (row->status == sample_status::kAccepted) {
-      if (training.count(row->normalized_sha256)) {
-        row->status = sample_status::kTrainingCopy;
-        row->reason = "a verbatim copy of a training kernel";
-      } else if (!seen.insert(row->normalized_sha256).second) {
-        row->status = sample_status::kDuplicate;
-        row->reason = "the same normalized kernel was sampled before";
-      }
-    }
-    if (director) {
-      if (const Target* t = director->target_of(row->start_tag)) {
-        row->target = t->label;
-        row->target_features = grewe_values(t->features);
-        row->steering = opts.steering;
-      }
-      // Kernels sampled before (also by an earlier run) count toward the
-      // targets as well: this run found them again.
-      bool passed = row->status == sample_status::kAccepted || row->status == sample_status::kDuplicate;
-      if (passed && row->features) director->observe(row->start_tag, row->normalized_text, *row->features);
-      if (passed && !row->features) ++sum.unfeatured;
-    }
-    bool fresh = row->status == sample_status::kAccepted;
-    if (fresh) ++pending_accepted;
-    account(*row, +1);
-    std::string hand_over = fresh && hooks.on_accepted ? row->normalized_text : "";
-    pending.push_back(std::move(*row));
-    sum.store_seconds += since(t);
-    bool enough = opts.target_accepted && accepted_total + pending_accepted >= opts.target_accepted;
-    if (store_status.ok() && (pending.size() >= 256 || since(last_commit) > 1.0 || enough)) store_status = flush();
-    if (key_done()) target_reached = true;
-    if (!store_status.ok()) stop = true;
-    if (!hand_over.empty() && store_status.ok()) hooks.on_accepted(hand_over);
-    double secs = std::max(since(start), 1e-9);
-    progress.set_extra(fmt::format("accepted {}{} ({:.1f}%), {:.2f} unique/s", accepted_total + pending_accepted,
-                                   opts.target_accepted ? fmt::format("/{}", opts.target_accepted) : "",
-                                   100.0 * sum.accepted / std::max<uint64_t>(sum.samples, 1), sum.accepted / secs));
-    progress.advance();
-  }
-  sampling.join();
-  for (auto& f : filters) f.join();
-  if (store_status.ok()) store_status = flush();
-  progress.finish();
-
-  sum.seconds = since(start);
-  sum.model_seconds = sampler.stats().model_seconds;
-  sum.draw_seconds = sampler.stats().draw_seconds;
-  sum.tokens = sampler.stats().tokens;
-  sum.redrawn = sampler.stats().redrawn;
-  sum.queue_wait_seconds = queue_wait;
-  sum.director = director;
-  sum.starts_replayed = sampler.stats().starts_replayed;
-  sum.starts_refused = sampler.stats().starts_refused;
-  sum.forced_tokens = sampler.stats().forced_tokens;
-  sum.repairs = sampler.stats().repairs;
-  sum.repair_tokens = sampler.stats().repair_tokens;
-  sum.backtracks = sampler.stats().backtracks;
-  sum.replayed = replayed.load();
-  RETURN_IF_ERROR_CTX(filter_status, "filtering samples");
-  RETURN_IF_ERROR_CTX(store_status, "storing samples");
-  RETURN_IF_ERROR_CTX(sampler_status, "sampling");
-  return sum;
+  RunInputs in;
+  // A whole text starts empty (after the separator); with --args its kernel's
+  // prototype is forced when the model opens the kernel.
+  in.seed = opts.whole_text ? "" : signature;
+  in.prototype = opts.args.empty() ? "" : signature;
+  ASSIGN_OR_RETURN(in.drawn_before, stored_sample_indices(db, key));
+  ASSIGN_OR_RETURN(in.seen, accepted_sample_hashes(db));
+  ASSIGN_OR_RETURN(in.training, training_kernel_hashes(db));
+  ASSIGN_OR_RETURN(in.tables, constraint_tables_of(db, opts));
+  in.workers = opts.filter_threads;
+  if (in.workers == 0) in.workers = std::max(1u, std::thread::hardware_concurrency() - 1);
+  sum.filter_threads = in.workers;
+  SamplingRun run(model, db, opts, hooks, std::move(in), std::move(sum));
+  return run.run();
 }
 
 }  // namespace clgen::sampler
