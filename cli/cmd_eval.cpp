@@ -1,5 +1,5 @@
 // `clgen eval realism SAMPLES... [--against DIR | --held-out --config FILE]`: how far
-// samples are from human kernels (features/realism, docs/EVAL.md): the judge, the
+// samples are from human kernels (eval/, docs/EVAL.md): the judge, the
 // distributions, coverage and novelty, as a table, JSON and a PNG.
 #include <sys/stat.h>
 
@@ -10,8 +10,8 @@
 
 #include "cli/command.h"
 #include "cli/preprocess_options.h"
-#include "features/realism/kernel_sets.h"
-#include "features/realism/report.h"
+#include "eval/kernel_sets.h"
+#include "eval/report.h"
 #include "model/config.h"
 #include "model/store.h"
 #include "support/files.h"

@@ -16,23 +16,11 @@
 #include <clang/Sema/Lookup.h>
 #include <clang/Sema/Sema.h>
 
+#include "features/grewe_counts.h"
+
 namespace clgen::features {
 
 namespace {
-
-constexpr long kTranscendentalCost = 15;  // a call to exp, log or sqrt
-
-struct Counters {
-  long comp = 0, rational = 0, mem = 0, localmem = 0, coalesced = 0, atomic = 0;
-  void add(const Counters& o) {
-    comp += o.comp;
-    rational += o.rational;
-    mem += o.mem;
-    localmem += o.localmem;
-    coalesced += o.coalesced;
-    atomic += o.atomic;
-  }
-};
 
 bool spells(clang::QualType t, const char* word) { return t.getAsString().find(word) != std::string::npos; }
 
@@ -62,32 +50,12 @@ bool coalesced_index(const clang::Expr* idx) {
 
 class ReferenceCounter : public clang::RecursiveASTVisitor<ReferenceCounter> {
  public:
-  ReferenceCounter(std::set<std::string> memory_names, const std::map<std::string, Counters>& earlier)
+  ReferenceCounter(std::set<std::string> memory_names, const std::map<std::string, GreweCounts>& earlier)
       : memory_names_(std::move(memory_names)), earlier_(earlier) {}
 
   // Also called for compound assignments, of which only <<= and >>= count.
   bool VisitBinaryOperator(clang::BinaryOperator* op) {
-    switch (op->getOpcode()) {
-      case clang::BO_Add:
-      case clang::BO_Sub:
-      case clang::BO_Mul:
-      case clang::BO_Div:
-      case clang::BO_Rem:
-      case clang::BO_Shl:
-      case clang::BO_Shr:
-      case clang::BO_And:
-      case clang::BO_Or:
-      case clang::BO_Xor:
-      case clang::BO_ShlAssign:
-      case clang::BO_ShrAssign: ++counters.comp; break;
-      case clang::BO_LT:
-      case clang::BO_GT:
-      case clang::BO_LE:
-      case clang::BO_GE:
-      case clang::BO_EQ:
-      case clang::BO_NE: ++counters.rational; break;
-      default: break;  // = , && || and the other compound assignments
-    }
+    count_binary_operator(op->getOpcode(), &counters);
     return true;
   }
 
@@ -120,18 +88,18 @@ class ReferenceCounter : public clang::RecursiveASTVisitor<ReferenceCounter> {
     const clang::FunctionDecl* callee = call->getDirectCallee();
     if (!callee) return true;
     const std::string name = callee->getNameAsString();
-    if (name == "exp" || name == "log" || name == "sqrt") counters.comp += kTranscendentalCost;
+    counters.comp += transcendental_cost(name);
     if (name.rfind("atomic_", 0) == 0) ++counters.atomic;  // not atom_*; barrier counts in none of the six
     auto it = earlier_.find(name);
     if (it != earlier_.end()) counters.add(it->second);
     return true;
   }
 
-  Counters counters;
+  GreweCounts counters;
 
  private:
   std::set<std::string> memory_names_;  // the names `mem` counts
-  const std::map<std::string, Counters>& earlier_;
+  const std::map<std::string, GreweCounts>& earlier_;
 };
 
 // Sema asks it for a name that no lookup found: a name followed by `(` is
@@ -182,7 +150,7 @@ class ImplicitFunctions : public clang::ExternalSemaSource {
 void append_reference_rows(clang::ASTContext& ctx, const std::string& file, std::vector<StaticFeatures>* out) {
   // The counters of each function defined so far, by name: a call adds them
   // only once the callee's definition has been passed.
-  std::map<std::string, Counters> defined;
+  std::map<std::string, GreweCounts> defined;
   // The last function defined: file-scope code after it (a __constant
   // table's initializers, a prototype) is charged to it, so its row and its
   // entry in `defined` are written when the next function starts.
@@ -191,19 +159,8 @@ void append_reference_rows(clang::ASTContext& ctx, const std::string& file, std:
   std::optional<ReferenceCounter> counter;
   auto finish_current = [&] {
     if (!current) return;
-    const Counters& c = counter->counters;
-    if (current_has_global) {
-      StaticFeatures f;
-      f.file = file;
-      f.kernel = current->getNameAsString();
-      f.comp = c.comp;
-      f.rational = c.rational;
-      f.mem = c.mem;
-      f.localmem = c.localmem;
-      f.coalesced = c.coalesced;
-      f.atomic = c.atomic;
-      out->push_back(std::move(f));
-    }
+    const GreweCounts& c = counter->counters;
+    if (current_has_global) out->push_back(grewe_row(file, current->getNameAsString(), c));
     defined[current->getNameAsString()] = c;
   };
   for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {

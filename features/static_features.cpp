@@ -19,6 +19,7 @@
 #include <clang/Tooling/Tooling.h>
 #include <fmt/format.h>
 
+#include "features/grewe_counts.h"
 #include "features/grewe_reference.h"
 #include "support/clang/builtin_files.h"
 #include "support/clang/diagnostics.h"
@@ -28,8 +29,6 @@
 namespace clgen::features {
 
 namespace {
-
-constexpr long kTranscendentalCost = 15;  // exp, log, sqrt count as 15 operations
 
 const clang::Expr* strip(const clang::Expr* e) { return e ? e->IgnoreParenImpCasts() : nullptr; }
 
@@ -73,25 +72,13 @@ bool is_coalesced_index(const clang::Expr* idx) {
   return false;
 }
 
-struct Counts {
-  long comp = 0, rational = 0, mem = 0, localmem = 0, atomic = 0, coalesced = 0;
-  void add(const Counts& o) {
-    comp += o.comp;
-    rational += o.rational;
-    mem += o.mem;
-    localmem += o.localmem;
-    atomic += o.atomic;
-    coalesced += o.coalesced;
-  }
-};
-
 class FeatureCounter;
 
 // Counts of user-defined functions, computed once each.
 class FunctionCounts {
  public:
   explicit FunctionCounts(clang::ASTContext& ctx) : ctx_(ctx) {}
-  Counts of(const clang::FunctionDecl* fd);
+  GreweCounts of(const clang::FunctionDecl* fd);
   bool user_defined(const clang::FunctionDecl* fd) const {
     const clang::FunctionDecl* def = nullptr;
     return fd && fd->hasBody(def) && ctx_.getSourceManager().isInMainFile(def->getLocation());
@@ -99,7 +86,7 @@ class FunctionCounts {
 
  private:
   clang::ASTContext& ctx_;
-  std::map<const clang::FunctionDecl*, Counts> done_;
+  std::map<const clang::FunctionDecl*, GreweCounts> done_;
   std::set<const clang::FunctionDecl*> active_;  // recursion guard (OpenCL forbids recursion)
 };
 
@@ -109,19 +96,7 @@ class FeatureCounter : public clang::RecursiveASTVisitor<FeatureCounter> {
 
   // Also called for compound assignments (<<= and >>= count, += and the rest do not).
   bool VisitBinaryOperator(clang::BinaryOperator* op) {
-    switch (op->getOpcode()) {
-      case clang::BO_Add: case clang::BO_Sub: case clang::BO_Mul: case clang::BO_Div:
-      case clang::BO_Rem: case clang::BO_Shl: case clang::BO_Shr: case clang::BO_And:
-      case clang::BO_Or: case clang::BO_Xor: case clang::BO_ShlAssign: case clang::BO_ShrAssign:
-        ++counts.comp;
-        break;
-      case clang::BO_LT: case clang::BO_GT: case clang::BO_LE: case clang::BO_GE:
-      case clang::BO_EQ: case clang::BO_NE:
-        ++counts.rational;
-        break;
-      default:
-        break;
-    }
+    count_binary_operator(op->getOpcode(), &counts);
     return true;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
@@ -147,18 +122,18 @@ class FeatureCounter : public clang::RecursiveASTVisitor<FeatureCounter> {
       return true;
     }
     std::string name = fd->getNameAsString();
-    if (name == "exp" || name == "log" || name == "sqrt") counts.comp += kTranscendentalCost;
+    counts.comp += transcendental_cost(name);
     if (name.rfind("atomic_", 0) == 0 || name.rfind("atom_", 0) == 0) ++counts.atomic;
     return true;
   }
 
-  Counts counts;
+  GreweCounts counts;
 
  private:
   FunctionCounts& functions_;
 };
 
-Counts FunctionCounts::of(const clang::FunctionDecl* fd) {
+GreweCounts FunctionCounts::of(const clang::FunctionDecl* fd) {
   const clang::FunctionDecl* def = nullptr;
   if (!fd->hasBody(def)) return {};
   auto it = done_.find(def);
@@ -187,17 +162,7 @@ class FeaturesConsumer : public clang::ASTConsumer {
       const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
       if (!fd || !fd->hasAttr<clang::OpenCLKernelAttr>() || !fd->doesThisDeclarationHaveABody()) continue;
       if (!ctx.getSourceManager().isInMainFile(fd->getLocation())) continue;
-      Counts c = functions.of(fd);
-      StaticFeatures f;
-      f.file = file_;
-      f.kernel = fd->getNameAsString();
-      f.comp = c.comp;
-      f.rational = c.rational;
-      f.mem = c.mem;
-      f.localmem = c.localmem;
-      f.coalesced = c.coalesced;
-      f.atomic = c.atomic;
-      out_->push_back(std::move(f));
+      out_->push_back(grewe_row(file_, fd->getNameAsString(), functions.of(fd)));
     }
   }
 

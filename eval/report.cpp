@@ -1,5 +1,5 @@
 // The realism report: composition of the measures, JSON and table.
-#include "features/realism/report.h"
+#include "eval/report.h"
 
 #include <chrono>
 #include <cstdio>

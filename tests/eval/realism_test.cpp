@@ -1,4 +1,4 @@
-// The realism report's measures (features/realism/realism.h): the judge on
+// The realism report's measures (eval/realism.h): the judge on
 // sets it must not and must tell apart, AUC, length matching, shape counts,
 // distances, coverage and novelty on hand-made sets with hand-derived counts.
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "corpus/preprocess/tokens.h"
-#include "features/realism/kernel_sets.h"
-#include "features/realism/realism.h"
+#include "eval/kernel_sets.h"
+#include "eval/realism.h"
 #include "support/sha256.h"
 #include "support/sqlite.h"
 

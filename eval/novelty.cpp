@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "features/realism/hashing.h"
-#include "features/realism/realism.h"
+#include "eval/hashing.h"
+#include "eval/realism.h"
 
 namespace clgen::realism {
 

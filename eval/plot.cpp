@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "features/realism/report.h"
+#include "eval/report.h"
 
 namespace clgen::realism {
 namespace {

@@ -4,8 +4,8 @@
 #include <map>
 #include <set>
 
-#include "features/realism/hashing.h"
-#include "features/realism/realism.h"
+#include "eval/hashing.h"
+#include "eval/realism.h"
 
 namespace clgen::realism {
 

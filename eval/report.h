@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "features/realism/realism.h"
+#include "eval/realism.h"
 #include "support/status.h"
 
 namespace clgen::realism {

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "features/realism/hashing.h"
-#include "features/realism/realism.h"
+#include "eval/hashing.h"
+#include "eval/realism.h"
 #include "support/thread_pool.h"
 
 namespace clgen::realism {

@@ -1,5 +1,5 @@
 // Reading the report's kernel sets (kernel_sets.h).
-#include "features/realism/kernel_sets.h"
+#include "eval/kernel_sets.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
