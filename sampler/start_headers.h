@@ -1,5 +1,5 @@
 // The header lines a feature-conditioned model's streams start after
-// (docs/SAMPLER.md, "Feature-conditioned model"): a target's for a stream
+// (docs/DIRECTED-SAMPLING.md, "Feature-conditioned model"): a target's for a stream
 // steered to it, and for an undirected stream one drawn from the model's
 // training kernels in proportion to their counts.
 #pragma once

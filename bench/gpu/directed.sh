@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Directed against undirected sampling toward the held-out repositories' kernels.
 # Run ON THE GPU MACHINE: directed against undirected sampling toward the
-# held-out repositories' kernels (docs/SAMPLER.md, "Directed sampling"),
+# held-out repositories' kernels (docs/DIRECTED-SAMPLING.md),
 # laid out as the check experiment lays out its work. Needs
 # .carry/gpu-deps.tar.xz and .wsmin/github.db.xz (bench/gpu-experiment.sh workspace).
 # Results go to $OUT/directed (or gpu-results/directed). Each phase below
@@ -23,7 +23,7 @@
 #   alone1      one minute each, one after the other, same model: directed
 #               (the default near-first steering), directed with the earlier
 #               round-robin (--near-share 0 --no-near-cuts), and undirected;
-#               the fair comparison (docs/SAMPLER.md). ~4.5 minutes; fits a
+#               the fair comparison (docs/DIRECTED-SAMPLING.md). ~4.5 minutes; fits a
 #               call with build and train. Tables under $DIR/alone1/
 #   quality1    one minute of directed (near-first) and one of undirected
 #               sampling, same model, then 300 random accepted kernels of each
@@ -31,7 +31,7 @@
 #               what steering does to the kernels' complexity. ~5 minutes
 # directed5 and undirected5 end with the same quality line for their run.
 # The feature-conditioned model (configs/github-cond.toml: github.toml with
-# training.feature_prefix; docs/SAMPLER.md, "Feature-conditioned model"):
+# training.feature_prefix; docs/DIRECTED-SAMPLING.md, "Feature-conditioned model"):
 #   train_cond  train it for at most $TRAIN_SECONDS (skipped when trained);
 #               `build train train_cond` fits one call (~2 + 2 x 2.3 minutes)
 #   cond1, cond2, cond4   bench/directed.sh N with it (sliced, N minutes a side)
