@@ -32,8 +32,9 @@ struct ArgInfo {
   bool writes = false;    // the kernel may write the pointee (pointers only)
   bool supported = true;
   std::string unsupported_reason;  // e.g. "image", "pointer to pointer"; empty when supported
-  // A struct or union (or a pointer to one): fed as this many raw bytes an
-  // element (kind unsigned, element_size 1), compared byte for byte; 0 otherwise.
+  // A struct or union (or a pointer to one), or a `void*` buffer: fed as this
+  // many raw bytes an element (kind unsigned, element_size 1), compared byte
+  // for byte; 0 otherwise.
   int record_bytes = 0;
   // An image2d_t: an RGBA image of 4-byte channels whose type follows the
   // read_image/write_image builtins the kernel calls on it (f: float,

@@ -22,6 +22,10 @@ namespace clgen::driver {
 
 namespace {
 
+// Bytes of one element of a `void*` buffer: room at each index for the
+// vector or small struct a kernel casts it to (up to a float16).
+constexpr int kVoidElementBytes = 64;
+
 // Fills kind/size/width from a scalar or vector type; false with a reason otherwise.
 bool describe_element(clang::QualType type, ArgInfo& arg) {
   type = type.getCanonicalType().getUnqualifiedType();
@@ -122,6 +126,17 @@ ArgInfo describe_param(const clang::ParmVarDecl* param, const clang::PrintingPol
       arg.kind = ScalarKind::kUnsigned;
       arg.element_size = 2;
       arg.half = true;
+    } else if (element->isVoidType()) {
+      // An untyped buffer the kernel casts (`(global T*)p`): raw bytes, as
+      // many an element as the largest record the driver feeds.
+      arg.kind = ScalarKind::kUnsigned;
+      arg.element_size = 1;
+      arg.vector_width = 1;
+      arg.record_bytes = kVoidElementBytes;
+      if (arg.address_space == AddressSpace::kPrivate) {
+        arg.supported = false;
+        arg.unsupported_reason = "private pointer";
+      }
     } else if (element->isPointerType()) {
       arg.supported = false;
       arg.unsupported_reason = "pointer to pointer";

@@ -143,10 +143,11 @@ TEST(ArgAnalysis, VectorComponentStoresAreWrites) {
   EXPECT_EQ(arg(k, "w").vector_width, 2);
 }
 
-// Structs are fed as their bytes (the size Clang lays out for spir64),
-// image2d_t as RGBA images whose channel type the read/write builtins name,
-// samplers as a sampler; other images stay unsupported.
-TEST(ArgAnalysis, StructsImage2dAndSamplersAreDescribedOtherImagesAreUnsupported) {
+// Structs are fed as their bytes (the size Clang lays out for spir64), void*
+// buffers as 64-byte elements, image2d_t as RGBA images whose channel type
+// the read/write builtins name, samplers as a sampler; other images stay
+// unsupported.
+TEST(ArgAnalysis, StructsVoidPointersImage2dAndSamplersAreDescribedOtherImagesAreUnsupported) {
   REQUIRE_CLANG();
   auto kernels = analyze_kernels(kernel_source("struct_arg.cl"));
   ASSERT_TRUE(kernels.ok()) << kernels.status().message();
@@ -154,6 +155,12 @@ TEST(ArgAnalysis, StructsImage2dAndSamplersAreDescribedOtherImagesAreUnsupported
   EXPECT_EQ(arg(kernels->front(), "pairs").record_bytes, 8);  // { float x; int y; }
   EXPECT_EQ(arg(kernels->front(), "pairs").element_stride(), 8);
   EXPECT_TRUE(arg(kernels->front(), "pairs").reads);
+
+  auto untyped = analyze_kernels(kernel_source("void_pointer.cl"));
+  ASSERT_TRUE(untyped.ok()) << untyped.status().message();
+  ASSERT_TRUE(untyped->front().supported()) << untyped->front().unsupported_reason();
+  EXPECT_EQ(arg(untyped->front(), "in").record_bytes, 64) << "a void* buffer is raw bytes";
+  EXPECT_TRUE(arg(untyped->front(), "in").reads);
 
   auto by_value = analyze_kernels(
       "typedef struct { int n; float s; double d; } p_t;\n"
