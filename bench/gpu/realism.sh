@@ -28,11 +28,12 @@ SNAPSHOTS=${SNAPSHOTS:-v3}
 TRAIN_SECONDS=${TRAIN_SECONDS:-110}
 HUMAN_KERNELS=${HUMAN_KERNELS:-2500}
 ARM_SECONDS=${ARM_SECONDS:-20}
-BATCH=${BATCH:-2048}
+BATCH=${BATCH:-1024}  # the Transformer's cache at 2,048 streams does not fit an H100
 JOBS=${JOBS:-16}
 # Signature seed or whole text; constrained with the old cut-off (4 refusals, no
 # backtracking: the checked runs' old settings), constrained without it (names
-# taken back after a refusal), unconstrained (rejection), the importance correction.
+# taken back after a refusal), unconstrained (rejection), the importance correction;
+# and top-p 0.95 on the default (text-nocut-10).
 ARMS=${ARMS:-"sig-cut-08:--begin,signature,--max-refusals,4,--temperature,0.8
 sig-cut-10:--begin,signature,--max-refusals,4,--temperature,1.0
 sig-nocut-08:--begin,signature,--backtracks,16,--temperature,0.8
@@ -47,7 +48,8 @@ text-nocut-10:--begin,text,--backtracks,16,--temperature,1.0
 text-free-08:--begin,text,--no-constrain,--temperature,0.8
 text-free-10:--begin,text,--no-constrain,--temperature,1.0
 text-corr-08:--begin,text,--backtracks,16,--correction,0.1,--temperature,0.8
-text-corr-10:--begin,text,--backtracks,16,--correction,0.1,--temperature,1.0"}
+text-corr-10:--begin,text,--backtracks,16,--correction,0.1,--temperature,1.0
+text-nocut-10-p95:--begin,text,--backtracks,16,--temperature,1.0,--top-p,0.95"}
 mkdir -p "$RESULTS"
 first=${SNAPSHOTS%% *}
 
@@ -118,7 +120,7 @@ phase_arms() {
     flags=${spec#*:}
     local arm=gpu-work/arms/$name
     rm -rf "$arm" && mkdir -p "$arm"
-    cp "$ws/clgen.db" "$arm/" && cp -r "$ws/models" "$arm/"
+    cp "$ws/clgen.db" "$arm/" && cp -r "$ws/models" "$ws/vocabularies" "$arm/"
     log "arm $name: ${flags//,/ }"
     # shellcheck disable=SC2086  # the arm's flags
     "$CLGEN" --workspace "$arm" -q sample --config "$CONFIG" --device cuda --batch-size "$BATCH" \
