@@ -80,6 +80,11 @@ void print_table(const driver::DriveSummary& s) {
   if (s.timeouts_retried > 0)
     std::printf("timed out beside other runs and driven again alone: %d (%d of them no longer timed out)\n",
                 s.timeouts_retried, s.timeouts_cleared);
+  if (s.crashes_retried > 0)
+    std::printf(
+        "crashed with integer scalars of the global size and driven again with 1: %d (%d of them no longer "
+        "crashed)\n",
+        s.crashes_retried, s.crashes_cleared);
 }
 
 Status run_drive(const GlobalOptions& global, const DriveCliOptions& o) {

@@ -1,5 +1,6 @@
 // Argument descriptions shared by the Clang analysis and the device fallback.
 #include "driver/args.h"
+#include <algorithm>
 
 #include <cctype>
 
@@ -58,5 +59,10 @@ Expected<std::vector<KernelSignature>> analyze_kernels(const std::string&) {
 }
 bool have_clang_analysis() { return false; }
 #endif
+
+bool has_integer_scalars(const std::vector<ArgInfo>& args) {
+  return std::any_of(args.begin(), args.end(),
+                     [](const ArgInfo& a) { return !a.is_pointer && a.kind != ScalarKind::kFloat; });
+}
 
 }  // namespace clgen::driver

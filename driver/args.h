@@ -71,6 +71,10 @@ Expected<std::vector<KernelSignature>> analyze_kernels(const std::string& source
 // compiler's kernel-argument info is used, every global pointer read+write).
 bool have_clang_analysis();
 
+// Whether a kernel takes an integral scalar (or integral vector) by value:
+// the arguments the payload sets to the global size.
+bool has_integer_scalars(const std::vector<ArgInfo>& args);
+
 // Parses an element type name such as "float", "uint4", "char16" into kind,
 // element size and vector width; false for anything else (half, bool, structs).
 bool parse_element_type(const std::string& name, ScalarKind& kind, int& element_size,

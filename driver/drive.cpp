@@ -354,6 +354,8 @@ Expected<DriveSummary> drive(Database& db, const DriveOptions& options) {
   summary.workers_started = worker.started() + pool.workers_started();
   summary.timeouts_retried = pool.timeouts_retried();
   summary.timeouts_cleared = pool.timeouts_cleared();
+  summary.crashes_retried = pool.crashes_retried();
+  summary.crashes_cleared = pool.crashes_cleared();
   if (!options.csv_path.empty())
     RETURN_IF_ERROR_CTX(write_file_atomic(options.csv_path, runs_csv(by_source)), "writing " + options.csv_path);
   return summary;

@@ -61,6 +61,8 @@ struct DriveSummary {
   int workers_started = 0;
   int timeouts_retried = 0;  // runs that timed out beside others, driven again alone
   int timeouts_cleared = 0;  // ... that did not time out alone
+  int crashes_retried = 0;   // runs that crashed with integer scalars S, driven again with 1
+  int crashes_cleared = 0;   // ... that did not crash then
   bool interrupted = false;
   std::vector<std::string> notes;  // e.g. "no samples table: ..."
 };

@@ -315,7 +315,28 @@ Expected<DriveResult> DrivePool::run_job(WorkerProcess& worker, const DriveJob& 
           "timed out beside other runs; driven again alone" + (result->message.empty() ? "" : ": " + result->message);
     }
   }
+  if (result.ok()) retry_crash_with_scalars_one(worker, job, *result);
   return result;
+}
+
+void DrivePool::retry_crash_with_scalars_one(WorkerProcess& worker, const DriveJob& job, DriveResult& result) {
+  // A worker killed by a signal with integer scalars of the global size: an
+  // offset or stride argument sent the kernel far past its buffers (cldrive's
+  // rule). Driven again in a fresh worker with every integer scalar 1, that
+  // run decides the outcome.
+  if (result.outcome != Outcome::kCrash || !job.scalar_fallback || job.integer_scalars_one || job.args_from_device ||
+      !has_integer_scalars(job.args) || job.global_size.empty() || job.global_size[0] == 1 ||
+      result.message.find("worker killed by signal") == std::string::npos || stop_now())
+    return;
+  DriveJob again = job;
+  again.integer_scalars_one = true;
+  auto second = worker.drive(again);
+  if (!second.ok()) return;
+  ++crash_retried_;
+  if (second->outcome != Outcome::kCrash) ++crash_cleared_;
+  second->message = "crashed with integer scalars of the global size (" + result.message + "); driven again with 1" +
+                    (second->message.empty() ? "" : ": " + second->message);
+  result = std::move(*second);
 }
 
 }  // namespace clgen::driver

@@ -112,6 +112,10 @@ class DrivePool {
   // many of those did not time out alone.
   int timeouts_retried() const { return retried_.load(); }
   int timeouts_cleared() const { return cleared_.load(); }
+  // Runs whose worker was killed with integer scalars of the global size and
+  // were driven again with 1, and how many of those did not crash then.
+  int crashes_retried() const { return crash_retried_.load(); }
+  int crashes_cleared() const { return crash_cleared_.load(); }
 
  private:
   class SourceDrive;  // one source's drive over every device (drive_pool.cpp)
@@ -120,8 +124,9 @@ class DrivePool {
   PoolResult drive_source(const PoolSource& src, std::vector<std::unique_ptr<WorkerProcess>>& workers,
                           AnalysisWorker& analysis);
   // Runs `job` under the gate; a time-out beside other runs is driven again
-  // alone (retry_timeouts_alone).
+  // alone (retry_timeouts_alone), a crash with integer scalars again with 1.
   Expected<DriveResult> run_job(WorkerProcess& worker, const DriveJob& job);
+  void retry_crash_with_scalars_one(WorkerProcess& worker, const DriveJob& job, DriveResult& result);
   bool stop_now() const;  // stopping, or interrupted
 
   PoolOptions options_;
@@ -132,6 +137,7 @@ class DrivePool {
   std::atomic<unsigned> live_{0};
   std::atomic<int> started_{0};
   std::atomic<int> retried_{0}, cleared_{0};
+  std::atomic<int> crash_retried_{0}, crash_cleared_{0};
   RunGate gate_;
   std::vector<std::thread> threads_;
 };

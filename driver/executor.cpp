@@ -311,8 +311,7 @@ class KernelRuns {
   KernelRuns(const DriveJob& job, const std::vector<ArgInfo>& args, PayloadOptions popts, RunFunction run,
              const Failure& failure, DriveResult& result)
       : job_(job), args_(args), popts_(popts), run_(std::move(run)), failure_(failure), result_(result) {
-    integer_scalars_ = std::any_of(args.begin(), args.end(),
-                                   [](const ArgInfo& a) { return !a.is_pointer && a.kind != ScalarKind::kFloat; });
+    integer_scalars_ = has_integer_scalars(args);
   }
 
   bool integer_scalars() const { return integer_scalars_; }
@@ -334,7 +333,7 @@ class KernelRuns {
     auto verdict = check_once();
     if (!verdict) return failure_;
     if (verdict->outcome == Outcome::kNoOutput && verdict->message == kOutputsEqualInputs && job_.scalar_fallback &&
-        integer_scalars_ && job_.global_size[0] != 1) {
+        integer_scalars_ && job_.global_size[0] != 1 && !job_.integer_scalars_one) {
       if (Status st = make_payloads(1); !st.ok()) return Failure{Outcome::kOutOfResources, st.message()};
       result_.scalar_value = 1;
       verdict = check_once();
@@ -460,7 +459,8 @@ Expected<DriveResult> Executor::drive(const DriveJob& job) {
 
   PayloadOptions popts;
   popts.global_items = product(job.global_size);
-  popts.scalar_size = job.global_size[0];
+  const uint64_t scalar = job.integer_scalars_one ? 1 : job.global_size[0];
+  popts.scalar_size = scalar;
   popts.local_mem_free = dc->local_mem > result.kernel_local_mem ? dc->local_mem - result.kernel_local_mem : 0;
   const std::vector<size_t> global(job.global_size.begin(), job.global_size.end());
   const std::vector<size_t> local(result.local_size.begin(), result.local_size.end());
@@ -468,9 +468,8 @@ Expected<DriveResult> Executor::drive(const DriveJob& job) {
     return execute_kernel(*dc, kernel, args, p, global, local, out, failure, impl_->poisoned);
   };
   KernelRuns runs(job, args, popts, run, failure, result);
-  if (Status st = runs.make_payloads(job.global_size[0]); !st.ok())
-    return finish({Outcome::kOutOfResources, st.message()});
-  result.scalar_value = runs.integer_scalars() ? job.global_size[0] : 0;
+  if (Status st = runs.make_payloads(scalar); !st.ok()) return finish({Outcome::kOutOfResources, st.message()});
+  result.scalar_value = runs.integer_scalars() ? scalar : 0;
   if (job.check)
     if (auto f = runs.check()) return finish(*f);
   if (auto f = runs.time()) return finish(*f);

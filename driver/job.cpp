@@ -72,7 +72,8 @@ void to_json(nlohmann::json& j, const DriveJob& job) {
        {"seed", job.seed},
        {"build_options", job.build_options},
        {"check", job.check},
-       {"scalar_fallback", job.scalar_fallback}};
+       {"scalar_fallback", job.scalar_fallback},
+       {"integer_scalars_one", job.integer_scalars_one}};
 }
 
 void from_json(const nlohmann::json& j, DriveJob& job) {
@@ -90,6 +91,7 @@ void from_json(const nlohmann::json& j, DriveJob& job) {
   job.build_options = j.at("build_options").get<std::string>();
   job.check = j.at("check").get<bool>();
   job.scalar_fallback = j.value("scalar_fallback", true);
+  job.integer_scalars_one = j.value("integer_scalars_one", false);
 }
 
 void to_json(nlohmann::json& j, const DriveResult& r) {

@@ -31,6 +31,9 @@ struct DriveJob {
   // scalar arguments, check again with every integer scalar 1 instead of
   // the global size (an offset or index argument of S writes past the end).
   bool scalar_fallback = true;
+  // Every integer scalar 1 from the start: the pool drives a kernel again so
+  // when a worker died on it with the global size (a far overrun).
+  bool integer_scalars_one = false;
 };
 
 struct DriveResult {

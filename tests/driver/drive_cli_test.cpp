@@ -70,6 +70,25 @@ TEST_F(DriveCliTest, KernelsThatWriteNoArgumentAreNoOutputWithoutRunning) {
             1);
 }
 
+// A worker killed with integer scalars of the global size is driven again
+// with 1, and that run is stored, saying so.
+TEST_F(DriveCliTest, ACrashWithIntegerScalarsOfTheGlobalSizeIsDrivenAgainWithOne) {
+  auto r = run_clgen(drive_args({kernel_path("scalar_stride_crash.cl")}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("crashed with integer scalars of the global size and driven again with 1: 1 (1 of them no "
+                       "longer crashed)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='pass' AND scalar_value=1 AND message LIKE "
+                  "'crashed with integer scalars of the global size (worker killed by signal%); driven again with 1'"),
+            1);
+  // Without an integer scalar a crash stands.
+  auto oob = run_clgen(drive_args({kernel_path("out_of_bounds.cl")}));
+  ASSERT_EQ(oob.exit_code, 0) << oob.err;
+  EXPECT_EQ(oob.out.find("driven again with 1"), std::string::npos) << oob.out;
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs WHERE outcome='crash' AND kernel_name='out_of_bounds'"), 1);
+}
+
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
