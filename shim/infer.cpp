@@ -28,6 +28,7 @@ FileResult analyse(const std::string& text, const InferOptions& options) {
   co.header = options.header;
   co.shim = false;
   co.error_limit = options.error_limit;
+  co.require_definitions = false;  // inference asks only whether names are missing
   pp::CompileResult r = pp::compile(text, co);
   FileResult f;
   if (r.ok) {

@@ -17,6 +17,7 @@ nlohmann::json options_json(const CompileOptions& o) {
           {"keep_ir", o.keep_ir},
           {"min_instructions", o.min_instructions},
           {"check_only", o.check_only},
+          {"require_definitions", o.require_definitions},
           {"error_limit", o.error_limit}};
 }
 
@@ -31,6 +32,7 @@ CompileOptions options_of(const nlohmann::json& j) {
   o.keep_ir = j.at("keep_ir").get<bool>();
   o.min_instructions = j.at("min_instructions").get<int>();
   o.check_only = j.at("check_only").get<bool>();
+  o.require_definitions = j.at("require_definitions").get<bool>();
   o.error_limit = j.at("error_limit").get<int>();
   return o;
 }

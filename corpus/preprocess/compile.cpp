@@ -60,20 +60,45 @@ bool is_kernel(const llvm::Function& f) {
   return !f.isDeclaration() && f.getMetadata("kernel_arg_addr_space") != nullptr;
 }
 
-// Code generation of the kernels alone: other function definitions are
-// dropped on their way to CodeGen (a kernel's call to one becomes a call to
-// a declaration). The count covers the kernels only, and nothing is linked
-// or printed, so the result is the same; large files of helpers cost less.
-class KernelsOnlyConsumer : public clang::MultiplexConsumer {
+// The functions the input calls (or takes the address of) that it declares
+// but never defines, in declaration order. Such a text compiles, but no
+// OpenCL implementation can link it: its definitions stayed in a file the
+// corpus lacks. Clang's builtins and anything a header declares (the shim,
+// the OpenCL headers) are not the input's to define.
+std::vector<std::string> undefined_functions(clang::ASTContext& ctx) {
+  const clang::SourceManager& sm = ctx.getSourceManager();
+  std::vector<std::string> names;
+  std::unordered_set<const clang::Decl*> seen;
+  for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
+    auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
+    if (!f || f->isInvalidDecl() || !seen.insert(f->getCanonicalDecl()).second) continue;
+    if (!f->isUsed() || f->isDefined() || f->getBuiltinID() != 0) continue;
+    bool own = true;
+    for (const clang::FunctionDecl* r : f->redecls()) {
+      if (!sm.isInMainFile(sm.getExpansionLoc(r->getLocation()))) own = false;
+    }
+    if (own) names.push_back(f->getNameAsString());
+  }
+  return names;
+}
+
+// Code generation that also finds the input's undefined functions. With
+// `kernels_only`, the kernels alone are generated: other function
+// definitions are dropped on their way to CodeGen (a kernel's call to one
+// becomes a call to a declaration). The count covers the kernels only, and
+// nothing is linked or printed, so the result is the same; large files of
+// helpers cost less.
+class CodegenConsumer : public clang::MultiplexConsumer {
  public:
-  explicit KernelsOnlyConsumer(std::unique_ptr<clang::ASTConsumer> codegen)
-      : clang::MultiplexConsumer(one(std::move(codegen))) {}
+  CodegenConsumer(std::unique_ptr<clang::ASTConsumer> codegen, bool kernels_only, std::vector<std::string>& undefined)
+      : clang::MultiplexConsumer(one(std::move(codegen))), kernels_only_(kernels_only), undefined_(undefined) {}
 
   void Initialize(clang::ASTContext& ctx) override {
     ctx_ = &ctx;
     clang::MultiplexConsumer::Initialize(ctx);
   }
   bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    if (!kernels_only_) return clang::MultiplexConsumer::HandleTopLevelDecl(group);
     llvm::SmallVector<clang::Decl*, 4> kept;
     for (clang::Decl* d : group) {
       auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
@@ -87,6 +112,10 @@ class KernelsOnlyConsumer : public clang::MultiplexConsumer {
     return clang::MultiplexConsumer::HandleTopLevelDecl(
         clang::DeclGroupRef::Create(*ctx_, kept.data(), static_cast<unsigned>(kept.size())));
   }
+  void HandleTranslationUnit(clang::ASTContext& ctx) override {
+    clang::MultiplexConsumer::HandleTranslationUnit(ctx);
+    if (!ctx.getDiagnostics().hasErrorOccurred()) undefined_ = undefined_functions(ctx);
+  }
 
  private:
   static std::vector<std::unique_ptr<clang::ASTConsumer>> one(std::unique_ptr<clang::ASTConsumer> c) {
@@ -94,21 +123,37 @@ class KernelsOnlyConsumer : public clang::MultiplexConsumer {
     v.push_back(std::move(c));
     return v;
   }
+  bool kernels_only_;
+  std::vector<std::string>& undefined_;
   clang::ASTContext* ctx_ = nullptr;
 };
 
-class KernelsOnlyAction : public clang::EmitLLVMOnlyAction {
+class CodegenAction : public clang::EmitLLVMOnlyAction {
  public:
-  explicit KernelsOnlyAction(llvm::LLVMContext* ctx) : clang::EmitLLVMOnlyAction(ctx) {}
+  CodegenAction(llvm::LLVMContext* ctx, bool kernels_only)
+      : clang::EmitLLVMOnlyAction(ctx), kernels_only_(kernels_only) {}
+  // Filled once the action has run.
+  const std::vector<std::string>& undefined() const { return undefined_; }
 
  protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                         llvm::StringRef file) override {
     std::unique_ptr<clang::ASTConsumer> codegen = clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file);
     if (!codegen) return nullptr;
-    return std::make_unique<KernelsOnlyConsumer>(std::move(codegen));
+    return std::make_unique<CodegenConsumer>(std::move(codegen), kernels_only_, undefined_);
   }
+
+ private:
+  bool kernels_only_;
+  std::vector<std::string> undefined_;
 };
+
+// "calls 'B', which it declares but never defines" (and how many more).
+std::string undefined_reason(const std::vector<std::string>& names) {
+  std::string r = "calls '" + names.front() + "', which it declares but never defines";
+  if (names.size() > 1) r += " (and " + std::to_string(names.size() - 1) + " more such functions)";
+  return r;
+}
 
 CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) {
   ErrorCollector errors(opts.error_limit > 0 ? opts.error_limit : 1);
@@ -126,15 +171,20 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
     return r;
   }
   llvm::LLVMContext ctx;
-  // The whole module when it is kept or lowered to PTX.
-  std::unique_ptr<clang::EmitLLVMOnlyAction> action =
-      opts.keep_ir || opts.to_ptx ? std::make_unique<clang::EmitLLVMOnlyAction>(&ctx)
-                                  : std::make_unique<KernelsOnlyAction>(&ctx);
+  // The whole module when it is kept or lowered to PTX. On the heap: a
+  // Clang crash abandons this frame, and the compiler it leaks still points
+  // at the action.
+  auto action = std::make_unique<CodegenAction>(&ctx, !(opts.keep_ir || opts.to_ptx));
   bool ran = ci->ExecuteAction(*action);
   std::unique_ptr<llvm::Module> module = action->takeModule();
   CompileResult r;
   if (!ran || !module || ci->getDiagnostics().hasErrorOccurred()) {
     set_first_error(r, errors.compile_errors());
+    return r;
+  }
+  if (opts.require_definitions && !action->undefined().empty()) {
+    r.category = category::kUndefinedFunction;
+    r.reason = undefined_reason(action->undefined());
     return r;
   }
   std::string invalid;

@@ -19,7 +19,8 @@ namespace clgen::preprocess {
 // 5: names in an unknown attribute's arguments renamed; inputs up to 2 MiB
 // 6: __OPENCL_VERSION__ defined (support/clang/invocation.cpp); missing fragments rejected per kernel
 // 7: generated names skip words only C++ reserves (`or`: generated_names.h)
-constexpr const char* kPassesVersion = "7";
+// 8: texts that call functions they never define are rejected (undefined_function)
+constexpr const char* kPassesVersion = "8";
 
 const char* rewrite_status_name(RewriteStatus status) {
   switch (status) {
@@ -36,6 +37,7 @@ std::string preprocessor_version(const CompileOptions& options) {
   v += options.shim ? "-shim-" + sha256_hex(shim_text()).substr(0, 8) : "-noshim";
   if (options.to_ptx) v += "-ptx";
   if (options.min_instructions != 3) v += "-min" + std::to_string(options.min_instructions);
+  if (!options.require_definitions) v += "-nodefs";
   // 2: host macros (host_macros.h); 3: image macro families; 4: work-group sizes, byte-order marks
   if (options.infer_names) v += "-infer4";
   if (options.opencl20) v += "-cl20";
@@ -101,8 +103,9 @@ Expected<std::string> expand_and_rename(std::string_view text, const CompileOpti
 }
 
 // Passes 4 and 5 over renamed text: format, compile (code generation) and
-// classify (no kernel, too few instructions, PTX failure: rejected; any
-// other failure: a rewrite bug).
+// classify (no kernel, too few instructions, an undefined function, PTX
+// failure: rejected; any other failure: a rewrite bug). An undefined
+// function is named as renamed.
 RewriteResult finish(const std::string& renamed, const CompileOptions& opts) {
   Expected<std::string> formatted = [&] {
     PassTimer timer("format");
@@ -116,8 +119,11 @@ RewriteResult finish(const std::string& renamed, const CompileOptions& opts) {
   // An input within the size limit whose macros expand it past the limit is
   // rejected for its size, not a rewrite bug.
   if (!again.ok && (again.category == category::kNoKernel || again.category == category::kTooFewInstructions ||
-                    again.category == category::kPtxError || again.category == category::kInputTooLarge)) {
-    return rejection<RewriteResult>(again);
+                    again.category == category::kUndefinedFunction || again.category == category::kPtxError ||
+                    again.category == category::kInputTooLarge)) {
+    RewriteResult r = rejection<RewriteResult>(again);
+    if (again.category == category::kUndefinedFunction) r.reason += " (as renamed)";
+    return r;
   }
   if (!again.ok) {
     return bug("recompile",

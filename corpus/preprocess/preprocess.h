@@ -43,6 +43,11 @@ struct CompileOptions {
   // kernels, instruction count, IR or PTX (and no no_kernel or
   // too_few_instructions verdicts).
   bool check_only = false;
+  // With code generation: a text that calls (or takes the address of) a
+  // function it declares but never defines is rejected as
+  // category::kUndefinedFunction. Builtins and what headers declare are not
+  // its own to define.
+  bool require_definitions = true;
   // 0 = stop at the first error (fast); otherwise report up to this many errors
   // in CompileResult::errors (shim inference wants them all).
   int error_limit = 0;
@@ -60,6 +65,9 @@ inline constexpr const char* kSemanticError = "semantic_error";    // other type
 inline constexpr const char* kPreprocessorError = "preprocessor_error";  // other #-errors
 inline constexpr const char* kOtherError = "compile_error";
 inline constexpr const char* kTooFewInstructions = "too_few_instructions";
+// It calls a function it declares but never defines (CompileOptions::
+// require_definitions): it compiles, but cannot link.
+inline constexpr const char* kUndefinedFunction = "undefined_function";
 inline constexpr const char* kClangCrash = "clang_crash";
 inline constexpr const char* kPtxError = "ptx_error";  // only with to_ptx
 inline constexpr const char* kInputTooLarge = "input_too_large";

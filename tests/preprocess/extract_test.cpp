@@ -242,6 +242,19 @@ TEST(RewriteKernels, GivesEachKernelItsOwnStatus) {
   EXPECT_EQ(r.kernels[1].category, category::kTooFewInstructions);
 }
 
+TEST(RewriteKernels, RejectsOnlyTheKernelsThatCallAnUndefinedFunction) {
+  FileRewriteResult r = rewrite_kernels(
+      "float elsewhere(float v);\n"
+      "__kernel void linked(__global float* a) { int i = get_global_id(0); a[i] = a[i] * 2.0f; }\n"
+      "__kernel void unlinked(__global float* a) { int i = get_global_id(0); a[i] = elsewhere(a[i]); }\n");
+  ASSERT_EQ(r.status, RewriteStatus::kOk) << r.category << " " << r.reason;
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].status, RewriteStatus::kOk) << r.kernels[0].reason;
+  EXPECT_EQ(r.kernels[1].status, RewriteStatus::kRejected);
+  EXPECT_EQ(r.kernels[1].category, category::kUndefinedFunction);
+  EXPECT_EQ(r.kernels[1].reason, "calls 'A', which it declares but never defines (as renamed)");
+}
+
 TEST(RewriteKernels, RejectsAFileThatDoesNotCompileOnce) {
   FileRewriteResult r = rewrite_kernels(
       "__kernel void a(__global int* x) { x[0] = 1; }\n"
