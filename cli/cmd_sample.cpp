@@ -50,7 +50,8 @@ nlohmann::json options_json(const sampler::SampleJobOptions& o, const sampler::S
             {"repair_backup", r.sample.repair_backup},
             {"backtracks", r.sample.max_backtracks},
             {"backtrack_bad_names_only", !r.sample.backtrack_after_any_name},
-            {"usefulness_check", r.sample.usefulness_check}}},
+            {"usefulness_check", r.sample.usefulness_check},
+            {"near_copy", r.sample.near_copy}}},
           {"directed",
            {{"explore_targets", d.explore_count},
             {"baseline_slice", d.slice_seconds},
@@ -68,8 +69,8 @@ nlohmann::json options_json(const sampler::SampleJobOptions& o, const sampler::S
 nlohmann::json summary_json(const sampler::SampleJobOptions& o, const sampler::SampleJobResult& r) {
   const sampler::SampleSummary& sum = r.summary;
   const double secs = std::max(sum.seconds, 1e-9);
-  const uint64_t copies = status_count(sum, "training_copy");
-  const uint64_t passed = sum.accepted + status_count(sum, "duplicate") + copies;  // passed the filter
+  const uint64_t copies = status_count(sum, "training_copy"), near = status_count(sum, "near_copy");
+  const uint64_t passed = sum.accepted + status_count(sum, "duplicate") + copies + near;  // passed the filter
   nlohmann::json j = {{"model_id", r.model_id},
                       {"args", r.sample.args},
                       {"seed", r.sample.seed},
@@ -82,6 +83,7 @@ nlohmann::json summary_json(const sampler::SampleJobOptions& o, const sampler::S
                       {"replayed", sum.replayed},
                       {"passed_filter", passed},
                       {"training_copies", copies},
+                      {"near_copies", near},
                       {"seconds", sum.seconds},
                       {"samples_per_second", sum.samples / secs},
                       {"accepted_per_minute", 60.0 * sum.accepted / secs},
@@ -127,8 +129,8 @@ nlohmann::json summary_json(const sampler::SampleJobOptions& o, const sampler::S
 void print_summary(const sampler::SampleJobResult& r) {
   const sampler::SampleSummary& sum = r.summary;
   const double secs = std::max(sum.seconds, 1e-9);
-  const uint64_t copies = status_count(sum, "training_copy");
-  const uint64_t passed = sum.accepted + status_count(sum, "duplicate") + copies;  // passed the filter
+  const uint64_t copies = status_count(sum, "training_copy"), near = status_count(sum, "near_copy");
+  const uint64_t passed = sum.accepted + status_count(sum, "duplicate") + copies + near;  // passed the filter
   std::printf("model %s, %s, %s, temperature %g\n", r.model_id.c_str(),
               r.sample.whole_text ? "whole texts" : "from the signature",
               r.sample.args.empty() ? "free signature" : ("--args " + r.sample.args).c_str(),
@@ -157,8 +159,9 @@ void print_summary(const sampler::SampleJobResult& r) {
         "constrained decoding: %llu draws refused (%.2f%% of tokens), %llu names taken back (--backtracks %d)\n",
         (unsigned long long)sum.redrawn, sum.tokens ? 100.0 * sum.redrawn / sum.tokens : 0.0,
         (unsigned long long)sum.backtracks, r.sample.max_backtracks);
-  std::printf("verbatim copies of training kernels: %llu (%.1f%% of those passing)\n", (unsigned long long)copies,
-              passed ? 100.0 * copies / passed : 0.0);
+  std::printf("verbatim copies of training kernels: %llu, near copies: %llu (%.1f%% and %.1f%% of those passing)\n",
+              (unsigned long long)copies, (unsigned long long)near, passed ? 100.0 * copies / passed : 0.0,
+              passed ? 100.0 * near / passed : 0.0);
   for (const auto& [status, n] : sum.by_status) std::printf("  %-16s %llu\n", status.c_str(), (unsigned long long)n);
   for (const auto& [category, n] : sum.by_category)
     std::printf("    %-30s %llu\n", category.c_str(), (unsigned long long)n);

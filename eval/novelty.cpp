@@ -1,7 +1,6 @@
 // Novelty: token n-gram containment of samples in the training kernels,
 // through an inverted index of hashed n-grams.
 #include <algorithm>
-#include <unordered_map>
 
 #include "eval/hashing.h"
 #include "eval/realism.h"
@@ -19,44 +18,24 @@ std::vector<uint64_t> ngram_keys(const Tokens& tokens, int n) {
   return keys;
 }
 
-NgramIndex::NgramIndex(const std::vector<const Tokens*>& training, int n) : n_(n) {
-  std::vector<std::pair<uint64_t, uint32_t>> postings;  // (key, kernel), each kernel's keys distinct
-  for (size_t k = 0; k < training.size(); ++k)
-    for (uint64_t key : ngram_keys(*training[k], n)) postings.emplace_back(key, uint32_t(k));
-  std::sort(postings.begin(), postings.end());
-  kernels_.reserve(postings.size());
-  for (size_t i = 0; i < postings.size(); ++i) {
-    if (i == 0 || postings[i].first != postings[i - 1].first) {
-      keys_.push_back(postings[i].first);
-      offsets_.push_back(uint32_t(kernels_.size()));
-    }
-    kernels_.push_back(postings[i].second);
-  }
-  offsets_.push_back(uint32_t(kernels_.size()));
+namespace {
+std::vector<std::vector<uint64_t>> key_sets(const std::vector<const Tokens*>& training, int n) {
+  std::vector<std::vector<uint64_t>> sets;
+  sets.reserve(training.size());
+  for (const Tokens* t : training) sets.push_back(ngram_keys(*t, n));
+  return sets;
 }
+}  // namespace
+
+NgramIndex::NgramIndex(const std::vector<const Tokens*>& training, int n) : n_(n), index_(key_sets(training, n)) {}
 
 NgramIndex::Match NgramIndex::match(const Tokens& query) const {
+  preprocess::NgramIndex::Match found = index_.match(ngram_keys(query, n_));
   Match m;
-  std::vector<uint64_t> keys = ngram_keys(query, n_);
-  m.ngrams = keys.size();
-  if (keys.empty()) return m;
-  std::unordered_map<uint32_t, uint32_t> hits;  // training kernel -> query n-grams it holds
-  size_t found = 0;
-  for (uint64_t key : keys) {
-    auto it = std::lower_bound(keys_.begin(), keys_.end(), key);
-    if (it == keys_.end() || *it != key) continue;
-    ++found;
-    size_t i = size_t(it - keys_.begin());
-    for (uint32_t p = offsets_[i]; p < offsets_[i + 1]; ++p) ++hits[kernels_[p]];
-  }
-  uint32_t best = 0;
-  for (const auto& [kernel, count] : hits)
-    if (count > best || (count == best && long(kernel) < m.best_kernel)) {
-      best = count;
-      m.best_kernel = long(kernel);
-    }
-  m.best = double(best) / double(keys.size());
-  m.anywhere = double(found) / double(keys.size());
+  m.ngrams = found.ngrams;
+  m.best = found.best;
+  m.best_kernel = found.best_text;
+  m.anywhere = found.anywhere;
   return m;
 }
 

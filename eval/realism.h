@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "corpus/preprocess/ngram_index.h"
 #include "features/static_features.h"
 #include "support/status.h"
 
@@ -119,9 +120,7 @@ class NgramIndex {
 
  private:
   int n_;
-  std::vector<uint64_t> keys_;     // sorted distinct n-gram hashes
-  std::vector<uint32_t> offsets_;  // postings of keys_[i]: kernels_[offsets_[i], offsets_[i+1])
-  std::vector<uint32_t> kernels_;
+  preprocess::NgramIndex index_;
 };
 
 // Distinct n-gram hashes of `tokens`, sorted (n < 1 or fewer tokens: empty).

@@ -21,6 +21,7 @@
 
 #include "sampler/arg_spec.h"
 #include "sampler/batch_sampler.h"
+#include "sampler/near_copies.h"
 #include "sampler/policy.h"
 #include "sampler/start_headers.h"
 #include "sampler/store.h"
@@ -193,7 +194,7 @@ void account(SampleSummary& sum, const SampleRow& row, int sign) {
   std::string bucket = r == 0 ? "0" : lo == 1 ? "1" : fmt::format("{}-{}", lo, 2 * lo - 1);
   add(sum.samples_by_refusals[bucket]);
   if (row.status == sample_status::kAccepted || row.status == sample_status::kDuplicate ||
-      row.status == sample_status::kTrainingCopy)
+      row.status == sample_status::kTrainingCopy || row.status == sample_status::kNearCopy)
     add(sum.passed_by_refusals[bucket]);
 }
 
@@ -204,6 +205,7 @@ struct RunInputs {
   std::unordered_set<uint64_t> drawn_before;  // the key's draws stored by earlier runs
   std::unordered_set<std::string> seen;       // accepted kernels' hashes (the store adds its own)
   std::unordered_set<std::string> training;   // training kernels' hashes
+  std::shared_ptr<const NearCopies> near;     // the corpus by n-grams; null without --near-copy
   std::shared_ptr<const ConstraintTables> tables;
   unsigned workers = 1;  // filter threads
 };
@@ -470,9 +472,13 @@ bool SamplingRun::store_row(SampleRow& row, Progress& progress) {
   auto t = Clock::now();
   set_draw_key(row, opts_, model_.model_id());
   if (row.status == sample_status::kAccepted) {
+    double near = 0;
     if (in_.training.count(row.normalized_sha256)) {
       row.status = sample_status::kTrainingCopy;
       row.reason = "a verbatim copy of a training kernel";
+    } else if (in_.near && (near = in_.near->containment(row.normalized_text)) >= opts_.near_copy) {
+      row.status = sample_status::kNearCopy;
+      row.reason = fmt::format("{:.0f}% of its token {}-grams are in one corpus kernel", 100 * near, kNearCopyNgram);
     } else if (!in_.seen.insert(row.normalized_sha256).second) {
       row.status = sample_status::kDuplicate;
       row.reason = "the same normalized kernel was sampled before";
@@ -570,6 +576,9 @@ Expected<SampleSummary> run_sampling(StreamModel& model, Database& db, const Sam
   ASSIGN_OR_RETURN(in.drawn_before, stored_sample_indices(db, key));
   ASSIGN_OR_RETURN(in.seen, accepted_sample_hashes(db));
   ASSIGN_OR_RETURN(in.training, training_kernel_hashes(db));
+  if (opts.near_copy > 0) {
+    ASSIGN_OR_RETURN(in.near, NearCopies::of_corpus(db));
+  }
   ASSIGN_OR_RETURN(in.tables, constraint_tables_of(db, opts));
   in.workers = opts.filter_threads;
   if (in.workers == 0) in.workers = std::max(1u, std::thread::hardware_concurrency() - 1);

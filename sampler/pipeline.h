@@ -23,6 +23,10 @@
 
 namespace clgen::sampler {
 
+// The n of the near-copy check's token n-grams (SampleOptions::near_copy),
+// as `clgen eval realism` counts near copies.
+inline constexpr int kNearCopyNgram = 8;
+
 // `clgen sample`'s options; the command line binds to these fields, so
 // their defaults are the command's.
 struct SampleOptions : StreamOptions {
@@ -48,6 +52,10 @@ struct SampleOptions : StreamOptions {
   // compile filter: kernels that provably write nothing input-dependent are
   // rejected under its categories.
   bool usefulness_check = true;
+  // A new kernel whose token 8-grams (kNearCopyNgram) lie at least this
+  // share in one kernel of the corpus is stored as a near copy, not
+  // accepted; 0 = off. An exact copy is a training copy at any setting.
+  double near_copy = 0.8;
   // The filter's Clang work runs in one clgen-clang-worker per filter thread
   // under this budget (corpus/preprocess/budget.h): a sample that exceeds it
   // is stored as rejected (time_limit, memory_limit; a crash: clang_crash)

@@ -158,6 +158,9 @@ void add_sampler_tuning_knobs(Knobs& t, SampleJobOptions& o) {
                   .key_negated());
   t.push_back(Knob("!--no-usefulness-check", s.usefulness_check, "[sampler] usefulness_check = false", kTuningGroup)
                   .config("sampler.usefulness_check"));
+  t.push_back(Knob("--near-copy", s.near_copy, "[sampler] near_copy (0 = keep near copies)", kTuningGroup)
+                  .in_range(0.0, 1.0)
+                  .config("sampler.near_copy"));
 }
 
 // Off --help: [directed] and [check] keys.

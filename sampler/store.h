@@ -23,6 +23,7 @@ inline constexpr const char* kRewriteBug = "rewrite_bug";      // the rewriter b
 inline constexpr const char* kTruncated = "truncated";         // hit --max-length or the end token
 inline constexpr const char* kDuplicate = "duplicate";         // same normalized text sampled before
 inline constexpr const char* kTrainingCopy = "training_copy";  // verbatim copy of a training kernel
+inline constexpr const char* kNearCopy = "near_copy";          // most of its token 8-grams are in one training kernel
 inline constexpr const char* kWrongPrototype = "wrong_prototype";  // not the requested signature
 }  // namespace sample_status
 

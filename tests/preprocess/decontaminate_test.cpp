@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "corpus/preprocess/decontaminated_sql.h"
+#include "corpus/preprocess/ngram_index.h"
 #include "corpus/preprocess/tokens.h"
 #include "support/files.h"
 #include "support/sha256.h"
@@ -95,6 +96,22 @@ TEST(Containment, IsTheFractionOfThePartsNgramsFoundInTheWhole) {
   EXPECT_DOUBLE_EQ(containment(whole, part), 0.5);  // 2 of 4
   EXPECT_DOUBLE_EQ(containment(half, whole), 0.5);
   EXPECT_DOUBLE_EQ(containment({}, whole), 0.0);
+}
+
+TEST(NgramIndex, FindsTheTextHoldingMostOfTheQuerysNgrams) {
+  auto a = ngram_hashes(Tokens{"a", "b", "c", "d", "e"}, 2);  // ab bc cd de
+  auto b = ngram_hashes(Tokens{"c", "d", "x", "y"}, 2);       // cd dx xy
+  NgramIndex index({a, b});
+  EXPECT_EQ(index.texts(), 2u);
+  NgramIndex::Match m = index.match(ngram_hashes(Tokens{"b", "c", "d", "x"}, 2));  // bc cd dx
+  EXPECT_EQ(m.ngrams, 3u);
+  EXPECT_EQ(m.best_text, 0);  // bc cd against cd dx: a tie at 2, the lower index wins
+  EXPECT_DOUBLE_EQ(m.best, 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(m.anywhere, 1.0);
+  NgramIndex::Match none = index.match(ngram_hashes(Tokens{"p", "q"}, 2));
+  EXPECT_EQ(none.best_text, -1);
+  EXPECT_DOUBLE_EQ(none.best, 0.0);
+  EXPECT_EQ(index.match({}).ngrams, 0u);
 }
 
 // --- Name-insensitive tokens ---------------------------------------------------

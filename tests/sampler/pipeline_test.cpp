@@ -287,6 +287,39 @@ TEST_F(PipelineTest, CountsVerbatimCopiesOfTrainingKernels) {
   EXPECT_FALSE(fs::exists(o.out_dir + "/" + sha + ".cl"));
 }
 
+TEST_F(PipelineTest, StoresANearCopyOfACorpusKernelAsSuchUnlessTheCheckIsOff) {
+  preprocess::RewriteResult r = preprocess::rewrite(*seed_text(kArgs) + kAdd);
+  ASSERT_EQ(preprocess::RewriteStatus::kOk, r.status) << r.reason;
+  ASSERT_TRUE(preprocess::ensure_preprocess_schema(*db_).ok());
+  auto ins = db_->prepare(
+      "INSERT INTO preprocessed (content_sha256, preprocessor_version, status, normalized_text, "
+      "normalized_sha256) VALUES ('x', 'v', 'ok', ?1, ?2)");
+  ASSERT_TRUE(ins.ok());
+  ASSERT_TRUE(ins->bind(1, std::string_view(r.text)).ok());
+  std::string sha = sha256_hex(r.text);
+  ASSERT_TRUE(ins->bind(2, std::string_view(sha)).ok());
+  ASSERT_TRUE(ins->run().ok());
+  // The add kernel with one token changed: most of its 8-grams are the corpus kernel's.
+  const std::string near = "\n  int e = get_global_id(0);\n  if (e <= d) {\n    c[e] = a[e] + b[e];\n  }\n}";
+
+  ScriptedModel model(1, {near, kMul});
+  SampleOptions o = options();
+  o.max_samples = 2;
+  auto sum = run_sampling(model, *db_, o);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  EXPECT_EQ(1u, sum->by_status["near_copy"]);
+  EXPECT_EQ(1u, sum->accepted);  // the mul kernel shares its prototype, not most of its 8-grams
+  EXPECT_EQ(1, count("status = 'near_copy' AND reason LIKE '%of its token 8-grams are in one corpus kernel'"));
+
+  ScriptedModel again(1, {near});
+  o.near_copy = 0;
+  o.seed = 2;
+  o.max_samples = 1;
+  sum = run_sampling(again, *db_, o);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  EXPECT_EQ(1u, sum->accepted);
+}
+
 // Raises the interrupt flag on its fifth (re)start, as SIGINT would.
 class InterruptingModel : public ScriptedModel {
  public:
