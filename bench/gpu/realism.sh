@@ -11,9 +11,11 @@
 #            (.wsmin/added-v3.txt, the first column of the snapshot's ADDED-v3.tsv):
 #            v2's text, with no second workspace to carry
 #   train    $CONFIG on each snapshot of $SNAPSHOTS (gpu-work/NAME) for at most
-#            $TRAIN_SECONDS; the best validation loss of each in train-NAME.log
+#            $TRAIN_SECONDS ($TRAIN_EPOCHS, when set, over the config's epochs);
+#            the best validation loss of each in train-NAME.log
 #   human    $HUMAN_KERNELS shuffled corpus kernels of the first snapshot through the
-#            checker on the GPU (drive --corpus, the checker's settings); outcomes in
+#            checker on the GPU (drive --corpus, the checker's settings), interrupted
+#            after $HUMAN_SECONDS when set (what was driven is kept); outcomes in
 #            human-drive.log, the runs as a workspace to merge (human-runs.db.xz)
 #   arms     every arm of $ARMS (NAME:FLAGS, flags joined by ','), each on its own
 #            copy of the first snapshot's workspace: sample --check gpu for
@@ -26,7 +28,9 @@ CLGEN=$BUILD_DIR/cli/clgen
 CONFIG=${CONFIG:-configs/github-transformer.toml}
 SNAPSHOTS=${SNAPSHOTS:-v3}
 TRAIN_SECONDS=${TRAIN_SECONDS:-110}
+TRAIN_EPOCHS=${TRAIN_EPOCHS:-}
 HUMAN_KERNELS=${HUMAN_KERNELS:-2500}
+HUMAN_SECONDS=${HUMAN_SECONDS:-0}
 ARM_SECONDS=${ARM_SECONDS:-20}
 BATCH=${BATCH:-1024}  # the Transformer's cache at 2,048 streams does not fit an H100
 JOBS=${JOBS:-16}
@@ -83,7 +87,7 @@ phase_train() {
     unpack_workspace "gpu-work/$name" ".wsmin/$name.db.xz" || return 1
     log "train $CONFIG on $name for at most $TRAIN_SECONDS s"
     timeout --foreground --signal=INT "$TRAIN_SECONDS" "$CLGEN" --workspace "gpu-work/$name" train \
-      --config "$CONFIG" --device cuda > "$RESULTS/train-$name.log" 2>&1
+      --config "$CONFIG" --device cuda ${TRAIN_EPOCHS:+--epochs "$TRAIN_EPOCHS"} > "$RESULTS/train-$name.log" 2>&1
     grep -E "validation|best|tokens/s" "$RESULTS/train-$name.log" | tail -4
   done
   return 0
@@ -92,7 +96,9 @@ phase_train() {
 phase_human() {
   local ws=gpu-work/$first
   log "drive $HUMAN_KERNELS shuffled corpus kernels of $first on the GPU"
-  /usr/bin/time -f "wall %e s" "$CLGEN" --workspace "$ws" -q drive --corpus --device gpu --timeout 1 \
+  local limit=()
+  [ "$HUMAN_SECONDS" = 0 ] || limit=(timeout --signal=INT "$HUMAN_SECONDS")
+  /usr/bin/time -f "wall %e s" "${limit[@]}" "$CLGEN" --workspace "$ws" -q drive --corpus --device gpu --timeout 1 \
     --shuffle 1 --limit "$HUMAN_KERNELS" --jobs "$JOBS" > "$RESULTS/human-drive.log" 2>&1
   tail -20 "$RESULTS/human-drive.log"
   # The runs and their sources alone, as a workspace `clgen workspace merge` reads.
