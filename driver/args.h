@@ -19,6 +19,9 @@ using ScalarKind = cltypes::ScalarKind;  // signed, unsigned or floating element
 const char* address_space_name(AddressSpace space);
 Expected<AddressSpace> parse_address_space(const std::string& name);
 
+// The kinds of image argument the driver feeds.
+enum class ImageShape { k2d, k3d, k2dArray };
+
 struct ArgInfo {
   std::string name;
   std::string type;       // as written, canonical: "float4 *", "int", "struct s *"
@@ -36,10 +39,13 @@ struct ArgInfo {
   // many raw bytes an element (kind unsigned, element_size 1), compared byte
   // for byte; 0 otherwise.
   int record_bytes = 0;
-  // An image2d_t: an RGBA image of 4-byte channels whose type follows the
-  // read_image/write_image builtins the kernel calls on it (f: float,
-  // i: signed, ui: unsigned, in `kind`); reads/writes as for pointers.
+  // An image2d_t, image3d_t or image2d_array_t: an RGBA image of 4-byte
+  // channels whose type follows the read_image/write_image builtins the
+  // kernel calls on it (f: float, i: signed, ui: unsigned, in `kind`);
+  // reads/writes as for pointers. A 3-D image is one texel deep and an
+  // array holds one image, so every shape has the texels of a 2-D one.
   bool image = false;
+  ImageShape image_shape = ImageShape::k2d;
   bool sampler = false;  // a sampler_t: nearest, clamped to the edge, unnormalized
   // A `half` pointer: 2-byte elements fed as half-precision bit patterns
   // of [0, 1) (kind unsigned, element_size 2), compared bit for bit.

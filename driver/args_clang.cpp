@@ -10,6 +10,7 @@
 #include <clang/Tooling/Tooling.h>
 
 #include <map>
+#include <optional>
 
 #include "driver/args.h"
 #include "support/clang/builtin_files.h"
@@ -84,25 +85,36 @@ bool describe_record(clang::QualType type, const clang::ASTContext& ctx, ArgInfo
   return true;
 }
 
+// The shape of an image type the driver feeds; nothing for others (1-D
+// images, buffers of images, depth and multisample images).
+std::optional<ImageShape> image_shape(clang::QualType type) {
+  if (type->isOCLImage2dROType() || type->isOCLImage2dWOType() || type->isOCLImage2dRWType()) return ImageShape::k2d;
+  if (type->isOCLImage3dROType() || type->isOCLImage3dWOType() || type->isOCLImage3dRWType()) return ImageShape::k3d;
+  if (type->isOCLImage2dArrayROType() || type->isOCLImage2dArrayWOType() || type->isOCLImage2dArrayRWType())
+    return ImageShape::k2dArray;
+  return std::nullopt;
+}
+
 ArgInfo describe_param(const clang::ParmVarDecl* param, const clang::PrintingPolicy& policy,
                        const clang::ASTContext& ctx) {
   ArgInfo arg;
   arg.name = param->getNameAsString();
   clang::QualType type = param->getType();
   arg.type = type.getAsString(policy);
-  if (type->isOCLImage2dROType() || type->isOCLImage2dWOType() || type->isOCLImage2dRWType()) {
+  if (std::optional<ImageShape> shape = image_shape(type)) {
     // RGBA texels of 4-byte channels, float until a builtin call says
     // otherwise (UsageVisitor); the access qualifier says read or write.
     arg.image = true;
+    arg.image_shape = *shape;
     arg.kind = ScalarKind::kFloat;
     arg.element_size = 4;
     arg.vector_width = 4;
     arg.address_space = AddressSpace::kGlobal;
-    arg.reads = !type->isOCLImage2dWOType();
-    arg.writes = !type->isOCLImage2dROType();
+    arg.reads = !(type->isOCLImage2dWOType() || type->isOCLImage3dWOType() || type->isOCLImage2dArrayWOType());
+    arg.writes = !(type->isOCLImage2dROType() || type->isOCLImage3dROType() || type->isOCLImage2dArrayROType());
   } else if (type->isImageType()) {
     arg.supported = false;
-    arg.unsupported_reason = "image other than image2d_t";
+    arg.unsupported_reason = "image other than image2d_t, image3d_t and image2d_array_t";
   } else if (type->isSamplerT()) {
     arg.sampler = true;
   } else if (type->isPipeType()) {

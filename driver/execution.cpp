@@ -178,9 +178,13 @@ class Execution {
                                           : a.kind == ScalarKind::kSigned ? cl_channel_type(CL_SIGNED_INT32)
                                                                           : cl_channel_type(CL_UNSIGNED_INT32)};
     cl_image_desc desc{};
-    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_type = a.image_shape == ImageShape::k3d        ? CL_MEM_OBJECT_IMAGE3D
+                      : a.image_shape == ImageShape::k2dArray ? CL_MEM_OBJECT_IMAGE2D_ARRAY
+                                                              : CL_MEM_OBJECT_IMAGE2D;
     desc.image_width = p.image_width;
     desc.image_height = p.image_height;
+    desc.image_depth = 1;       // a 3-D image one texel deep
+    desc.image_array_size = 1;  // an array of one image
     cl_int err;
     mems_[i] = clCreateImage(dc_.context, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
     if (err == CL_INVALID_OPERATION || err == CL_IMAGE_FORMAT_NOT_SUPPORTED || err == CL_INVALID_IMAGE_SIZE) {

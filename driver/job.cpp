@@ -25,6 +25,7 @@ void to_json(nlohmann::json& j, const ArgInfo& a) {
        {"record_bytes", a.record_bytes},
        {"half", a.half},
        {"image", a.image},
+       {"image_shape", static_cast<int>(a.image_shape)},
        {"sampler", a.sampler}};
 }
 
@@ -46,6 +47,7 @@ void from_json(const nlohmann::json& j, ArgInfo& a) {
   a.record_bytes = j.value("record_bytes", 0);
   a.half = j.value("half", false);
   a.image = j.value("image", false);
+  a.image_shape = static_cast<ImageShape>(j.value("image_shape", 0));
   a.sampler = j.value("sampler", false);
 }
 

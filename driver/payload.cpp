@@ -59,7 +59,7 @@ Expected<std::vector<ArgPayload>> make_payloads(const std::vector<ArgInfo>& args
     if (a.sampler) continue;
     if (a.is_pointer || a.image) {
       if (a.image) {
-        p.image_width = std::min(s, kImageRowTexels);
+        p.image_width = std::min(s, a.image_shape == ImageShape::k3d ? kImage3dRowTexels : kImageRowTexels);
         p.image_height = (s + p.image_width - 1) / p.image_width;
       }
       const uint64_t elements = a.image ? p.image_width * p.image_height : s;

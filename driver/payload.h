@@ -23,6 +23,9 @@ struct ArgPayload {
 // An image argument's size for S work-items: S texels in rows of at most
 // kImageRowTexels (a 1-D launch indexes (x, 0)).
 inline constexpr uint64_t kImageRowTexels = 4096;
+// A 3-D image's rows: every device supports 2,048 (OpenCL's least
+// CL_DEVICE_IMAGE3D_MAX_WIDTH and _HEIGHT).
+inline constexpr uint64_t kImage3dRowTexels = 2048;
 
 struct PayloadOptions {
   uint64_t global_items = 0;     // S: product of the global size
@@ -42,7 +45,8 @@ struct PayloadOptions {
 //    clamped to the type's maximum; floating-point scalars random in [0, 1).
 //  - structs and unions: pointers as bytes (random when read), by value each
 //    whole 4-byte word as an integral scalar; half pointers as halves in [0, 1).
-//  - image2d_t: S RGBA texels (rows of kImageRowTexels), channels as buffer
+//  - images: S RGBA texels (rows of kImageRowTexels, kImage3dRowTexels for
+//    image3d_t; one layer deep), channels as buffer
 //    elements of `kind`; samplers take no data.
 // Fails with kOutOfResources-style kInvalidArgument when a local argument
 // gets less than one element, or for unsupported arguments.

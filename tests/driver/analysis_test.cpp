@@ -147,7 +147,7 @@ TEST(ArgAnalysis, VectorComponentStoresAreWrites) {
 // buffers as 64-byte elements, image2d_t as RGBA images whose channel type
 // the read/write builtins name, samplers as a sampler; other images stay
 // unsupported.
-TEST(ArgAnalysis, StructsVoidPointersImage2dAndSamplersAreDescribedOtherImagesAreUnsupported) {
+TEST(ArgAnalysis, StructsVoidPointersImagesAndSamplersAreDescribedOneDimensionalImagesAreUnsupported) {
   REQUIRE_CLANG();
   auto kernels = analyze_kernels(kernel_source("struct_arg.cl"));
   ASSERT_TRUE(kernels.ok()) << kernels.status().message();
@@ -184,7 +184,14 @@ TEST(ArgAnalysis, StructsVoidPointersImage2dAndSamplersAreDescribedOtherImagesAr
 
   auto volume = analyze_kernels(kernel_source("image3d_arg.cl"));
   ASSERT_TRUE(volume.ok()) << volume.status().message();
-  EXPECT_EQ(arg(volume->front(), "vol").unsupported_reason, "image other than image2d_t");
+  ASSERT_TRUE(volume->front().supported()) << volume->front().unsupported_reason();
+  EXPECT_EQ(arg(volume->front(), "vol").image_shape, ImageShape::k3d);
+  EXPECT_EQ(arg(volume->front(), "layers").image_shape, ImageShape::k2dArray);
+  EXPECT_TRUE(arg(volume->front(), "layers").reads);
+
+  auto line = analyze_kernels(kernel_source("image1d_arg.cl"));
+  ASSERT_TRUE(line.ok()) << line.status().message();
+  EXPECT_EQ(arg(line->front(), "line").unsupported_reason, "image other than image2d_t, image3d_t and image2d_array_t");
 }
 
 TEST(ArgAnalysis, CompileErrorsAreParseErrorsNamingTheProblem) {

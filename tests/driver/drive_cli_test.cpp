@@ -99,7 +99,7 @@ std::vector<std::string> split_lines(const std::string& text) {
 TEST_F(DriveCliTest, StoresRunsPrintsTheOutcomeTableAndWritesCsv) {
   std::string csv = (ws_ / "runs.csv").string();
   auto r = run_clgen(drive_args({kernel_path("saxpy.cl"), kernel_path("writes_constant.cl"),
-                                 kernel_path("compile_error.cl"), kernel_path("image3d_arg.cl"), "--csv", csv}));
+                                 kernel_path("compile_error.cl"), kernel_path("image1d_arg.cl"), "--csv", csv}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("input insensitive                  1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("total                              4"), std::string::npos) << r.out;
@@ -145,7 +145,7 @@ TEST_F(DriveCliTest, StoresRunsPrintsTheOutcomeTableAndWritesCsv) {
 
   // A second drive finds everything stored and runs nothing.
   auto again = run_clgen(drive_args({kernel_path("saxpy.cl"), kernel_path("writes_constant.cl"),
-                                     kernel_path("compile_error.cl"), kernel_path("image3d_arg.cl")}));
+                                     kernel_path("compile_error.cl"), kernel_path("image1d_arg.cl")}));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("driven now: 0, already stored: 4"), std::string::npos) << again.out;
   EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 4);
@@ -204,7 +204,7 @@ TEST_F(DriveCliTest, ConcurrentDriveGivesEveryKernelItsSequentialOutcomeAndCsvOr
   // out_of_bounds.cl are left out: their outcome is undefined behaviour,
   // which differs between runs whatever the concurrency).
   std::vector<std::string> files;
-  for (const char* f : {"saxpy.cl", "writes_constant.cl", "compile_error.cl", "image3d_arg.cl", "struct_arg.cl",
+  for (const char* f : {"saxpy.cl", "writes_constant.cl", "compile_error.cl", "image1d_arg.cl", "struct_arg.cl",
                         "image_blur.cl", "writes_nothing.cl", "two_kernels.cl", "args_mix.cl", "infinite_loop.cl",
                         "matmul_2d.cl", "reads_only.cl", "front_end_crash.cl"})
     files.push_back(kernel_path(f));

@@ -116,10 +116,11 @@ TEST_F(ExecutorTest, StructPointerArgumentIsUnsupported) {
   EXPECT_EQ(r.outcome, Outcome::kUnsupportedArguments) << r.message;
 }
 
-TEST_F(ExecutorTest, StructAndVoidPointersAndImagesPassWithTheClangAnalysis) {
+TEST_F(ExecutorTest, StructAndVoidPointersAnd2dAnd3dAndArrayImagesPassWithTheClangAnalysis) {
   if (!have_clang_analysis()) GTEST_SKIP() << "built without Clang: the device's argument info cannot describe them";
   for (const auto& [file, kernel] : {std::pair{"struct_arg.cl", "struct_arg"},
                                      {"image_blur.cl", "image_blur"},
+                                     {"image3d_arg.cl", "image3d_arg"},
                                      {"void_pointer.cl", "void_pointer"}}) {
     DriveJob job = make_job(device_, file, kernel);
     DriveResult r = drive(job);
