@@ -64,6 +64,19 @@ class PipelineTest : public ::testing::Test {
     return o;
   }
 
+  // `text` as the workspace's one accepted corpus kernel.
+  void store_corpus_kernel(const std::string& text) {
+    ASSERT_TRUE(preprocess::ensure_preprocess_schema(*db_).ok());
+    auto ins = db_->prepare(
+        "INSERT INTO preprocessed (content_sha256, preprocessor_version, status, normalized_text, "
+        "normalized_sha256) VALUES ('x', 'v', 'ok', ?1, ?2)");
+    ASSERT_TRUE(ins.ok());
+    ASSERT_TRUE(ins->bind(1, std::string_view(text)).ok());
+    const std::string sha = sha256_hex(text);
+    ASSERT_TRUE(ins->bind(2, std::string_view(sha)).ok());
+    ASSERT_TRUE(ins->run().ok());
+  }
+
   int64_t count(const std::string& where) {
     auto st = db_->prepare("SELECT count(*) FROM samples WHERE " + where);
     EXPECT_TRUE(st.ok());
@@ -267,15 +280,8 @@ TEST_F(PipelineTest, CountsVerbatimCopiesOfTrainingKernels) {
   // The training corpus holds the normalized add kernel.
   preprocess::RewriteResult r = preprocess::rewrite(*seed_text(kArgs) + kAdd);
   ASSERT_EQ(preprocess::RewriteStatus::kOk, r.status) << r.reason;
-  ASSERT_TRUE(preprocess::ensure_preprocess_schema(*db_).ok());
-  auto ins = db_->prepare(
-      "INSERT INTO preprocessed (content_sha256, preprocessor_version, status, normalized_text, "
-      "normalized_sha256) VALUES ('x', 'v', 'ok', ?1, ?2)");
-  ASSERT_TRUE(ins.ok());
-  ASSERT_TRUE(ins->bind(1, std::string_view(r.text)).ok());
-  std::string sha = sha256_hex(r.text);
-  ASSERT_TRUE(ins->bind(2, std::string_view(sha)).ok());
-  ASSERT_TRUE(ins->run().ok());
+  ASSERT_NO_FATAL_FAILURE(store_corpus_kernel(r.text));
+  const std::string sha = sha256_hex(r.text);
 
   ScriptedModel model(2, {kAdd, kMul});
   SampleOptions o = options();
@@ -290,15 +296,7 @@ TEST_F(PipelineTest, CountsVerbatimCopiesOfTrainingKernels) {
 TEST_F(PipelineTest, StoresANearCopyOfACorpusKernelAsSuchUnlessTheCheckIsOff) {
   preprocess::RewriteResult r = preprocess::rewrite(*seed_text(kArgs) + kAdd);
   ASSERT_EQ(preprocess::RewriteStatus::kOk, r.status) << r.reason;
-  ASSERT_TRUE(preprocess::ensure_preprocess_schema(*db_).ok());
-  auto ins = db_->prepare(
-      "INSERT INTO preprocessed (content_sha256, preprocessor_version, status, normalized_text, "
-      "normalized_sha256) VALUES ('x', 'v', 'ok', ?1, ?2)");
-  ASSERT_TRUE(ins.ok());
-  ASSERT_TRUE(ins->bind(1, std::string_view(r.text)).ok());
-  std::string sha = sha256_hex(r.text);
-  ASSERT_TRUE(ins->bind(2, std::string_view(sha)).ok());
-  ASSERT_TRUE(ins->run().ok());
+  ASSERT_NO_FATAL_FAILURE(store_corpus_kernel(r.text));
   // The add kernel with one token changed: most of its 8-grams are the corpus kernel's.
   const std::string near = "\n  int e = get_global_id(0);\n  if (e <= d) {\n    c[e] = a[e] + b[e];\n  }\n}";
 
