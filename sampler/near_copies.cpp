@@ -19,8 +19,11 @@ Expected<std::shared_ptr<const NearCopies>> NearCopies::of_corpus(Database& db) 
   ASSIGN_OR_RETURN(std::vector<std::string> texts, training_texts(db));
   std::vector<std::vector<uint64_t>> sets;
   sets.reserve(texts.size());
-  for (const std::string& t : texts) sets.push_back(keys_of(t));
-  return std::make_shared<const NearCopies>(preprocess::NgramIndex(sets));
+  for (std::string& t : texts) {
+    sets.push_back(keys_of(t));
+    std::string().swap(t);
+  }
+  return std::make_shared<const NearCopies>(preprocess::NgramIndex(std::move(sets)));
 }
 
 double NearCopies::containment(std::string_view text) const { return index_.match(keys_of(text)).best; }

@@ -6,10 +6,15 @@
 
 namespace clgen::preprocess {
 
-NgramIndex::NgramIndex(const std::vector<std::vector<uint64_t>>& key_sets) : texts_(key_sets.size()) {
+NgramIndex::NgramIndex(std::vector<std::vector<uint64_t>> key_sets) : texts_(key_sets.size()) {
+  size_t total = 0;
+  for (const auto& set : key_sets) total += set.size();
   std::vector<std::pair<uint64_t, uint32_t>> postings;  // (key, text), each text's keys distinct
-  for (size_t k = 0; k < key_sets.size(); ++k)
+  postings.reserve(total);
+  for (size_t k = 0; k < key_sets.size(); ++k) {
     for (uint64_t key : key_sets[k]) postings.emplace_back(key, uint32_t(k));
+    std::vector<uint64_t>().swap(key_sets[k]);  // the peak holds the postings, not both
+  }
   std::sort(postings.begin(), postings.end());
   texts_of_.reserve(postings.size());
   for (size_t i = 0; i < postings.size(); ++i) {

@@ -12,8 +12,8 @@ namespace clgen::preprocess {
 class NgramIndex {
  public:
   // `key_sets[k]`: text k's distinct n-gram hashes, sorted (as
-  // ngram_hashes_of returns them).
-  explicit NgramIndex(const std::vector<std::vector<uint64_t>>& key_sets);
+  // ngram_hashes_of returns them). Each set is released once indexed.
+  explicit NgramIndex(std::vector<std::vector<uint64_t>> key_sets);
   struct Match {
     size_t ngrams = 0;    // the query's distinct n-grams (0: shorter than n tokens)
     double best = 0;      // the most of them one indexed text holds, as a share
