@@ -1,7 +1,7 @@
 // Argument descriptions shared by the Clang analysis and the device fallback.
 #include "driver/args.h"
-#include <algorithm>
 
+#include <algorithm>
 #include <cctype>
 
 namespace clgen::driver {

@@ -1,28 +1,16 @@
 // Novelty: token n-gram containment of samples in the training kernels,
-// through an inverted index of hashed n-grams.
-#include <algorithm>
-
-#include "eval/hashing.h"
+// through an inverted index of hashed n-grams, hashed as the sampler's
+// near-copy check hashes them.
+#include "corpus/preprocess/tokens.h"
 #include "eval/realism.h"
 
 namespace clgen::realism {
-
-std::vector<uint64_t> ngram_keys(const Tokens& tokens, int n) {
-  std::vector<uint64_t> keys;
-  if (n < 1 || tokens.size() < size_t(n)) return keys;
-  std::vector<uint64_t> h = detail::token_hashes(tokens);
-  keys.reserve(h.size() - n + 1);
-  for (size_t i = 0; i + n <= h.size(); ++i) keys.push_back(detail::ngram_hash(h, i, n));
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  return keys;
-}
 
 namespace {
 std::vector<std::vector<uint64_t>> key_sets(const std::vector<const Tokens*>& training, int n) {
   std::vector<std::vector<uint64_t>> sets;
   sets.reserve(training.size());
-  for (const Tokens* t : training) sets.push_back(ngram_keys(*t, n));
+  for (const Tokens* t : training) sets.push_back(preprocess::ngram_hashes(*t, n));
   return sets;
 }
 }  // namespace
@@ -30,7 +18,7 @@ std::vector<std::vector<uint64_t>> key_sets(const std::vector<const Tokens*>& tr
 NgramIndex::NgramIndex(const std::vector<const Tokens*>& training, int n) : n_(n), index_(key_sets(training, n)) {}
 
 NgramIndex::Match NgramIndex::match(const Tokens& query) const {
-  preprocess::NgramIndex::Match found = index_.match(ngram_keys(query, n_));
+  preprocess::NgramIndex::Match found = index_.match(preprocess::ngram_hashes(query, n_));
   Match m;
   m.ngrams = found.ngrams;
   m.best = found.best;

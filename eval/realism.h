@@ -123,9 +123,6 @@ class NgramIndex {
   preprocess::NgramIndex index_;
 };
 
-// Distinct n-gram hashes of `tokens`, sorted (n < 1 or fewer tokens: empty).
-std::vector<uint64_t> ngram_keys(const Tokens& tokens, int n);
-
 struct Novelty {
   int n = 8;
   double threshold = 0.8;

@@ -227,6 +227,7 @@ class SamplingRun {
   std::thread start_sampling(BatchSampler& sampler);
   std::vector<std::thread> start_filters();
   void filter_worker();
+  void mark_copy(SampleRow& row) const;
   std::optional<SampleRow> pop_in_order();
   void store_rows(Progress& progress);
   bool store_row(SampleRow& row, Progress& progress);
@@ -387,6 +388,7 @@ void SamplingRun::filter_worker() {
       stop_ = true;
       continue;
     }
+    mark_copy(*row);
     row->filter_seconds = since(t);
     busy += row->filter_seconds;
     results_.push(std::move(*row));
@@ -466,23 +468,31 @@ void SamplingRun::store_rows(Progress& progress) {
   }
 }
 
+// An accepted row that copies a corpus kernel becomes a training copy
+// (verbatim) or a near copy (most of its n-grams in one). On the filter
+// workers: it reads only what the run loaded before it started.
+void SamplingRun::mark_copy(SampleRow& row) const {
+  if (row.status != sample_status::kAccepted) return;
+  if (in_.training.count(row.normalized_sha256)) {
+    row.status = sample_status::kTrainingCopy;
+    row.reason = "a verbatim copy of a training kernel";
+    return;
+  }
+  if (!in_.near) return;
+  const double near = in_.near->containment(row.normalized_text);
+  if (near < opts_.near_copy) return;
+  row.status = sample_status::kNearCopy;
+  row.reason = fmt::format("{:.0f}% of its token {}-grams are in one corpus kernel", 100 * near, kNearCopyNgram);
+}
+
 // Dedupes a filtered row and queues it for the next commit; true once the
 // key has its target.
 bool SamplingRun::store_row(SampleRow& row, Progress& progress) {
   auto t = Clock::now();
   set_draw_key(row, opts_, model_.model_id());
-  if (row.status == sample_status::kAccepted) {
-    double near = 0;
-    if (in_.training.count(row.normalized_sha256)) {
-      row.status = sample_status::kTrainingCopy;
-      row.reason = "a verbatim copy of a training kernel";
-    } else if (in_.near && (near = in_.near->containment(row.normalized_text)) >= opts_.near_copy) {
-      row.status = sample_status::kNearCopy;
-      row.reason = fmt::format("{:.0f}% of its token {}-grams are in one corpus kernel", 100 * near, kNearCopyNgram);
-    } else if (!in_.seen.insert(row.normalized_sha256).second) {
-      row.status = sample_status::kDuplicate;
-      row.reason = "the same normalized kernel was sampled before";
-    }
+  if (row.status == sample_status::kAccepted && !in_.seen.insert(row.normalized_sha256).second) {
+    row.status = sample_status::kDuplicate;
+    row.reason = "the same normalized kernel was sampled before";
   }
   if (director_) note_target(row);
   bool fresh = row.status == sample_status::kAccepted;

@@ -82,7 +82,8 @@ std::vector<std::string> undefined_functions(clang::ASTContext& ctx) {
   return names;
 }
 
-// Code generation that also finds the input's undefined functions. With
+// Code generation that also finds the input's undefined functions (when
+// `undefined` is not null). With
 // `kernels_only`, the kernels alone are generated: other function
 // definitions are dropped on their way to CodeGen (a kernel's call to one
 // becomes a call to a declaration). The count covers the kernels only, and
@@ -90,7 +91,7 @@ std::vector<std::string> undefined_functions(clang::ASTContext& ctx) {
 // helpers cost less.
 class CodegenConsumer : public clang::MultiplexConsumer {
  public:
-  CodegenConsumer(std::unique_ptr<clang::ASTConsumer> codegen, bool kernels_only, std::vector<std::string>& undefined)
+  CodegenConsumer(std::unique_ptr<clang::ASTConsumer> codegen, bool kernels_only, std::vector<std::string>* undefined)
       : clang::MultiplexConsumer(one(std::move(codegen))), kernels_only_(kernels_only), undefined_(undefined) {}
 
   void Initialize(clang::ASTContext& ctx) override {
@@ -114,7 +115,7 @@ class CodegenConsumer : public clang::MultiplexConsumer {
   }
   void HandleTranslationUnit(clang::ASTContext& ctx) override {
     clang::MultiplexConsumer::HandleTranslationUnit(ctx);
-    if (!ctx.getDiagnostics().hasErrorOccurred()) undefined_ = undefined_functions(ctx);
+    if (undefined_ && !ctx.getDiagnostics().hasErrorOccurred()) *undefined_ = undefined_functions(ctx);
   }
 
  private:
@@ -124,15 +125,15 @@ class CodegenConsumer : public clang::MultiplexConsumer {
     return v;
   }
   bool kernels_only_;
-  std::vector<std::string>& undefined_;
+  std::vector<std::string>* undefined_;
   clang::ASTContext* ctx_ = nullptr;
 };
 
 class CodegenAction : public clang::EmitLLVMOnlyAction {
  public:
-  CodegenAction(llvm::LLVMContext* ctx, bool kernels_only)
-      : clang::EmitLLVMOnlyAction(ctx), kernels_only_(kernels_only) {}
-  // Filled once the action has run.
+  CodegenAction(llvm::LLVMContext* ctx, bool kernels_only, bool find_undefined)
+      : clang::EmitLLVMOnlyAction(ctx), kernels_only_(kernels_only), find_undefined_(find_undefined) {}
+  // Filled once the action has run, with find_undefined.
   const std::vector<std::string>& undefined() const { return undefined_; }
 
  protected:
@@ -140,11 +141,12 @@ class CodegenAction : public clang::EmitLLVMOnlyAction {
                                                         llvm::StringRef file) override {
     std::unique_ptr<clang::ASTConsumer> codegen = clang::EmitLLVMOnlyAction::CreateASTConsumer(ci, file);
     if (!codegen) return nullptr;
-    return std::make_unique<CodegenConsumer>(std::move(codegen), kernels_only_, undefined_);
+    return std::make_unique<CodegenConsumer>(std::move(codegen), kernels_only_,
+                                             find_undefined_ ? &undefined_ : nullptr);
   }
 
  private:
-  bool kernels_only_;
+  bool kernels_only_, find_undefined_;
   std::vector<std::string> undefined_;
 };
 
@@ -174,7 +176,7 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
   // The whole module when it is kept or lowered to PTX. On the heap: a
   // Clang crash abandons this frame, and the compiler it leaks still points
   // at the action.
-  auto action = std::make_unique<CodegenAction>(&ctx, !(opts.keep_ir || opts.to_ptx));
+  auto action = std::make_unique<CodegenAction>(&ctx, !(opts.keep_ir || opts.to_ptx), opts.require_definitions);
   bool ran = ci->ExecuteAction(*action);
   std::unique_ptr<llvm::Module> module = action->takeModule();
   CompileResult r;
@@ -182,7 +184,7 @@ CompileResult compile_unsafe(std::string_view text, const CompileOptions& opts) 
     set_first_error(r, errors.compile_errors());
     return r;
   }
-  if (opts.require_definitions && !action->undefined().empty()) {
+  if (!action->undefined().empty()) {
     r.category = category::kUndefinedFunction;
     r.reason = undefined_reason(action->undefined());
     return r;

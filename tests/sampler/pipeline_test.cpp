@@ -64,6 +64,15 @@ class PipelineTest : public ::testing::Test {
     return o;
   }
 
+  // `body` after kArgs's prototype, normalized, as the workspace's one
+  // accepted corpus kernel; its normalized text in `text`.
+  void store_corpus_kernel_of(const std::string& body, std::string& text) {
+    preprocess::RewriteResult r = preprocess::rewrite(*seed_text(kArgs) + body);
+    ASSERT_EQ(preprocess::RewriteStatus::kOk, r.status) << r.reason;
+    text = r.text;
+    ASSERT_NO_FATAL_FAILURE(store_corpus_kernel(text));
+  }
+
   // `text` as the workspace's one accepted corpus kernel.
   void store_corpus_kernel(const std::string& text) {
     ASSERT_TRUE(preprocess::ensure_preprocess_schema(*db_).ok());
@@ -278,10 +287,9 @@ TEST_F(PipelineTest, ShardedRunRecordsItsShardAndShardZeroOfOneIsStoredAsUnshard
 
 TEST_F(PipelineTest, CountsVerbatimCopiesOfTrainingKernels) {
   // The training corpus holds the normalized add kernel.
-  preprocess::RewriteResult r = preprocess::rewrite(*seed_text(kArgs) + kAdd);
-  ASSERT_EQ(preprocess::RewriteStatus::kOk, r.status) << r.reason;
-  ASSERT_NO_FATAL_FAILURE(store_corpus_kernel(r.text));
-  const std::string sha = sha256_hex(r.text);
+  std::string add;
+  ASSERT_NO_FATAL_FAILURE(store_corpus_kernel_of(kAdd, add));
+  const std::string sha = sha256_hex(add);
 
   ScriptedModel model(2, {kAdd, kMul});
   SampleOptions o = options();
@@ -294,9 +302,8 @@ TEST_F(PipelineTest, CountsVerbatimCopiesOfTrainingKernels) {
 }
 
 TEST_F(PipelineTest, StoresANearCopyOfACorpusKernelAsSuchUnlessTheCheckIsOff) {
-  preprocess::RewriteResult r = preprocess::rewrite(*seed_text(kArgs) + kAdd);
-  ASSERT_EQ(preprocess::RewriteStatus::kOk, r.status) << r.reason;
-  ASSERT_NO_FATAL_FAILURE(store_corpus_kernel(r.text));
+  std::string add;
+  ASSERT_NO_FATAL_FAILURE(store_corpus_kernel_of(kAdd, add));
   // The add kernel with one token changed: most of its 8-grams are the corpus kernel's.
   const std::string near = "\n  int e = get_global_id(0);\n  if (e <= d) {\n    c[e] = a[e] + b[e];\n  }\n}";
 
