@@ -42,6 +42,7 @@ nlohmann::json options_json(const sampler::SampleJobOptions& o, const sampler::S
             {"top_k", r.sample.policy.top_k},
             {"top_p", r.sample.policy.top_p},
             {"max_length", r.sample.max_length},
+            {"drain", r.sample.drain},
             {"filter_threads", r.sample.filter_threads},
             {"constrain", r.sample.constrain},
             {"max_refusals", r.sample.max_refusals},
@@ -104,6 +105,8 @@ nlohmann::json summary_json(const sampler::SampleJobOptions& o, const sampler::S
                       {"repairs", sum.repairs},
                       {"repair_tokens", sum.repair_tokens},
                       {"backtracks", sum.backtracks},
+                      {"drained", sum.drained},
+                      {"drain_seconds", sum.drain_seconds},
                       {"interrupted", sum.interrupted},
                       {"out_dir", sum.out_dir}};
   if (sum.director) j["steering"] = directed_json(sum);
@@ -168,6 +171,9 @@ void print_summary(const sampler::SampleJobResult& r) {
   std::printf("throughput bound by: %s (model %.1fs, filter %.1fs on %u threads, store %.1fs)\n",
               sum.bottleneck().c_str(), sum.model_seconds + sum.draw_seconds, sum.filter_seconds, sum.filter_threads,
               sum.store_seconds);
+  if (sum.drained)
+    std::printf("finished after the stop: %llu samples in flight, in %.1fs (--no-drain drops them)\n",
+                (unsigned long long)sum.drained, sum.drain_seconds);
   if (sum.interrupted) std::printf("interrupted: everything accepted so far is kept\n");
   std::printf("kernels written to %s\n", sum.out_dir.c_str());
   if (sum.director) print_directed(sum);

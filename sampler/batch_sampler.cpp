@@ -22,8 +22,10 @@ class BatchRun {
   BatchRun(StreamModel& model, const BatchSamplerOptions& opts, ThreadPool* pool, BatchSamplerStats& stats, int n);
   // Starts every stream and feeds the model their seeds.
   Status start();
-  // Steps until `sink` returns false or `stop()` returns true.
-  Status loop(const std::function<bool(RawSample&&)>& sink, const std::function<bool()>& stop);
+  // Steps until `sink` returns false or `stop()` returns true, or until a
+  // drain that `drain()` began has delivered every sample in flight.
+  Status loop(const std::function<bool(RawSample&&)>& sink, const std::function<bool()>& stop,
+              const std::function<bool()>& drain);
 
  private:
   Status feed_stream(int i);
@@ -46,6 +48,12 @@ class BatchRun {
   uint64_t next_index_ = 0;      // RawSample::index of the next finished stream
   std::vector<int32_t> chosen_;  // each stream's token of this step
   std::vector<int> finished_;    // streams finished in this step
+  // The drain: once it begins, a stream's next sample is not kept; `kept_`
+  // marks the streams whose sample in flight began before it, `live_`
+  // counts them.
+  bool draining_ = false;
+  std::vector<char> kept_;
+  int live_ = 0;
   // Ranges of at least 32 streams: one per pool thread plus the caller's,
   // each with its counts and its candidates, reused step after step.
   const int ranges_;
@@ -64,6 +72,8 @@ BatchRun::BatchRun(StreamModel& model, const BatchSamplerOptions& opts, ThreadPo
       shared_(model, opts),
       after_previous_(opts.whole_text && !opts.previous_texts.empty()),
       chosen_(size_t(n)),
+      kept_(size_t(n), 1),
+      live_(n),
       ranges_(pool ? std::max(1, std::min<int>(int(pool->size()) + 1, n / 32)) : 1),
       counts_(size_t(ranges_)),
       work_(size_t(ranges_)) {
@@ -144,6 +154,12 @@ bool BatchRun::deliver(const std::function<bool(RawSample&&)>& sink) {
     if (!s.done()) continue;
     finished_.push_back(i);
     if (!keep_going || s.repair_pending()) continue;  // a repair is not a sample
+    if (draining_) {
+      if (!kept_[size_t(i)]) continue;  // begun during the drain: discarded
+      kept_[size_t(i)] = 0;
+      --live_;
+      ++stats_.drained;
+    }
     RawSample sample = s.finish(next_index_++);
     if (sample.repairs == 0) stats_.forced_tokens += size_t(sample.forced);  // a repair's replay: repair_tokens
     keep_going = sink(std::move(sample));
@@ -173,8 +189,15 @@ Status BatchRun::advance_and_refill() {
   return ok_status();
 }
 
-Status BatchRun::loop(const std::function<bool(RawSample&&)>& sink, const std::function<bool()>& stop) {
+Status BatchRun::loop(const std::function<bool(RawSample&&)>& sink, const std::function<bool()>& stop,
+                      const std::function<bool()>& drain) {
+  Clock::time_point drain_start;
   while (!stop()) {
+    if (!draining_ && drain && drain()) {
+      draining_ = true;
+      drain_start = Clock::now();
+    }
+    if (draining_ && live_ == 0) break;
     auto t0 = Clock::now();
     ASSIGN_OR_RETURN(std::vector<float> logits, model_.logits());
     stats_.model_seconds += since(t0);
@@ -190,6 +213,7 @@ Status BatchRun::loop(const std::function<bool(RawSample&&)>& sink, const std::f
     RETURN_IF_ERROR(advance_and_refill());
     stats_.model_seconds += since(t0);
   }
+  if (draining_) stats_.drain_seconds = since(drain_start);
   return ok_status();
 }
 }  // namespace
@@ -200,12 +224,13 @@ BatchSampler::BatchSampler(StreamModel& model, BatchSamplerOptions options) : mo
   if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads - 1);
 }
 
-Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink, const std::function<bool()>& stop) {
+Status BatchSampler::run(const std::function<bool(RawSample&&)>& sink, const std::function<bool()>& stop,
+                         const std::function<bool()>& drain) {
   const int n = model_.streams();
   if (n <= 0) return invalid_argument("sampling needs at least one stream");
   BatchRun batch(model_, opts_, pool_.get(), stats_, n);
   RETURN_IF_ERROR(batch.start());
-  return batch.loop(sink, stop);
+  return batch.loop(sink, stop, drain);
 }
 
 }  // namespace clgen::sampler

@@ -164,6 +164,10 @@ struct BatchSamplerStats {
   uint64_t repairs = 0;          // streams that backed up instead of being abandoned (max_repairs)
   uint64_t repair_tokens = 0;    // tokens replayed by repairs
   uint64_t backtracks = 0;       // names taken back after a refusal (max_backtracks)
+  // The drain (run's `drain`): samples begun before it and delivered during
+  // it, and its seconds.
+  uint64_t drained = 0;
+  double drain_seconds = 0;
 };
 
 class BatchSampler {
@@ -173,7 +177,14 @@ class BatchSampler {
   // Samples until `sink` returns false or `stop()` returns true (checked once
   // per step). `sink` receives each finished stream in completion order;
   // streams finishing in the same step are delivered in stream order.
-  Status run(const std::function<bool(RawSample&&)>& sink, const std::function<bool()>& stop);
+  // Once `drain()` returns true, no new sample is delivered: the samples in
+  // flight run to their end and are delivered, then run() returns. A stop
+  // that waits for nothing in flight keeps the samples that ended soonest,
+  // the short ones; a drained run keeps every sample it began, whatever its
+  // length. (Streams still step during the drain, their new samples
+  // discarded: the batch keeps its shape.)
+  Status run(const std::function<bool(RawSample&&)>& sink, const std::function<bool()>& stop,
+             const std::function<bool()>& drain = {});
 
   const BatchSamplerStats& stats() const { return stats_; }
 

@@ -244,6 +244,7 @@ class SamplingRun {
   SampleSummary sum_;
   const Clock::time_point start_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> draining_{false};  // SampleOptions::drain: no new sample; those in flight go on
   BoundedQueue<RawSample> raw_queue_;
   BoundedQueue<SampleRow> results_;
   // A feature-conditioned model's streams start after a header: their
@@ -354,7 +355,8 @@ std::thread SamplingRun::start_sampling(BatchSampler& sampler) {
           ++produced_;
           return opts_.max_samples == 0 || produced_ < opts_.max_samples;
         },
-        [this] { return stop_.load() || interrupted() || time_up(); });
+        [this] { return stop_.load() || interrupted() || (!opts_.drain && time_up()); },
+        [this] { return opts_.drain && (draining_.load() || time_up()); });
     raw_queue_.close();
   });
 }
@@ -450,12 +452,17 @@ std::optional<SampleRow> SamplingRun::pop_in_order() {
   }
 }
 
+// Stops: -n and an interrupt at once, the rows still coming dropped; the
+// time limit and the hook's stop drain (SampleOptions::drain) or, without
+// it, stop at once too.
 void SamplingRun::store_rows(Progress& progress) {
   bool target_reached = false;
   while (true) {
     if (interrupted()) sum_.interrupted = true;
-    if (hooks_.stop && hooks_.stop()) target_reached = true;
-    if (sum_.interrupted || time_up() || target_reached) stop_ = true;
+    const bool hook_stop = hooks_.stop && hooks_.stop();
+    if (hook_stop && !opts_.drain) target_reached = true;
+    if (sum_.interrupted || target_reached || (!opts_.drain && time_up())) stop_ = true;
+    if (hook_stop && opts_.drain) draining_ = true;
     auto row = pop_in_order();
     if (!row) {
       if (results_.closed()) break;
@@ -463,7 +470,7 @@ void SamplingRun::store_rows(Progress& progress) {
       if (key_done()) target_reached = true;  // also by another process sampling the same key
       continue;
     }
-    if (target_reached || !store_status_.ok()) continue;  // drained, not stored
+    if (target_reached || !store_status_.ok()) continue;  // dropped, not stored
     if (store_row(*row, progress)) target_reached = true;
   }
 }
@@ -543,6 +550,8 @@ Expected<SampleSummary> SamplingRun::finish(const BatchSamplerStats& stats) {
   sum_.repairs = stats.repairs;
   sum_.repair_tokens = stats.repair_tokens;
   sum_.backtracks = stats.backtracks;
+  sum_.drained = stats.drained;
+  sum_.drain_seconds = stats.drain_seconds;
   sum_.replayed = replayed_.load();
   RETURN_IF_ERROR_CTX(filter_status_, "filtering samples");
   RETURN_IF_ERROR_CTX(store_status_, "storing samples");

@@ -36,6 +36,12 @@ struct SampleOptions : StreamOptions {
   uint64_t target_accepted = 10;
   uint64_t max_samples = 0;       // stop after this many samples; 0 = no limit
   double time_limit = 0;          // seconds; 0 = no limit
+  // At the time limit, and when SampleHooks::stop holds, the samples in
+  // flight run to their end and are filtered and stored (BatchSampler::run's
+  // drain), so the run keeps every sample it began and does not favour short
+  // ones. Off: such a stop drops them. -n, --max-samples and an interrupt
+  // stop at once either way.
+  bool drain = true;
   // The shard (StreamOptions::shard) also marks the stored rows "I/N"; {0, 1}
   // is an unsharded run, stored as such.
   unsigned filter_threads = 0;  // 0 = cores - 1 (at least 1)
@@ -120,6 +126,8 @@ struct SampleSummary {
   uint64_t starts_replayed = 0, starts_refused = 0, forced_tokens = 0, unfeatured = 0;
   uint64_t repairs = 0, repair_tokens = 0;  // streams backed up instead of abandoned (--repairs)
   uint64_t backtracks = 0;                  // names taken back after a refusal (--backtracks)
+  uint64_t drained = 0;                     // samples finished after the stop (SampleOptions::drain)
+  double drain_seconds = 0;                 // ... and the time they took
   // "model", "filter" or "store": the stage with the highest utilization.
   std::string bottleneck() const;
 };

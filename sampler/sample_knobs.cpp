@@ -133,6 +133,7 @@ void add_sampler_tuning_knobs(Knobs& t, SampleJobOptions& o) {
                   .config_range(0, 1024));
   t.push_back(
       Knob("!--no-constrain", s.constrain, "[sampler] constrain = false", kTuningGroup).config("sampler.constrain"));
+  t.push_back(Knob("!--no-drain", s.drain, "[sampler] drain = false", kTuningGroup).config("sampler.drain"));
   t.push_back(Knob("--correction", s.correction, "[sampler] correction", kTuningGroup)
                   .in_range(0.0, 1.0)
                   .config("sampler.correction"));

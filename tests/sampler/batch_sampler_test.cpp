@@ -100,6 +100,50 @@ TEST(BatchSampler, StopsWhenAsked) {
   EXPECT_EQ(3, model.steps);
 }
 
+// Stream 0 writes one long sample; stream 1 one short sample a step.
+ScriptedModel one_long_then_short() {
+  std::vector<std::string> scripts = {" aaaaaaaa }"};  // 11 steps
+  scripts.resize(40, "}");
+  return ScriptedModel(2, scripts);
+}
+
+BatchSamplerOptions signature_seed() {
+  BatchSamplerOptions o;
+  o.seed_text = "k() {";
+  return o;
+}
+
+TEST(BatchSampler, ADrainDeliversTheSamplesInFlightAndNoneBegunDuringIt) {
+  ScriptedModel model = one_long_then_short();
+  BatchSampler sampler(model, signature_seed());
+  std::vector<RawSample> s;
+  ASSERT_TRUE(sampler
+                  .run([&](RawSample&& r) { return s.push_back(std::move(r)), true; }, [] { return false; },
+                       [&] { return model.steps >= 2; })
+                  .ok());
+  // Short samples begun before the drain: at the start and after steps 1
+  // and 2; then the long one, which began first and ends at step 11.
+  ASSERT_EQ(4u, s.size());
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ("k() {}", s[i].text) << i;
+  EXPECT_EQ("k() { aaaaaaaa }", s[3].text);
+  EXPECT_TRUE(s[3].complete);
+  for (size_t i = 0; i < s.size(); ++i) EXPECT_EQ(i, s[i].index) << "discarded samples take no index";
+  EXPECT_EQ(11, model.steps) << "the run returns once the last sample in flight is delivered";
+  EXPECT_EQ(2u, sampler.stats().drained);
+}
+
+TEST(BatchSampler, AStopWithoutADrainDropsTheSamplesInFlight) {
+  ScriptedModel model = one_long_then_short();
+  BatchSampler sampler(model, signature_seed());
+  std::vector<RawSample> s;
+  ASSERT_TRUE(
+      sampler.run([&](RawSample&& r) { return s.push_back(std::move(r)), true; }, [&] { return model.steps >= 2; })
+          .ok());
+  ASSERT_EQ(2u, s.size()) << "the short samples that ended first";
+  for (const RawSample& r : s) EXPECT_EQ("k() {}", r.text);
+  EXPECT_EQ(0u, sampler.stats().drained);
+}
+
 // Whole texts: a sample starts where a corpus text starts and ends at the
 // model's end token, so helpers and preambles before the kernel are kept.
 std::vector<RawSample> run_whole(ScriptedModel& model, size_t n, int max_length = 200) {

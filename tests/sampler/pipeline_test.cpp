@@ -348,6 +348,31 @@ TEST_F(PipelineTest, InterruptKeepsWhatWasAccepted) {
             std::distance(fs::directory_iterator(o.out_dir), fs::directory_iterator()));
 }
 
+// A time limit that is up before the first step: each stream's first
+// sample is in flight.
+TEST_F(PipelineTest, AtTheTimeLimitTheSamplesInFlightRunToTheirEndAndAreStored) {
+  ScriptedModel model(2, {kAdd, kEmpty, kMul});
+  SampleOptions o = options();
+  o.time_limit = 1e-9;
+  auto sum = run_sampling(model, *db_, o);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  EXPECT_EQ(2u, sum->samples) << "the two samples begun before the limit, and none begun after it";
+  EXPECT_EQ(2u, sum->drained);
+  EXPECT_EQ(1, count("sample_index IN (0, 1) AND status = 'accepted'")) << "kAdd, the longer one";
+  EXPECT_EQ(0, count("sample_index > 1"));
+}
+
+TEST_F(PipelineTest, WithoutTheDrainTheTimeLimitDropsTheSamplesInFlight) {
+  ScriptedModel model(2, {kAdd, kEmpty, kMul});
+  SampleOptions o = options();
+  o.time_limit = 1e-9;
+  o.drain = false;
+  auto sum = run_sampling(model, *db_, o);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  EXPECT_EQ(0u, sum->samples);
+  EXPECT_EQ(0, count("1"));
+}
+
 // A macro bomb as the model might write it: A40 stands for 2^40 additions,
 // which Clang would parse for hours.
 std::string macro_bomb_body() {
