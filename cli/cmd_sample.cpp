@@ -43,6 +43,7 @@ nlohmann::json options_json(const sampler::SampleJobOptions& o, const sampler::S
             {"top_p", r.sample.policy.top_p},
             {"max_length", r.sample.max_length},
             {"drain", r.sample.drain},
+            {"resume_errors", r.sample.resume_errors},
             {"filter_threads", r.sample.filter_threads},
             {"constrain", r.sample.constrain},
             {"max_refusals", r.sample.max_refusals},
@@ -107,6 +108,10 @@ nlohmann::json summary_json(const sampler::SampleJobOptions& o, const sampler::S
                       {"backtracks", sum.backtracks},
                       {"drained", sum.drained},
                       {"drain_seconds", sum.drain_seconds},
+                      {"resumes_queued", sum.resumes_queued},
+                      {"resumes_dropped", sum.resumes_dropped},
+                      {"resumed", sum.resumed},
+                      {"resumed_accepted", sum.resumed_accepted},
                       {"interrupted", sum.interrupted},
                       {"out_dir", sum.out_dir}};
   if (sum.director) j["steering"] = directed_json(sum);
@@ -171,6 +176,12 @@ void print_summary(const sampler::SampleJobResult& r) {
   std::printf("throughput bound by: %s (model %.1fs, filter %.1fs on %u threads, store %.1fs)\n",
               sum.bottleneck().c_str(), sum.model_seconds + sum.draw_seconds, sum.filter_seconds, sum.filter_threads,
               sum.store_seconds);
+  if (r.sample.resume_errors > 0)
+    std::printf(
+        "resumed from before a compile error: %llu samples, %llu accepted (%llu prefixes queued, %llu dropped by a "
+        "full queue)\n",
+        (unsigned long long)sum.resumed, (unsigned long long)sum.resumed_accepted,
+        (unsigned long long)sum.resumes_queued, (unsigned long long)sum.resumes_dropped);
   if (sum.drained)
     std::printf("finished after the stop: %llu samples in flight, in %.1fs (--no-drain drops them)\n",
                 (unsigned long long)sum.drained, sum.drain_seconds);

@@ -21,6 +21,7 @@
 
 #include "sampler/arg_spec.h"
 #include "sampler/batch_sampler.h"
+#include "sampler/error_resume.h"
 #include "sampler/near_copies.h"
 #include "sampler/policy.h"
 #include "sampler/start_headers.h"
@@ -138,6 +139,9 @@ Status check_options(const SampleOptions& opts, const SampleHooks& hooks) {
   if (opts.target_accepted == 0 && opts.max_samples == 0 && opts.time_limit <= 0 && !hooks.stop)
     return invalid_argument("sampling needs a stop condition: -n, --max-samples or --time-limit");
   if (opts.max_length <= 0) return invalid_argument("--max-length must be positive");
+  if (opts.resume_errors < 0) return invalid_argument("--resume-errors must not be negative");
+  if (opts.resume_errors > 0 && opts.whole_text && !opts.args.empty())
+    return invalid_argument("--resume-errors does not work with --args on whole texts");
   if (opts.policy.temperature < 0) return invalid_argument("--temperature must not be negative");
   if (opts.policy.top_p <= 0 || opts.policy.top_p > 1) return invalid_argument("--top-p must be in (0, 1]");
   if (opts.policy.top_k < 0) return invalid_argument("--top-k must not be negative");
@@ -223,7 +227,8 @@ class SamplingRun {
  private:
   bool time_up() const { return opts_.time_limit > 0 && since(start_) >= opts_.time_limit; }
   Expected<BatchSamplerOptions> sampler_options();
-  void set_starts(BatchSamplerOptions& bopts);
+  Status set_starts(BatchSamplerOptions& bopts);
+  void queue_resume(const RawSample& raw, const SampleRow& row);
   std::thread start_sampling(BatchSampler& sampler);
   std::vector<std::thread> start_filters();
   void filter_worker();
@@ -251,6 +256,7 @@ class SamplingRun {
   // target's, or one drawn from the training kernels' (start_headers.h).
   std::optional<StartHeaders> headers_;
   std::shared_ptr<Director> director_;
+  std::optional<ResumeQueue> resumes_;  // --resume-errors
   // Sampling thread.
   Status sampler_status_;
   double queue_wait_ = 0;
@@ -295,7 +301,7 @@ SamplingRun::SamplingRun(StreamModel& model, Database& db, const SampleOptions& 
 
 Expected<SampleSummary> SamplingRun::run() {
   ASSIGN_OR_RETURN(BatchSamplerOptions bopts, sampler_options());
-  set_starts(bopts);
+  RETURN_IF_ERROR(set_starts(bopts));
   BatchSampler sampler(model_, bopts);
   std::thread sampling = start_sampling(sampler);
   std::vector<std::thread> filters = start_filters();
@@ -327,8 +333,18 @@ Expected<BatchSamplerOptions> SamplingRun::sampler_options() {
 
 // Where streams start: a directed run's director picks a prefix (and its
 // target's header), a conditioned model's streams read a header first.
-void SamplingRun::set_starts(BatchSamplerOptions& bopts) {
+Status SamplingRun::set_starts(BatchSamplerOptions& bopts) {
   headers_.emplace(model_, opts_.targets, opts_.seed);
+  if (opts_.resume_errors > 0) {
+    if (!opts_.targets.empty() || headers_->conditioned())
+      return invalid_argument("--resume-errors works with undirected sampling of an unconditioned model only");
+    resumes_.emplace(4 * size_t(model_.streams()));
+    bopts.start = [this](int) {
+      if (std::optional<Resume> r = resumes_->pop()) return StreamStart{std::move(r->prefix), r->depth};
+      return StreamStart{in_.seed, -1};
+    };
+    return ok_status();
+  }
   if (!opts_.targets.empty()) {
     DirectorOptions dopts = opts_.director;
     dopts.conditioned = headers_->conditioned();
@@ -342,6 +358,7 @@ void SamplingRun::set_starts(BatchSamplerOptions& bopts) {
   } else if (headers_->conditioned()) {
     bopts.start = [this](int) { return StreamStart{in_.seed, -1, headers_->header(-1)}; };
   }
+  return ok_status();
 }
 
 std::thread SamplingRun::start_sampling(BatchSampler& sampler) {
@@ -391,6 +408,7 @@ void SamplingRun::filter_worker() {
       continue;
     }
     mark_copy(*row);
+    if (resumes_) queue_resume(*raw, *row);
     row->filter_seconds = since(t);
     busy += row->filter_seconds;
     results_.push(std::move(*row));
@@ -475,6 +493,17 @@ void SamplingRun::store_rows(Progress& progress) {
   }
 }
 
+// A rejected sample whose error names a line, on a chain shorter than
+// --resume-errors, is queued to be drawn again from that line.
+void SamplingRun::queue_resume(const RawSample& raw, const SampleRow& row) {
+  if (row.status != sample_status::kRejected) return;
+  const int64_t depth = raw.start_refused ? 0 : std::max<int64_t>(raw.tag, 0);
+  if (depth >= opts_.resume_errors) return;
+  std::optional<std::string> prefix = resume_prefix(raw.text, row.reason, in_.seed);
+  if (!prefix || prefix->size() >= size_t(opts_.max_length)) return;
+  resumes_->push(Resume{std::move(*prefix), int(depth + 1)});
+}
+
 // An accepted row that copies a corpus kernel becomes a training copy
 // (verbatim) or a near copy (most of its n-grams in one). On the filter
 // workers: it reads only what the run loaded before it started.
@@ -503,6 +532,10 @@ bool SamplingRun::store_row(SampleRow& row, Progress& progress) {
   }
   if (director_) note_target(row);
   bool fresh = row.status == sample_status::kAccepted;
+  if (resumes_ && row.start_tag > 0) {
+    ++sum_.resumed;
+    sum_.resumed_accepted += fresh;
+  }
   if (fresh) ++pending_accepted_;
   account(sum_, row, +1);
   std::string hand_over = fresh && hooks_.on_accepted ? row.normalized_text : "";
@@ -552,6 +585,10 @@ Expected<SampleSummary> SamplingRun::finish(const BatchSamplerStats& stats) {
   sum_.backtracks = stats.backtracks;
   sum_.drained = stats.drained;
   sum_.drain_seconds = stats.drain_seconds;
+  if (resumes_) {
+    sum_.resumes_queued = resumes_->queued();
+    sum_.resumes_dropped = resumes_->dropped();
+  }
   sum_.replayed = replayed_.load();
   RETURN_IF_ERROR_CTX(filter_status_, "filtering samples");
   RETURN_IF_ERROR_CTX(store_status_, "storing samples");

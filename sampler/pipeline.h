@@ -42,6 +42,13 @@ struct SampleOptions : StreamOptions {
   // ones. Off: such a stop drops them. -n, --max-samples and an interrupt
   // stop at once either way.
   bool drain = true;
+  // A sample the filter rejects for a compile error on line L is drawn again
+  // from its lines before L (sampler/error_resume.h), at most this many times
+  // along one chain of resumes; 0 = off. Undirected runs of an unconditioned
+  // model only, and not with --args on whole texts. The streams take queued
+  // resumes before fresh samples, in the order the filter rejects: a run is
+  // no longer reproduced by its seed.
+  int resume_errors = 0;
   // The shard (StreamOptions::shard) also marks the stored rows "I/N"; {0, 1}
   // is an unsharded run, stored as such.
   unsigned filter_threads = 0;  // 0 = cores - 1 (at least 1)
@@ -127,6 +134,9 @@ struct SampleSummary {
   uint64_t repairs = 0, repair_tokens = 0;  // streams backed up instead of abandoned (--repairs)
   uint64_t backtracks = 0;                  // names taken back after a refusal (--backtracks)
   uint64_t drained = 0;                     // samples finished after the stop (SampleOptions::drain)
+  // --resume-errors: prefixes queued (and dropped by a full queue), samples
+  // begun from one, and those accepted.
+  uint64_t resumes_queued = 0, resumes_dropped = 0, resumed = 0, resumed_accepted = 0;
   double drain_seconds = 0;                 // ... and the time they took
   // "model", "filter" or "store": the stage with the highest utilization.
   std::string bottleneck() const;

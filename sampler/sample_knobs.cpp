@@ -149,6 +149,10 @@ void add_sampler_tuning_knobs(Knobs& t, SampleJobOptions& o) {
                   .checked(FlagCheck::kPositive)
                   .config("sampler.repair_backup")
                   .config_range(1, 1 << 20));
+  t.push_back(Knob("--resume-errors", s.resume_errors, "[sampler] resume_errors (0 = off)", kTuningGroup)
+                  .checked(FlagCheck::kNonNegative)
+                  .config("sampler.resume_errors")
+                  .config_range(0, 1 << 10));
   t.push_back(Knob("--backtracks", o.backtracks, "[sampler] backtracks", kTuningGroup)
                   .checked(FlagCheck::kNonNegative)
                   .config("sampler.backtracks")

@@ -109,6 +109,7 @@ const std::map<std::string, Skip> kValid = {
     {"sample --max-refusals", {{"0"}, "0 never ends a stream for its refusals"}},
     {"sample --correction", {{"0"}, "0 turns the importance correction off"}},
     {"sample --near-copy", {{"0"}, "0 keeps near copies of corpus kernels"}},
+    {"sample --resume-errors", {{"0"}, "0 resumes no rejected sample"}},
     {"sample --temperature", {{"0", "18446744073709551617"}, "0 is greedy; any finite temperature is a distribution"}},
     {"sample --top-k", {{"0"}, "0 disables top-k"}},
     {"sample --top-p", {{"0"}, "keeps the single most likely token"}},

@@ -373,6 +373,37 @@ TEST_F(PipelineTest, WithoutTheDrainTheTimeLimitDropsTheSamplesInFlight) {
   EXPECT_EQ(0, count("1"));
 }
 
+// The first script calls an undeclared function on its third line; the
+// second, read after the replay of the first's two good lines, finishes
+// them. From the seed alone the second is a parse error on the first line,
+// which leaves nothing to resume.
+TEST_F(PipelineTest, ARejectedSampleIsDrawnAgainFromTheLineBeforeItsError) {
+  const std::string kept = "\n  int e = get_global_id(0);\n";
+  const std::string ending = "  c[e] = a[e] * b[e] * d;\n}";
+  ScriptedModel model(1, {kept + "  c[e] = missing_function(a[e]);\n}", std::string(kept.size(), '#') + ending});
+  SampleOptions o = options();
+  o.max_samples = 40;
+  o.resume_errors = 1;
+  auto sum = run_sampling(model, *db_, o);
+  ASSERT_TRUE(sum.ok()) << sum.status().message();
+  EXPECT_GE(sum->resumed, 1u);
+  EXPECT_EQ(1u, sum->resumed_accepted) << "one kernel, then its duplicates";
+  EXPECT_EQ(1, count("status = 'accepted'"));
+  EXPECT_EQ(1, count("status = 'accepted' AND text = '" + *seed_text(kArgs) + kept + ending + "'"));
+  EXPECT_EQ(0, count("status = 'accepted' AND text LIKE '%#%'"));
+}
+
+TEST_F(PipelineTest, ResumingErrorsIsRefusedWhereItsStartsCannotBeUsed) {
+  ScriptedModel model(1, {kAdd});
+  SampleOptions o = options();
+  o.max_samples = 1;
+  o.resume_errors = 1;
+  o.whole_text = true;
+  auto sum = run_sampling(model, *db_, o);
+  ASSERT_FALSE(sum.ok());
+  EXPECT_NE(std::string::npos, sum.status().message().find("--args")) << sum.status().message();
+}
+
 // A macro bomb as the model might write it: A40 stands for 2^40 additions,
 // which Clang would parse for hours.
 std::string macro_bomb_body() {

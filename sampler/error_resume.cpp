@@ -1,0 +1,52 @@
+// Resuming rejected samples: the prefix before the error's line, and the queue.
+#include "sampler/error_resume.h"
+
+#include <regex>
+
+namespace clgen::sampler {
+
+std::optional<std::string> resume_prefix(std::string_view text, std::string_view reason, std::string_view seed) {
+  static const std::regex kAt(R"(^input\.cl:(\d+):\d+:)");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_search(reason.begin(), reason.end(), m, kAt)) return std::nullopt;
+  const unsigned long line = std::stoul(m[1].str());
+  // The offset where `line` begins: after line - 1 newlines.
+  size_t at = 0;
+  for (unsigned long l = 1; l < line; ++l) {
+    const size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) return std::nullopt;  // no such line
+    at = nl + 1;
+  }
+  if (at <= seed.size() || text.substr(0, seed.size()) != seed) return std::nullopt;
+  return std::string(text.substr(0, at));
+}
+
+void ResumeQueue::push(Resume r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (items_.size() >= capacity_) {
+    ++dropped_;
+    return;
+  }
+  items_.push_back(std::move(r));
+  ++queued_;
+}
+
+std::optional<Resume> ResumeQueue::pop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (items_.empty()) return std::nullopt;
+  Resume r = std::move(items_.front());
+  items_.pop_front();
+  return r;
+}
+
+uint64_t ResumeQueue::queued() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queued_;
+}
+
+uint64_t ResumeQueue::dropped() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return dropped_;
+}
+
+}  // namespace clgen::sampler
