@@ -134,10 +134,10 @@ struct SampleSummary {
   uint64_t repairs = 0, repair_tokens = 0;  // streams backed up instead of abandoned (--repairs)
   uint64_t backtracks = 0;                  // names taken back after a refusal (--backtracks)
   uint64_t drained = 0;                     // samples finished after the stop (SampleOptions::drain)
+  double drain_seconds = 0;                 // ... and the time they took
   // --resume-errors: prefixes queued (and dropped by a full queue), samples
   // begun from one, and those accepted.
   uint64_t resumes_queued = 0, resumes_dropped = 0, resumed = 0, resumed_accepted = 0;
-  double drain_seconds = 0;                 // ... and the time they took
   // "model", "filter" or "store": the stage with the highest utilization.
   std::string bottleneck() const;
 };
