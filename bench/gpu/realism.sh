@@ -2,8 +2,11 @@
 # How human-like sampled kernels are: one model, every sampling arm, the human reference through the checker.
 # Run ON THE GPU MACHINE (docs/BENCHMARKS.md, "Realism"). Needs .carry/gpu-deps.tar.xz and
 # .wsmin/v3.db.xz (bench/gpu-experiment.sh workspace WS v3); .wsmin/v2.db.xz for the v2 model.
-# Results go to $OUT (or gpu-results/); the kernels for `clgen eval realism`, which runs
-# here on the CPU, come back packed.
+# Results gather in gpu-results/ (RESULTS); what comes back from a call (at
+# most 8 files) is packed into $OUT after every phase and every arm, so a call
+# cut at its time limit still returns what it finished: results.tar.xz (logs
+# and the arms' summaries), arms.tar.xz (the kernels for `clgen eval realism`,
+# which runs here on the CPU) and human-runs.db.xz.
 #
 #   bench/gpu-experiment.sh realism PHASE...
 #   build    scripts/gpu-build.sh (skipped when build-gpu/ holds clgen)
@@ -19,11 +22,13 @@
 #            human-drive.log, the runs as a workspace to merge (human-runs.db.xz)
 #   arms     every arm of $ARMS (NAME:FLAGS, flags joined by ','), each on its own
 #            copy of the first snapshot's workspace: sample --check gpu for
-#            $ARM_SECONDS at $BATCH streams; arm-NAME.json each
+#            $ARM_SECONDS at $BATCH streams (2,048 on a card of more than 100 GB,
+#            else 1,024), then the samples in flight drain; an arm is
+#            interrupted after $ARM_TIMEOUT s; arm-NAME.json each
 #   pack     arms.tar.xz: per arm accepted/ and grade/ (benchmark-grade) kernels
 # shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
 set -uo pipefail
-RESULTS=${OUT:-gpu-results}
+RESULTS=${RESULTS:-gpu-results}
 CLGEN=$BUILD_DIR/cli/clgen
 CONFIG=${CONFIG:-configs/github-transformer.toml}
 SNAPSHOTS=${SNAPSHOTS:-v3}
@@ -32,7 +37,12 @@ TRAIN_EPOCHS=${TRAIN_EPOCHS:-}
 HUMAN_KERNELS=${HUMAN_KERNELS:-2500}
 HUMAN_SECONDS=${HUMAN_SECONDS:-0}
 ARM_SECONDS=${ARM_SECONDS:-20}
-BATCH=${BATCH:-1024}  # the Transformer's cache at 2,048 streams does not fit an H100
+ARM_TIMEOUT=${ARM_TIMEOUT:-170}
+# The Transformer's cache at 2,048 streams does not fit an H100.
+if [ -z "${BATCH:-}" ]; then
+  mem=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | head -1)
+  if [ "${mem:-0}" -gt 100000 ] 2>/dev/null; then BATCH=2048; else BATCH=1024; fi
+fi
 JOBS=${JOBS:-16}
 # Signature seed or whole text; constrained with the old cut-off (4 refusals, no
 # backtracking: the checked runs' old settings), constrained without it (names
@@ -53,7 +63,8 @@ text-free-08:--begin,text,--no-constrain,--temperature,0.8
 text-free-10:--begin,text,--no-constrain,--temperature,1.0
 text-corr-08:--begin,text,--backtracks,16,--correction,0.1,--temperature,0.8
 text-corr-10:--begin,text,--backtracks,16,--correction,0.1,--temperature,1.0
-text-nocut-10-p95:--begin,text,--backtracks,16,--temperature,1.0,--top-p,0.95"}
+text-nocut-10-p95:--begin,text,--backtracks,16,--temperature,1.0,--top-p,0.95
+text-nocut-10-r4:--begin,text,--backtracks,16,--temperature,1.0,--resume-errors,4"}
 mkdir -p "$RESULTS"
 first=${SNAPSHOTS%% *}
 
@@ -129,13 +140,15 @@ phase_arms() {
     cp "$ws/clgen.db" "$arm/" && cp -r "$ws/models" "$ws/vocabularies" "$arm/"
     log "arm $name: ${flags//,/ }"
     # shellcheck disable=SC2086  # the arm's flags
-    "$CLGEN" --workspace "$arm" -q sample --config "$CONFIG" --device cuda --batch-size "$BATCH" \
+    timeout --signal=INT "$ARM_TIMEOUT" "$CLGEN" --workspace "$arm" -q sample --config "$CONFIG" --device cuda \
+      --batch-size "$BATCH" \
       --seed "$seed" --time-limit "$ARM_SECONDS" -n 0 --check gpu --check-jobs "$JOBS" --check-timeout 1 \
       --out "$arm/accepted" --check-out "$arm/grade" --json ${flags//,/ } > "$RESULTS/arm-$name.json" \
       2> "$RESULTS/arm-$name.err"
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","seconds","wall_seconds","checked","dynamically_valid","dynamically_valid_per_minute","by_category")})' \
       "$RESULTS/arm-$name.json" || tail -5 "$RESULTS/arm-$name.err"
     seed=$((seed + 1))
+    phase_pack > /dev/null && send_back
   done
   return 0
 }
@@ -147,8 +160,26 @@ phase_pack() {
     [ -d "gpu-work/arms/$name/accepted" ] && dirs+=("$name/accepted")
     [ -d "gpu-work/arms/$name/grade" ] && dirs+=("$name/grade")
   done
+  [ ${#dirs[@]} -gt 0 ] || return 0
   tar -C gpu-work/arms -cJf "$RESULTS/arms.tar.xz" "${dirs[@]}"
   ls -la "$RESULTS/arms.tar.xz"
 }
 
-for phase in "$@"; do "phase_$phase" || { echo "phase $phase failed"; [ "${DRY_RUN:-0}" = 1 ] || exit 1; }; done
+# What comes back from the call, replaced whole (written beside, then moved).
+send_back() {
+  [ -n "${OUT:-}" ] || return 0
+  mkdir -p "$OUT"
+  # (A dry run's tar and cp write nothing: hence the checks.)
+  tar -C "$RESULTS" --exclude=arms.tar.xz --exclude=human-runs.db.xz -cJf "$OUT/.results.tmp" . &&
+    [ -f "$OUT/.results.tmp" ] && mv "$OUT/.results.tmp" "$OUT/results.tar.xz"
+  local f
+  for f in arms.tar.xz human-runs.db.xz; do
+    [ -f "$RESULTS/$f" ] && cp "$RESULTS/$f" "$OUT/.$f.tmp" && [ -f "$OUT/.$f.tmp" ] && mv "$OUT/.$f.tmp" "$OUT/$f"
+  done
+  return 0
+}
+
+for phase in "$@"; do
+  "phase_$phase" || { echo "phase $phase failed"; send_back; [ "${DRY_RUN:-0}" = 1 ] || exit 1; }
+  send_back
+done
