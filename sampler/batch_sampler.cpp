@@ -154,8 +154,14 @@ bool BatchRun::deliver(const std::function<bool(RawSample&&)>& sink) {
     if (!s.done()) continue;
     finished_.push_back(i);
     if (!keep_going || s.repair_pending()) continue;  // a repair is not a sample
+    if (draining_ && !kept_[size_t(i)]) {             // begun during the drain: its index only
+      RawSample skipped;
+      skipped.index = next_index_++;
+      skipped.discarded = true;
+      keep_going = sink(std::move(skipped));
+      continue;
+    }
     if (draining_) {
-      if (!kept_[size_t(i)]) continue;  // begun during the drain: discarded
       kept_[size_t(i)] = 0;
       --live_;
       ++stats_.drained;

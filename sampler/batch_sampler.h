@@ -48,6 +48,10 @@ struct RawSample {
   double log_weight = 0;
   int repairs = 0;  // times the stream backed up instead of being abandoned
   int backtracks = 0;  // names taken back (BatchSamplerOptions::max_backtracks)
+  // Begun during a drain (BatchSampler::run): numbered like any sample, so
+  // the kept ones have the index they would have in a run that went on, but
+  // not kept; only `index` is set.
+  bool discarded = false;
 };
 
 // Where a stream (re)starts: the seed text, or a longer text that begins
@@ -177,8 +181,9 @@ class BatchSampler {
   // Samples until `sink` returns false or `stop()` returns true (checked once
   // per step). `sink` receives each finished stream in completion order;
   // streams finishing in the same step are delivered in stream order.
-  // Once `drain()` returns true, no new sample is delivered: the samples in
-  // flight run to their end and are delivered, then run() returns. A stop
+  // Once `drain()` returns true, the samples in flight run to their end and
+  // are delivered, then run() returns; samples begun after it reach `sink`
+  // as RawSample::discarded, numbered but empty. A stop
   // that waits for nothing in flight keeps the samples that ended soonest,
   // the short ones; a drained run keeps every sample it began, whatever its
   // length. (Streams still step during the drain, their new samples

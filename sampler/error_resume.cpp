@@ -1,7 +1,9 @@
 // Resuming rejected samples: the prefix before the error's line, and the queue.
 #include "sampler/error_resume.h"
 
+#include <charconv>
 #include <regex>
+#include <system_error>
 
 namespace clgen::sampler {
 
@@ -9,7 +11,9 @@ std::optional<std::string> resume_prefix(std::string_view text, std::string_view
   static const std::regex kAt(R"(^input\.cl:(\d+):\d+:)");
   std::match_results<std::string_view::const_iterator> m;
   if (!std::regex_search(reason.begin(), reason.end(), m, kAt)) return std::nullopt;
-  const unsigned long line = std::stoul(m[1].str());
+  unsigned long line = 0;
+  const std::string digits = m[1].str();
+  if (std::from_chars(digits.data(), digits.data() + digits.size(), line).ec != std::errc()) return std::nullopt;
   // The offset where `line` begins: after line - 1 newlines.
   size_t at = 0;
   for (unsigned long l = 1; l < line; ++l) {

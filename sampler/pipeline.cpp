@@ -282,6 +282,12 @@ class SamplingRun {
   // come, and those dropped at a stop are passed over once all is drained.
   std::map<uint64_t, SampleRow> early_;
   uint64_t next_draw_ = 0;
+  // Draws begun during the drain (RawSample::discarded): never filtered, so
+  // the store passes over their indices as over those drawn before. The
+  // sampling thread adds an index before it hands over any later draw.
+  std::mutex discarded_mu_;
+  std::unordered_set<uint64_t> discarded_;
+  bool passed_over(uint64_t index);
 };
 
 SamplingRun::SamplingRun(StreamModel& model, Database& db, const SampleOptions& opts, const SampleHooks& hooks,
@@ -340,7 +346,9 @@ Status SamplingRun::set_starts(BatchSamplerOptions& bopts) {
       return invalid_argument("--resume-errors works with undirected sampling of an unconditioned model only");
     resumes_.emplace(4 * size_t(model_.streams()));
     bopts.start = [this](int) {
-      if (std::optional<Resume> r = resumes_->pop()) return StreamStart{std::move(r->prefix), r->depth};
+      // A start during the drain is discarded: it takes no prefix.
+      if (!draining_.load())
+        if (std::optional<Resume> r = resumes_->pop()) return StreamStart{std::move(r->prefix), r->depth};
       return StreamStart{in_.seed, -1};
     };
     return ok_status();
@@ -365,6 +373,11 @@ std::thread SamplingRun::start_sampling(BatchSampler& sampler) {
   return std::thread([this, &sampler] {
     sampler_status_ = sampler.run(
         [this](RawSample&& s) {
+          if (s.discarded) {  // begun during the drain: the store passes over its index
+            std::lock_guard<std::mutex> lock(discarded_mu_);
+            discarded_.insert(s.index);
+            return true;
+          }
           auto t = Clock::now();
           bool pushed = raw_queue_.push(std::move(s));
           queue_wait_ += since(t);
@@ -373,7 +386,10 @@ std::thread SamplingRun::start_sampling(BatchSampler& sampler) {
           return opts_.max_samples == 0 || produced_ < opts_.max_samples;
         },
         [this] { return stop_.load() || interrupted() || (!opts_.drain && time_up()); },
-        [this] { return opts_.drain && (draining_.load() || time_up()); });
+        [this] {
+          if (opts_.drain && time_up()) draining_ = true;
+          return opts_.drain && draining_.load();
+        });
     raw_queue_.close();
   });
 }
@@ -430,6 +446,7 @@ Status SamplingRun::flush() {
       SampleRow& row = pending_[i];
       switch (stored->fates[i]) {
         case RowFate::kStored:
+          if (row.status == sample_status::kAccepted && resumes_ && row.start_tag > 0) ++sum_.resumed_accepted;
           if (row.status == sample_status::kAccepted && !opts_.out_dir.empty() && st.ok())
             st = write_file_atomic(opts_.out_dir + "/" + row.normalized_sha256 + ".cl", row.normalized_text);
           break;
@@ -450,9 +467,15 @@ Status SamplingRun::flush() {
   return st;
 }
 
+bool SamplingRun::passed_over(uint64_t index) {
+  if (in_.drawn_before.count(index)) return true;
+  std::lock_guard<std::mutex> lock(discarded_mu_);
+  return discarded_.count(index) > 0;
+}
+
 std::optional<SampleRow> SamplingRun::pop_in_order() {
   while (true) {
-    while (in_.drawn_before.count(next_draw_)) ++next_draw_;
+    while (passed_over(next_draw_)) ++next_draw_;
     auto it = early_.find(next_draw_);
     if (it == early_.end()) {
       if (auto row = results_.pop_for(std::chrono::milliseconds(200))) {
@@ -532,10 +555,7 @@ bool SamplingRun::store_row(SampleRow& row, Progress& progress) {
   }
   if (director_) note_target(row);
   bool fresh = row.status == sample_status::kAccepted;
-  if (resumes_ && row.start_tag > 0) {
-    ++sum_.resumed;
-    sum_.resumed_accepted += fresh;
-  }
+  if (resumes_ && row.start_tag > 0) ++sum_.resumed;
   if (fresh) ++pending_accepted_;
   account(sum_, row, +1);
   std::string hand_over = fresh && hooks_.on_accepted ? row.normalized_text : "";

@@ -24,7 +24,9 @@
 #            copy of the first snapshot's workspace: sample --check gpu for
 #            $ARM_SECONDS at $BATCH streams (2,048 on a card of more than 100 GB,
 #            else 1,024), then the samples in flight drain; an arm is
-#            interrupted after $ARM_TIMEOUT s; arm-NAME.json each
+#            interrupted after $ARM_TIMEOUT s (its summary then says
+#            "interrupted": a drain cut short keeps short samples, as the old
+#            stop did); arm-NAME.json each
 #   pack     arms.tar.xz: per arm accepted/ and grade/ (benchmark-grade) kernels
 # shellcheck disable=SC2317  # phases are called by name (phase_$NAME)
 set -uo pipefail
@@ -140,12 +142,12 @@ phase_arms() {
     cp "$ws/clgen.db" "$arm/" && cp -r "$ws/models" "$ws/vocabularies" "$arm/"
     log "arm $name: ${flags//,/ }"
     # shellcheck disable=SC2086  # the arm's flags
-    timeout --signal=INT "$ARM_TIMEOUT" "$CLGEN" --workspace "$arm" -q sample --config "$CONFIG" --device cuda \
+    timeout -k 30 --signal=INT "$ARM_TIMEOUT" "$CLGEN" --workspace "$arm" -q sample --config "$CONFIG" --device cuda \
       --batch-size "$BATCH" \
       --seed "$seed" --time-limit "$ARM_SECONDS" -n 0 --check gpu --check-jobs "$JOBS" --check-timeout 1 \
       --out "$arm/accepted" --check-out "$arm/grade" --json ${flags//,/ } > "$RESULTS/arm-$name.json" \
       2> "$RESULTS/arm-$name.err"
-    python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","seconds","wall_seconds","checked","dynamically_valid","dynamically_valid_per_minute","by_category")})' \
+    python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ("samples","accepted","seconds","wall_seconds","drained","drain_seconds","interrupted","checked","dynamically_valid","dynamically_valid_per_minute","by_category")})' \
       "$RESULTS/arm-$name.json" || tail -5 "$RESULTS/arm-$name.err"
     seed=$((seed + 1))
     phase_pack > /dev/null && send_back
@@ -161,7 +163,7 @@ phase_pack() {
     [ -d "gpu-work/arms/$name/grade" ] && dirs+=("$name/grade")
   done
   [ ${#dirs[@]} -gt 0 ] || return 0
-  tar -C gpu-work/arms -cJf "$RESULTS/arms.tar.xz" "${dirs[@]}"
+  XZ_OPT=-T0 tar -C gpu-work/arms -cJf "$RESULTS/arms.tar.xz" "${dirs[@]}"
   ls -la "$RESULTS/arms.tar.xz"
 }
 

@@ -27,6 +27,7 @@ TEST(ResumePrefix, NoneWhenNothingBeyondTheSeedWouldBeKept) {
 
 TEST(ResumePrefix, NoneForALineTheTextDoesNotHave) {
   EXPECT_EQ(std::nullopt, resume_prefix("a\nb", "input.cl:9:1: error", ""));
+  EXPECT_EQ(std::nullopt, resume_prefix("a\nb", "input.cl:99999999999999999999999:1: error", ""));
 }
 
 TEST(ResumeQueue, GivesResumesInTheOrderQueuedAndDropsThoseBeyondItsCapacity) {
