@@ -2,18 +2,21 @@
 #include "sampler/error_resume.h"
 
 #include <charconv>
-#include <regex>
 #include <system_error>
 
 namespace clgen::sampler {
 
 std::optional<std::string> resume_prefix(std::string_view text, std::string_view reason, std::string_view seed) {
-  static const std::regex kAt(R"(^input\.cl:(\d+):\d+:)");
-  std::match_results<std::string_view::const_iterator> m;
-  if (!std::regex_search(reason.begin(), reason.end(), m, kAt)) return std::nullopt;
-  unsigned long line = 0;
-  const std::string digits = m[1].str();
-  if (std::from_chars(digits.data(), digits.data() + digits.size(), line).ec != std::errc()) return std::nullopt;
+  // "input.cl:LINE:COLUMN:", read without a regex: this runs on every rejection.
+  constexpr std::string_view kFile = "input.cl:";
+  if (reason.substr(0, kFile.size()) != kFile) return std::nullopt;
+  const char* p = reason.data() + kFile.size();
+  const char* end = reason.data() + reason.size();
+  unsigned long line = 0, column = 0;
+  const auto read_line = std::from_chars(p, end, line);
+  if (read_line.ec != std::errc() || read_line.ptr == end || *read_line.ptr != ':') return std::nullopt;
+  const auto read_column = std::from_chars(read_line.ptr + 1, end, column);
+  if (read_column.ec != std::errc() || read_column.ptr == end || *read_column.ptr != ':') return std::nullopt;
   // The offset where `line` begins: after line - 1 newlines.
   size_t at = 0;
   for (unsigned long l = 1; l < line; ++l) {
